@@ -1,0 +1,72 @@
+// Decode and prefill on the roofline: bytes, FLOPs, floors, token-rate ceilings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
+#include "roofline/roofline.hpp"
+#include "roofline/units.hpp"
+#include "roofline/workload.hpp"
+
+namespace roofline {
+
+/// Effective machine rates (peak times efficiency) used by the time formulas.
+struct Machine {
+  units::FlopPerSecond peak{};
+  units::BytesPerSecond bandwidth{};
+};
+
+/// Expected distinct experts, of E, that n tokens routed top-k touch: E (1 - (1 - k/E)^n)
+/// (uniform routing)  [SH17]
+double expected_experts_touched(double experts, double top_k, double tokens);
+
+/// Parameters a forward pass over n tokens reads from memory:
+/// touched: N - V d + min(n, V) d (gather), MoE experts expected; all_weights: N  [S003-2.5] [S004]
+double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, DecodeBytes mode,
+                   MoeDecodeBytes moe_mode);
+
+struct DecodeStep {
+  double params_read = 0.0;     ///< weights read per step (expected, MoE)
+  units::Bytes weight_bytes{};  ///< params_read b_w
+  units::Bytes kv_bytes{};      ///< B M_KV(T): the cache read at the context
+  units::Bytes bytes{};         ///< weight_bytes + kv_bytes
+  units::Flop flops{};          ///< B (C_fwd + attention at T)
+  units::Seconds t_memory{};
+  units::Seconds t_compute{};
+  units::Seconds t_step{};      ///< max(t_memory, t_compute)
+  Bound bound = Bound::memory;
+  double tokens_per_s_per_sequence = 0.0;  ///< 1 / t_step
+  double tokens_per_s = 0.0;               ///< B / t_step
+  double utilisation = 0.0;                ///< t_compute / t_step
+  units::FlopPerByte intensity{};          ///< flops / bytes
+};
+
+/// One decode step of B sequences at context T:
+/// t = max(B C_tok / P, (N_read b_w + B M_KV(T)) / BW)  [S003-2.5] [S004]
+DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
+
+/// Smallest batch at which the decode step is compute-bound; nullopt if none up to 2^30 (the KV
+/// read grows with B as fast as the FLOPs)  [S003-2.5]
+std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c,
+                                                       const Workload& w, Machine hw);
+
+struct PrefillPass {
+  units::Flop flops{};
+  units::Flop attention_flops{};
+  units::Bytes weight_bytes{};
+  units::Bytes kv_written{};
+  units::Bytes bytes{};
+  units::FlopPerByte intensity{};
+  units::Seconds t_compute{};
+  units::Seconds t_memory{};
+  units::Seconds t_floor{};  ///< the TTFT floor
+  Bound bound = Bound::compute;
+};
+
+/// Prefill of B prompts of S tokens: F = B F_prefill(S), Q = N_read b_w + B M_KV(S),
+/// t = max(F/P, Q/BW)  [S004]
+PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
+
+}  // namespace roofline

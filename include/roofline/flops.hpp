@@ -1,0 +1,55 @@
+// FLOPs per token (forward, training, recompute), attention FLOPs, prefill FLOPs, crossover.
+#pragma once
+
+#include <cstdint>
+
+#include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
+#include "roofline/units.hpp"
+#include "roofline/workload.hpp"
+
+namespace roofline {
+
+/// Parameters entering the FLOP count under a basis (MoE: active parameters).
+/// physical: N_active - V d (gather) - positions + V d (head, even when tied)   [KA20 §2.1]
+/// non_embedding: N_active without embedding, positions and head                [KA20 §2.1]
+/// all_params: N_active                                                          [S004]
+std::int64_t flop_params(const ParamCounts& c, FlopBasis basis);
+
+/// C_fwd = 2 N_basis per token, attention term excluded  [KA20 §2.1]
+units::Flop forward_flops_per_token(const ParamCounts& c, FlopBasis basis);
+
+/// C_train = 6 N per token: forward 2N + backward 4N  [KA20 §2.1]
+constexpr units::Flop training_flops_per_token(units::Flop forward) { return forward * 3.0; }
+
+/// C_recompute = 8 N per token: full activation recomputation repeats the forward  [KO22]
+constexpr units::Flop recompute_flops_per_token(units::Flop forward) { return forward * 4.0; }
+
+/// Query-key and attention-value FLOPs for one (query, key) pair in one layer:
+/// a = 2 (w_qk + w_v), w = h d_h for standard attention  [S003-2.3]
+double attention_flops_per_pair(const ModelConfig& m);
+
+/// Query-key pairs of an S-token prefill in a layer with window W (0 = global):
+/// full S min(S,W); causal S^2/2 (S <= W) or S W - W^2/2  [S003-2.3] [S004]
+double attention_pairs(double s, std::int64_t window, AttentionMode mode);
+
+/// Attention FLOPs of an S-token prefill, all layers: sum_l a_l pairs_l(S)
+/// (causal, global: 2 L S^2 d; full: 4 L S^2 d)  [S003-2.3] [S004]
+units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode);
+
+/// Attention FLOPs of one decode token against T cached tokens: sum_l a_l min(T, W_l)  [S003-2.4]
+units::Flop attention_flops_decode_token(const ModelConfig& m, double context);
+
+/// Prefill FLOPs of S tokens: S (C_fwd - 2 V d) + n_head 2 V d + attention, n_head = 1 (last) or S
+/// (head term only where the basis has it)  [S004]
+units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
+                          LmHeadPositions head, AttentionMode mode);
+
+/// Crossover context where attention FLOPs equal projection FLOPs per layer:
+/// full N* = 2 P_layer / a = P_layer/(2d); causal N* = 4 P_layer / a = P_layer/d  [S003-2.3]
+double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode);
+
+/// Attention share of layer FLOPs in an S-token prefill: A / (A + 2 S P_blocks)  [S003-2.3]
+double attention_share(const ModelConfig& m, const ParamCounts& c, double s, AttentionMode mode);
+
+}  // namespace roofline

@@ -1,0 +1,39 @@
+// HardwareConfig: one accelerator (per chip / per GPU package).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "roofline/dtype.hpp"
+#include "roofline/units.hpp"
+
+namespace roofline {
+
+struct HardwareConfig {
+  std::string name;
+  std::string display_name;
+  std::string vendor;
+  units::Bytes memory_capacity{};             ///< real bytes of the device
+  units::BytesPerSecond memory_bandwidth{};   ///< peak HBM/DRAM bandwidth
+  /// Dense peak per dtype, indexed by DType; empty where the part has no native path.
+  std::array<std::optional<units::FlopPerSecond>, kAllDTypes.size()> peak{};
+  std::string interconnect_name;                       ///< scale-up fabric ("" if none)
+  units::BytesPerSecond interconnect_bandwidth{};      ///< per direction
+  std::int64_t interconnect_links = 0;
+  double power_watts = 0.0;  ///< TDP; 0 when not published
+  std::vector<std::string> aliases;
+  std::string source;
+  std::string notes;
+
+  [[nodiscard]] std::optional<units::FlopPerSecond> peak_for(DType t) const {
+    return peak.at(static_cast<std::size_t>(t));
+  }
+  void set_peak(DType t, units::FlopPerSecond v) { peak.at(static_cast<std::size_t>(t)) = v; }
+};
+
+/// Every problem with a hardware config (empty when valid).
+std::vector<std::string> validate(const HardwareConfig& h);
+
+}  // namespace roofline

@@ -1,0 +1,52 @@
+// Inference memory: weights, KV cache, concurrency under a budget, elementwise traffic.
+#pragma once
+
+#include <cstdint>
+
+#include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
+#include "roofline/units.hpp"
+
+namespace roofline {
+
+/// M_w = N b_w, b_w = bits / 8 (scales included in bits)  [S000-1.3]
+constexpr units::Bytes weight_bytes(double params, double bits_per_weight) {
+  return units::Bytes{params * bits_per_weight / 8.0};
+}
+
+/// Effective bits per weight of a format with one scale per group: bits + scale_bits / group
+/// (int4 with fp16 scales per 128 weights: 4 + 16/128 = 4.125)  [GPTQ23]
+constexpr double grouped_weight_bits(double bits, double scale_bits, double group) {
+  return bits + scale_bits / group;
+}
+
+/// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope  [S000-eq1.1] [DS24]
+std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
+
+/// M_KV per token = sum_l 2 h_kv d_h b (every layer, context under every window)  [S000-eq1.1]
+units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
+
+/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l)  [S000-eq1.1]
+units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+
+/// Sequences that fit: floor((C - M_w - R) / M_KV(T)), 0 when nothing is free  [S003-3.4]
+std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
+                             units::Bytes kv_per_sequence);
+
+/// Longest context T with B M_KV(T) <= C - M_w - R (0 if none; capped at 2^40 tokens)  [S003-3.4]
+std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,
+                         double kv_bytes_per_element);
+
+/// Unfused attention score matrix of one layer and sequence: h N^2 b  [S003-3.2]
+constexpr units::Bytes score_matrix_bytes(double heads, double tokens, double b) {
+  return units::Bytes{heads * tokens * tokens * b};
+}
+
+/// Elementwise traffic per token per layer, unfused: b (2d + 2(w_q + w_kv) + 3d + 2d + n d_ff + 3d),
+/// n = 3 gated / 2 plain; RoPE term only with rotary positions  [S003-3.3]
+units::Bytes elementwise_bytes_per_token_layer(const ModelConfig& m, double b);
+
+/// Tokens per pass where elementwise traffic equals the layer's weight read: W_layer / e  [S003-3.3]
+double fusion_crossover_tokens(units::Bytes layer_weight_bytes, units::Bytes ew_per_token);
+
+}  // namespace roofline

@@ -1,0 +1,102 @@
+// ModelConfig: the architecture of a decoder-only transformer as real checkpoints build it.
+// Every field that changes the arithmetic is here; the engine never guesses a missing one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+enum class MlpKind { gated, plain };  // gated: gate+up+down (SwiGLU/GeGLU); plain: up+down
+enum class NormKind { rmsnorm, layernorm, layernorm_nobias, nonparametric };
+enum class QkNorm { none, per_head, full_width };
+enum class PositionKind { rope, learned, alibi, none };
+
+/// Mixture-of-experts layout. n_experts == 0 means a dense model.
+struct MoeConfig {
+  std::int64_t n_experts = 0;         ///< routed experts per MoE layer
+  std::int64_t top_k = 0;             ///< routed experts per token
+  std::int64_t d_ff_expert = 0;       ///< intermediate width of one routed expert
+  std::int64_t n_shared_experts = 0;  ///< always-on experts (DeepSeek counts them; Qwen has one wide)
+  std::int64_t d_ff_shared = 0;       ///< intermediate width of ONE shared expert
+  bool shared_expert_gate = false;    ///< Qwen2-MoE: sigmoid gate d -> 1 on the shared expert
+  std::int64_t first_dense_layers = 0;  ///< DeepSeek first_k_dense_replace: layers [0,k) are dense
+  std::int64_t layer_freq = 1;          ///< MoE on layers where (i+1) % freq == 0 (after the dense ones)
+  bool router_bias = false;             ///< router linear has a bias
+  bool correction_bias = false;  ///< DeepSeek-V3 e_score_correction_bias: n_experts per MoE layer
+  [[nodiscard]] bool enabled() const { return n_experts > 0; }
+};
+
+/// Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank == 0 means standard attention.
+struct MlaConfig {
+  std::int64_t q_lora_rank = 0;  ///< 0: plain q_proj d -> h*(nope+rope)
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  [[nodiscard]] bool enabled() const { return kv_lora_rank > 0; }
+};
+
+/// One decoder-only model. Counts are integers; widths are in elements.
+struct ModelConfig {
+  std::string name;    ///< preset name or file it came from
+  std::string family;  ///< HF model_type or "custom"
+
+  std::int64_t n_layers = 0;    ///< L
+  std::int64_t d_model = 0;     ///< d
+  std::int64_t n_heads = 0;     ///< h, query heads
+  std::int64_t n_kv_heads = 0;  ///< h_kv; = h for MHA, 1 for MQA
+  std::int64_t head_dim = 0;    ///< d_h, independent of d/h
+  std::int64_t d_ff = 0;        ///< FFN intermediate width of dense layers
+  std::int64_t vocab_size = 0;  ///< V as stored (padded) in the checkpoint
+  std::int64_t max_seq_len = 0;  ///< context the model was trained for (0: unknown)
+
+  MlpKind mlp = MlpKind::gated;
+  NormKind norm = NormKind::rmsnorm;
+  std::int64_t norms_per_layer = 2;  ///< 1 parallel blocks, 2 pre-norm, 4 Gemma-2/3 sandwich
+  bool final_norm = true;
+  bool embedding_norm = false;  ///< BLOOM word_embeddings_layernorm after the embedding
+  QkNorm qk_norm = QkNorm::none;
+
+  bool qkv_bias = false;      ///< biases on q, k, v projections
+  bool o_bias = false;        ///< bias on the attention output projection
+  bool mlp_bias = false;      ///< biases on the MLP linears
+  bool lm_head_bias = false;  ///< bias on the untied output head
+  bool tied_embeddings = false;
+  bool parallel_block = false;  ///< attention and MLP read the same input (GPT-J, NeoX, Falcon)
+
+  PositionKind position = PositionKind::rope;
+  std::int64_t learned_positions = 0;  ///< rows of the learned position table (OPT: n_ctx + 2)
+
+  /// Embedding projection (OPT-350m: word_embed_proj_dim != hidden): project_in/out, no bias.
+  std::int64_t embed_proj_dim = 0;
+
+  std::int64_t sliding_window = 0;  ///< tokens; 0: every layer attends globally
+  /// With a window: layer i is global when global_every > 0 and (i+1) % global_every == 0.
+  /// 0 means every layer slides (Mistral 7B v0.1); 2 alternates (Gemma 2); 6 is Gemma 3's 5:1.
+  std::int64_t global_every = 0;
+
+  MoeConfig moe;
+  MlaConfig mla;
+
+  /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
+  std::int64_t mtp_layers = 0;
+
+  /// Checkpoint tensors that are not parameters (named in output, excluded from counts).
+  std::vector<std::string> non_parameter_notes;
+
+  [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
+    if (!moe.enabled() || i < moe.first_dense_layers) return false;
+    return moe.layer_freq <= 1 || (i + 1) % moe.layer_freq == 0;
+  }
+  [[nodiscard]] bool is_sliding_layer(std::int64_t i) const {
+    if (sliding_window <= 0) return false;
+    return global_every <= 0 || (i + 1) % global_every != 0;
+  }
+};
+
+/// Returns every problem with a config (empty when valid), one message per field.
+std::vector<std::string> validate(const ModelConfig& m);
+
+}  // namespace roofline

@@ -1,0 +1,59 @@
+// Exact parameter counts: per matrix, per layer kind, embedding, lm_head, total, active (MoE).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "roofline/model_config.hpp"
+
+namespace roofline {
+
+/// One named tensor group inside a layer. `active` is what one token multiplies (MoE top-k).
+struct ParamComponent {
+  std::string_view id;      ///< e.g. "q_proj", "experts", "norms"
+  std::int64_t count = 0;   ///< parameters stored
+  std::int64_t active = 0;  ///< parameters one token uses
+  bool matrix = true;       ///< a weight matrix (2 FLOP per weight per token) vs a vector
+};
+
+/// A kind of layer (dense or MoE) and how many layers have it.
+struct LayerKindParams {
+  bool moe = false;
+  std::int64_t n_layers = 0;
+  std::vector<ParamComponent> parts;
+  std::int64_t total = 0;          ///< per layer
+  std::int64_t active = 0;         ///< per layer, per token
+  std::int64_t matrix_total = 0;   ///< per layer, weight matrices only
+  std::int64_t matrix_active = 0;  ///< per layer, weight matrices one token multiplies
+};
+
+struct ParamCounts {
+  std::vector<LayerKindParams> layer_kinds;  ///< dense first, then MoE; kinds with 0 layers omitted
+  std::int64_t embedding = 0;       ///< V*d input table
+  std::int64_t positions = 0;       ///< learned position table
+  std::int64_t embedding_norm = 0;  ///< BLOOM's norm after the embedding
+  std::int64_t embed_proj = 0;      ///< OPT-350m project_in + project_out
+  std::int64_t final_norm = 0;
+  std::int64_t lm_head = 0;        ///< stored head params (0 when tied), bias included
+  std::int64_t lm_head_weight = 0;  ///< stored head matrix (0 when tied)
+  std::int64_t blocks = 0;         ///< sum over all layers
+  std::int64_t blocks_active = 0;  ///< sum over all layers, per token
+  std::int64_t non_embedding = 0;  ///< blocks + norms + projections (Kaplan's N)
+  std::int64_t total = 0;          ///< what the checkpoint holds as parameters
+  std::int64_t active = 0;         ///< per token (= total for dense)
+  std::int64_t mtp_excluded = 0;   ///< multi-token-prediction layers, stored but excluded
+  /// Parameters one token multiplies in matmuls, including the head (tied or not): the physical
+  /// FLOP basis without the input gather.
+  std::int64_t head_matmul = 0;  ///< V*d: the head matmul, tied or untied
+};
+
+/// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
+ParamCounts count_params(const ModelConfig& m);
+
+/// Per-layer parameters of the textbook MHA layer with a 2-matrix FFN: (4+2m)d^2. [S003-2.1]
+constexpr std::int64_t textbook_layer_params(std::int64_t d, std::int64_t m) {
+  return (4 + 2 * m) * d * d;
+}
+
+}  // namespace roofline

@@ -1,0 +1,43 @@
+// Training basics: state bytes, total compute, time to train, MFU/HFU.
+#pragma once
+
+#include "roofline/units.hpp"
+
+namespace roofline {
+
+/// Mixed-precision Adam: 2 (weights) + 2 (grads) + 4 (fp32 master) + 4 (m) + 4 (v) = 16 B/param
+/// [RA20 §3.1]
+inline constexpr double kMixedAdamBytesPerParam = 2.0 + 2.0 + 4.0 + 4.0 + 4.0;
+
+/// ZeRO's K: optimizer-state bytes per parameter (master, m, v) = 12  [RA20 §3.1]
+inline constexpr double kMixedAdamOptimizerBytesPerParam = 12.0;
+
+/// M_state = k N  [RA20 §3.1]
+constexpr units::Bytes training_state_bytes(double params, double bytes_per_param) {
+  return units::Bytes{params * bytes_per_param};
+}
+
+/// C = 6 N D  [KA20 §2.1]
+constexpr units::Flop training_compute(double params, double tokens) {
+  return units::Flop{6.0 * params * tokens};
+}
+
+/// T = C / (G X), X the achieved FLOP/s of one device  [S000-1.4] [S003-2.2]
+constexpr units::Seconds time_to_train(units::Flop compute, double devices,
+                                       units::FlopPerSecond achieved_per_device) {
+  return compute / (achieved_per_device * devices);
+}
+
+/// MFU = 6 N tokens_per_s / (G P_peak)  [CH22 App. B]
+constexpr double model_flops_utilisation(double params, double tokens_per_s, double devices,
+                                         units::FlopPerSecond peak) {
+  return 6.0 * params * tokens_per_s / (devices * peak.base());
+}
+
+/// HFU = 8 N tokens_per_s / (G P_peak) with full recomputation  [CH22 App. B] [KO22]
+constexpr double hardware_flops_utilisation(double params, double tokens_per_s, double devices,
+                                            units::FlopPerSecond peak, bool full_recompute) {
+  return (full_recompute ? 8.0 : 6.0) * params * tokens_per_s / (devices * peak.base());
+}
+
+}  // namespace roofline

@@ -1,0 +1,43 @@
+// Workload: what is run on the model and hardware, and which conventions apply.
+#pragma once
+
+#include <cstdint>
+
+#include "roofline/dtype.hpp"
+#include "roofline/units.hpp"
+
+namespace roofline {
+
+/// FLOP-per-token basis (product.md Conventions).
+enum class FlopBasis {
+  physical,       ///< every weight a token multiplies, lm_head in, input gather out
+  non_embedding,  ///< 2N with N non-embedding (Kaplan et al. 2020)
+  all_params      ///< 2N_total (the whiteboard rule, seed 004)
+};
+enum class AttentionMode { causal, full };
+enum class LmHeadPositions { last, all };
+/// Bytes a decode step reads for weights.
+enum class DecodeBytes { touched, all_weights };
+/// MoE experts a decode step reads.
+enum class MoeDecodeBytes { expected, all_experts, top_k };
+
+struct Workload {
+  std::int64_t batch = 1;              ///< sequences decoded together
+  std::int64_t context = 0;            ///< tokens already in the KV cache (decode)
+  std::int64_t prompt = 2048;          ///< prefill tokens
+  std::int64_t output = 256;           ///< generated tokens (serve)
+  double weight_bits = 16.0;           ///< storage bits per weight, scales included
+  DType weight_dtype = DType::bf16;    ///< nominal weight format
+  DType kv_dtype = DType::bf16;
+  DType compute_dtype = DType::bf16;   ///< which dense peak applies
+  units::Bytes reserve{};              ///< runtime reserve subtracted from capacity
+  double bw_efficiency = 1.0;          ///< achieved / peak bandwidth
+  double mfu = 1.0;                    ///< achieved / peak FLOP/s
+  FlopBasis basis = FlopBasis::physical;
+  AttentionMode attention = AttentionMode::causal;
+  LmHeadPositions lm_head = LmHeadPositions::last;
+  DecodeBytes decode_bytes = DecodeBytes::touched;
+  MoeDecodeBytes moe_decode = MoeDecodeBytes::expected;
+};
+
+}  // namespace roofline

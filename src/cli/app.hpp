@@ -1,0 +1,24 @@
+// run_cli: the whole program behind a function, so tests run it in-process.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace roofline::cli {
+
+/// What the process environment says about colour and presets.
+struct Env {
+  bool stdout_is_tty = false;
+  bool no_color = false;        ///< NO_COLOR is set
+  bool clicolor_force = false;  ///< CLICOLOR_FORCE is set and not "0"
+  bool term_dumb = false;
+  std::string preset_path;      ///< ROOFLINE_PRESET_PATH (colon-separated)
+};
+
+/// Parses args (without argv[0]), runs the command, writes results to out and diagnostics to err.
+/// Returns the exit code: 0 ok, 1 input error, 2 usage error.
+int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
+            const Env& env);
+
+}  // namespace roofline::cli

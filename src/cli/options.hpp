@@ -1,0 +1,64 @@
+// Option structs shared by the subcommands and their resolution into a Ctx.
+#pragma once
+
+#include <istream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.hpp"
+#include "io/preset_registry.hpp"
+
+namespace roofline::cli {
+
+struct ModelOptions {
+  std::string model;  ///< positional MODEL: preset, file or "-"
+  std::optional<std::string> layers, hidden, heads, kv_heads, head_dim, ffn, vocab, max_seq_len;
+  std::optional<std::string> window, global_every, experts, top_k, expert_ffn, shared_experts,
+      shared_ffn, first_dense;
+  std::optional<std::string> mlp, norm;
+  std::optional<bool> tied;
+};
+
+struct GpuOptions {
+  std::string gpu;
+  std::optional<std::string> memory, bandwidth, peak;
+  std::string gpus = "1";
+};
+
+struct WorkloadOptions {
+  std::string batch = "1";
+  std::optional<std::string> context;
+  std::string prompt = "2048";
+  std::string output = "256";
+  std::string dtype = "bf16";
+  std::optional<std::string> weight_bits;
+  std::optional<std::string> kv_dtype;
+  std::optional<std::string> compute_dtype;
+  std::string reserve = "0 B";
+  std::string bw_efficiency = "1";
+  std::string mfu = "1";
+  std::string basis = "physical";
+  std::string attention = "causal";
+  std::string lm_head = "last";
+  std::string decode_bytes = "touched";
+  std::string moe_decode = "expected";
+};
+
+void add_model_options(CLI::App* app, ModelOptions& o, bool model_required);
+void add_gpu_options(CLI::App* app, GpuOptions& o, bool required);
+void add_workload_options(CLI::App* app, WorkloadOptions& o);
+
+/// Loads the model (preset, file, stdin or flags alone) and applies every override flag.
+io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& reg, std::istream& in);
+
+/// Builds the whole context; gpu is resolved only when o.gpu is set.
+Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo,
+            const io::PresetRegistry& reg, std::istream& in);
+
+/// A HardwareConfig with the override flags applied (shared by gemm).
+HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg);
+
+}  // namespace roofline::cli

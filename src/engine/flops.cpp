@@ -1,0 +1,93 @@
+#include "roofline/flops.hpp"
+
+#include <algorithm>
+
+namespace roofline {
+
+std::int64_t flop_params(const ParamCounts& c, FlopBasis basis) {
+  switch (basis) {
+    case FlopBasis::physical:
+      // The head multiplies every token even when it shares storage with the embedding.
+      return c.active - c.embedding - c.positions - c.lm_head_weight + c.head_matmul;
+    case FlopBasis::non_embedding: return c.non_embedding - c.blocks + c.blocks_active;
+    case FlopBasis::all_params: return c.active;
+  }
+  return c.active;
+}
+
+units::Flop forward_flops_per_token(const ParamCounts& c, FlopBasis basis) {
+  return units::Flop{2.0 * static_cast<double>(flop_params(c, basis))};
+}
+
+double attention_flops_per_pair(const ModelConfig& m) {
+  const double h = static_cast<double>(m.n_heads);
+  if (m.mla.enabled()) {
+    const double qk = h * static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    const double v = h * static_cast<double>(m.mla.v_head_dim);
+    return 2.0 * (qk + v);
+  }
+  const double w = h * static_cast<double>(m.head_dim);
+  return 2.0 * (w + w);
+}
+
+double attention_pairs(double s, std::int64_t window, AttentionMode mode) {
+  const double w = window > 0 ? static_cast<double>(window) : s;
+  if (mode == AttentionMode::full) return s * std::min(s, w);
+  if (s <= w) return s * s / 2.0;
+  return s * w - w * w / 2.0;
+}
+
+units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode) {
+  const double a = attention_flops_per_pair(m);
+  double pairs = 0.0;
+  for (std::int64_t i = 0; i < m.n_layers; ++i) {
+    pairs += attention_pairs(s, m.is_sliding_layer(i) ? m.sliding_window : 0, mode);
+  }
+  return units::Flop{a * pairs};
+}
+
+units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
+  const double a = attention_flops_per_pair(m);
+  double keys = 0.0;
+  for (std::int64_t i = 0; i < m.n_layers; ++i) {
+    keys += m.is_sliding_layer(i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
+  }
+  return units::Flop{a * keys};
+}
+
+units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
+                          LmHeadPositions head, AttentionMode mode) {
+  const double per_token = forward_flops_per_token(c, basis).base();
+  // Every basis but non-embedding carries the head in its per-token count; serving engines
+  // run the head on the last position only.
+  const double head_flops =
+      basis == FlopBasis::non_embedding ? 0.0 : 2.0 * static_cast<double>(c.head_matmul);
+  const double head_positions = head == LmHeadPositions::all ? s : std::min(s, 1.0);
+  const double linear = s * (per_token - head_flops) + head_positions * head_flops;
+  return units::Flop{linear} + attention_flops_prefill(m, s, mode);
+}
+
+namespace {
+// Mean weight-matrix parameters one token multiplies per layer.
+double mean_layer_matrix_active(const ModelConfig& m, const ParamCounts& c) {
+  double sum = 0.0;
+  for (const LayerKindParams& k : c.layer_kinds) {
+    sum += static_cast<double>(k.n_layers) * static_cast<double>(k.matrix_active);
+  }
+  return m.n_layers > 0 ? sum / static_cast<double>(m.n_layers) : 0.0;
+}
+}  // namespace
+
+double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode) {
+  const double p = mean_layer_matrix_active(m, c);
+  const double a = attention_flops_per_pair(m);
+  return (mode == AttentionMode::full ? 2.0 : 4.0) * p / a;
+}
+
+double attention_share(const ModelConfig& m, const ParamCounts& c, double s, AttentionMode mode) {
+  const double attn = attention_flops_prefill(m, s, mode).base();
+  const double proj = 2.0 * s * mean_layer_matrix_active(m, c) * static_cast<double>(m.n_layers);
+  return attn / (attn + proj);
+}
+
+}  // namespace roofline

@@ -1,0 +1,174 @@
+#include "roofline/params.hpp"
+
+#include "roofline/checked.hpp"
+
+namespace roofline {
+namespace {
+
+using i64 = std::int64_t;
+
+// Parameters in one norm of width w: RMSNorm has a gain, LayerNorm a gain and a bias.
+i64 norm_params(NormKind k, i64 w) {
+  switch (k) {
+    case NormKind::rmsnorm: return w;
+    case NormKind::layernorm_nobias: return w;
+    case NormKind::layernorm: return checked_mul(2, w);
+    case NormKind::nonparametric: return 0;
+  }
+  return 0;
+}
+
+i64 mlp_matrices(MlpKind k) { return k == MlpKind::gated ? 3 : 2; }
+
+class LayerBuilder {
+ public:
+  explicit LayerBuilder(LayerKindParams& out) : out_(out) {}
+  void add(std::string_view id, i64 count, i64 active, bool matrix) {
+    if (count == 0) return;
+    out_.parts.push_back({id, count, active, matrix});
+    out_.total = checked_add(out_.total, count);
+    out_.active = checked_add(out_.active, active);
+    if (matrix) {
+      out_.matrix_total = checked_add(out_.matrix_total, count);
+      out_.matrix_active = checked_add(out_.matrix_active, active);
+    }
+  }
+  void add(std::string_view id, i64 count, bool matrix) { add(id, count, count, matrix); }
+
+ private:
+  LayerKindParams& out_;
+};
+
+// Attention block of one layer: q/k/v/o (or MLA's low-rank projections), biases, q/k norms.
+void add_attention(const ModelConfig& m, LayerBuilder& b) {
+  const i64 d = m.d_model;
+  const i64 h = m.n_heads;
+  if (m.mla.enabled()) {
+    // DeepSeek-V2 §2.1: c_Q = W_DQ h, q = W_UQ c_Q; [c_KV; k_R] = W_DKV h; [k_C; v] = W_UKV c_KV.
+    const MlaConfig& a = m.mla;
+    const i64 qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      b.add("q_a_proj", checked_mul(d, a.q_lora_rank), true);
+      b.add("q_a_norm", norm_params(m.norm, a.q_lora_rank), false);
+      b.add("q_b_proj", checked_mul(a.q_lora_rank, h, qk_head), true);
+    } else {
+      b.add("q_proj", checked_mul(d, h, qk_head), true);
+    }
+    b.add("kv_a_proj", checked_mul(d, a.kv_lora_rank + a.qk_rope_head_dim), true);
+    b.add("kv_a_norm", norm_params(m.norm, a.kv_lora_rank), false);
+    b.add("kv_b_proj", checked_mul(a.kv_lora_rank, h, a.qk_nope_head_dim + a.v_head_dim), true);
+    b.add("o_proj", checked_mul(h, a.v_head_dim, d), true);
+    return;
+  }
+  const i64 q_width = checked_mul(h, m.head_dim);
+  const i64 kv_width = checked_mul(m.n_kv_heads, m.head_dim);
+  b.add("q_proj", checked_mul(d, q_width), true);
+  b.add("k_proj", checked_mul(d, kv_width), true);
+  b.add("v_proj", checked_mul(d, kv_width), true);
+  b.add("o_proj", checked_mul(q_width, d), true);
+  i64 bias = 0;
+  if (m.qkv_bias) bias = checked_add(q_width, checked_mul(2, kv_width));
+  if (m.o_bias) bias = checked_add(bias, d);
+  b.add("attn_bias", bias, false);
+  switch (m.qk_norm) {
+    case QkNorm::none: break;
+    case QkNorm::per_head: b.add("qk_norm", norm_params(m.norm, 2 * m.head_dim), false); break;
+    case QkNorm::full_width: b.add("qk_norm", norm_params(m.norm, q_width + kv_width), false); break;
+  }
+}
+
+// One FFN of intermediate width f: gate/up/down (gated) or up/down (plain), optional biases.
+i64 ffn_params(const ModelConfig& m, i64 f) {
+  i64 p = checked_mul(mlp_matrices(m.mlp), m.d_model, f);
+  if (m.mlp_bias) p = checked_add(p, checked_add(checked_mul(mlp_matrices(m.mlp) - 1, f), m.d_model));
+  return p;
+}
+
+void add_dense_mlp(const ModelConfig& m, LayerBuilder& b) {
+  const i64 d = m.d_model;
+  const i64 f = m.d_ff;
+  if (m.mlp == MlpKind::gated) {
+    b.add("gate_proj", checked_mul(d, f), true);
+  }
+  b.add("up_proj", checked_mul(d, f), true);
+  b.add("down_proj", checked_mul(f, d), true);
+  if (m.mlp_bias) b.add("mlp_bias", checked_add(checked_mul(mlp_matrices(m.mlp) - 1, f), d), false);
+}
+
+void add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
+  const MoeConfig& e = m.moe;
+  const i64 d = m.d_model;
+  // Router: a d x E linear (Shazeer et al. 2017); DeepSeek-V3 adds a per-expert correction bias.
+  b.add("router", checked_mul(d, e.n_experts), true);
+  if (e.router_bias) b.add("router_bias", e.n_experts, false);
+  if (e.correction_bias) b.add("router_correction_bias", e.n_experts, false);
+  const i64 one = ffn_params(m, e.d_ff_expert);
+  b.add("experts", checked_mul(e.n_experts, one), checked_mul(e.top_k, one), true);
+  if (e.n_shared_experts > 0) {
+    b.add("shared_experts", checked_mul(e.n_shared_experts, ffn_params(m, e.d_ff_shared)), true);
+  }
+  if (e.shared_expert_gate) b.add("shared_expert_gate", d, true);
+}
+
+LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
+  LayerKindParams k;
+  k.moe = moe;
+  k.n_layers = n_layers;
+  LayerBuilder b(k);
+  add_attention(m, b);
+  if (moe) {
+    add_moe_mlp(m, b);
+  } else {
+    add_dense_mlp(m, b);
+  }
+  b.add("norms", checked_mul(m.norms_per_layer, norm_params(m.norm, m.d_model)), false);
+  return k;
+}
+
+}  // namespace
+
+ParamCounts count_params(const ModelConfig& m) {
+  ParamCounts c;
+  i64 n_moe = 0;
+  for (i64 i = 0; i < m.n_layers; ++i) {
+    if (m.is_moe_layer(i)) ++n_moe;
+  }
+  const i64 n_dense = m.n_layers - n_moe;
+  if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
+  if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
+  for (const LayerKindParams& k : c.layer_kinds) {
+    c.blocks = checked_add(c.blocks, checked_mul(k.n_layers, k.total));
+    c.blocks_active = checked_add(c.blocks_active, checked_mul(k.n_layers, k.active));
+  }
+
+  const i64 d = m.d_model;
+  const i64 e = m.embed_proj_dim > 0 ? m.embed_proj_dim : d;  // width of the token table
+  c.embedding = checked_mul(m.vocab_size, e);
+  c.positions = checked_mul(m.learned_positions, d);
+  c.embedding_norm = m.embedding_norm ? norm_params(m.norm, d) : 0;
+  c.embed_proj = m.embed_proj_dim > 0 ? checked_mul(2, e, d) : 0;
+  c.final_norm = m.final_norm ? norm_params(m.norm, d) : 0;
+  c.head_matmul = checked_mul(m.vocab_size, e);
+  c.lm_head_weight = m.tied_embeddings ? 0 : c.head_matmul;
+  c.lm_head = c.lm_head_weight;
+  if (m.lm_head_bias) c.lm_head = checked_add(c.lm_head, m.vocab_size);
+
+  c.non_embedding = checked_add(checked_add(c.blocks, c.final_norm),
+                                checked_add(c.embedding_norm, c.embed_proj));
+  c.total = checked_add(checked_add(c.non_embedding, c.embedding),
+                        checked_add(c.positions, c.lm_head));
+  c.active = c.total - c.blocks + c.blocks_active;
+
+  if (m.mtp_layers > 0) {
+    // DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies, norms for the
+    // hidden state and the embedding, a 2d -> d projection and one full MoE layer.
+    const LayerKindParams mtp_layer = layer_kind(m, m.moe.enabled(), 1);
+    i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
+    one = checked_add(one, checked_mul(2, d, d));
+    one = checked_add(one, checked_mul(2, c.head_matmul));
+    c.mtp_excluded = checked_mul(m.mtp_layers, one);
+  }
+  return c;
+}
+
+}  // namespace roofline

@@ -1,0 +1,86 @@
+// validate(): every problem with a config at once, so a user fixes them in one pass.
+#include <cmath>
+#include <string>
+
+#include "roofline/hardware_config.hpp"
+#include "roofline/model_config.hpp"
+
+namespace roofline {
+namespace {
+
+// Widths above 2^24 and layer counts above 2^16 are far past any real model; bounding them keeps
+// every exact count below 2^63.
+constexpr std::int64_t kMaxWidth = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxLayers = std::int64_t{1} << 16;
+constexpr std::int64_t kMaxVocab = std::int64_t{1} << 26;
+
+void need(std::vector<std::string>& out, bool ok, std::string msg) {
+  if (!ok) out.push_back(std::move(msg));
+}
+
+void in_range(std::vector<std::string>& out, const char* field, std::int64_t v, std::int64_t lo,
+              std::int64_t hi) {
+  need(out, v >= lo && v <= hi,
+       std::string(field) + ": " + std::to_string(v) + " is out of range; allowed " +
+           std::to_string(lo) + " to " + std::to_string(hi));
+}
+
+}  // namespace
+
+std::vector<std::string> validate(const ModelConfig& m) {
+  std::vector<std::string> e;
+  in_range(e, "n_layers", m.n_layers, 1, kMaxLayers);
+  in_range(e, "d_model", m.d_model, 1, kMaxWidth);
+  in_range(e, "n_heads", m.n_heads, 1, kMaxWidth);
+  in_range(e, "vocab_size", m.vocab_size, 1, kMaxVocab);
+  in_range(e, "norms_per_layer", m.norms_per_layer, 0, 8);
+  in_range(e, "max_seq_len", m.max_seq_len, 0, std::int64_t{1} << 40);
+  in_range(e, "learned_positions", m.learned_positions, 0, std::int64_t{1} << 24);
+  in_range(e, "embed_proj_dim", m.embed_proj_dim, 0, kMaxWidth);
+  in_range(e, "sliding_window", m.sliding_window, 0, std::int64_t{1} << 40);
+  in_range(e, "global_every", m.global_every, 0, kMaxLayers);
+  in_range(e, "mtp_layers", m.mtp_layers, 0, 64);
+  if (m.mla.enabled()) {
+    in_range(e, "mla.kv_lora_rank", m.mla.kv_lora_rank, 1, kMaxWidth);
+    in_range(e, "mla.q_lora_rank", m.mla.q_lora_rank, 0, kMaxWidth);
+    in_range(e, "mla.qk_rope_head_dim", m.mla.qk_rope_head_dim, 0, kMaxWidth);
+    in_range(e, "mla.qk_nope_head_dim", m.mla.qk_nope_head_dim, 0, kMaxWidth);
+    in_range(e, "mla.v_head_dim", m.mla.v_head_dim, 1, kMaxWidth);
+    need(e, !m.qkv_bias && !m.o_bias, "qkv_bias/o_bias: not supported with MLA attention");
+  } else {
+    in_range(e, "n_kv_heads", m.n_kv_heads, 1, kMaxWidth);
+    in_range(e, "head_dim", m.head_dim, 1, kMaxWidth);
+    need(e, m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads == 0,
+         "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " +
+             std::to_string(m.n_heads));
+  }
+  const bool has_dense = !m.moe.enabled() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
+  if (has_dense) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
+  if (m.moe.enabled()) {
+    in_range(e, "moe.n_experts", m.moe.n_experts, 1, 1 << 16);
+    in_range(e, "moe.top_k", m.moe.top_k, 1, m.moe.n_experts);
+    in_range(e, "moe.d_ff_expert", m.moe.d_ff_expert, 1, std::int64_t{1} << 26);
+    in_range(e, "moe.n_shared_experts", m.moe.n_shared_experts, 0, 1 << 16);
+    if (m.moe.n_shared_experts > 0) in_range(e, "moe.d_ff_shared", m.moe.d_ff_shared, 1, std::int64_t{1} << 26);
+    in_range(e, "moe.first_dense_layers", m.moe.first_dense_layers, 0, m.n_layers);
+    in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
+  }
+  return e;
+}
+
+std::vector<std::string> validate(const HardwareConfig& h) {
+  std::vector<std::string> e;
+  const auto positive = [&](const char* field, double v) {
+    need(e, std::isfinite(v) && v > 0.0, std::string(field) + ": must be a positive finite value");
+  };
+  positive("memory_capacity", h.memory_capacity.base());
+  positive("memory_bandwidth", h.memory_bandwidth.base());
+  for (DType t : kAllDTypes) {
+    if (auto p = h.peak_for(t)) {
+      positive(("peak/" + std::string(dtype_name(t))).c_str(), p->base());
+    }
+  }
+  return e;
+}
+
+}  // namespace roofline

@@ -1,0 +1,183 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "format/report.hpp"
+
+namespace roofline::format {
+namespace {
+
+// Display width in code points, so "µs" aligns like "ms".
+std::size_t width(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
+std::string pad_right(const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, width(s)), ' '); }
+std::string pad_left(const std::string& s, std::size_t w) { return std::string(w - std::min(w, width(s)), ' ') + s; }
+
+bool numeric(const Value& v) {
+  return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
+}
+
+std::string bold(const std::string& s, bool color) { return color ? "\033[1m" + s + "\033[0m" : s; }
+
+std::string render_table(const Report& r, const RenderOptions& o) {
+  std::string out;
+  if (!r.headline.empty()) out += bold(r.headline, o.color) + "\n";
+  std::size_t label_w = 0;
+  std::size_t value_w = 0;
+  for (const Section& s : r.sections) {
+    for (const Row& row : s.rows) {
+      label_w = std::max(label_w, width(row.label));
+      value_w = std::max(value_w, width(display(row.value, row.unit, o.units)));
+    }
+  }
+  for (const Section& s : r.sections) {
+    out += "\n" + bold(s.title, o.color) + "\n";
+    for (const Row& row : s.rows) {
+      const std::string v = display(row.value, row.unit, o.units);
+      std::string line = "  " + pad_right(row.label, label_w) + "  " +
+                         pad_left(v, value_w);
+      if (!row.note.empty()) line += "  " + row.note;
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+      if (o.explain && !row.formula.empty()) {
+        out += "  " + std::string(label_w + 2, ' ') + "= " + row.formula;
+        if (!row.substituted.empty()) out += " = " + row.substituted;
+        if (!row.formula_id.empty()) out += "  [" + row.formula_id + "]";
+        out += "\n";
+      }
+    }
+  }
+  for (const Table& t : r.tables) {
+    out += "\n" + bold(t.title, o.color) + "\n";
+    std::vector<std::size_t> w(t.columns.size());
+    std::vector<std::vector<std::string>> cells;
+    for (std::size_t c = 0; c < t.columns.size(); ++c) w[c] = width(t.columns[c].label);
+    for (const auto& row : t.rows) {
+      std::vector<std::string> line;
+      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+        line.push_back(c < row.size() ? display(row[c], t.columns[c].unit, o.units) : "");
+        w[c] = std::max(w[c], width(line.back()));
+      }
+      cells.push_back(std::move(line));
+    }
+    const auto emit = [&](const std::vector<std::string>& line, const std::vector<Value>* vals) {
+      std::string s = " ";
+      for (std::size_t c = 0; c < line.size(); ++c) {
+        const bool right = vals != nullptr && c < vals->size() && numeric((*vals)[c]);
+        s += " " + (right ? pad_left(line[c], w[c]) : pad_right(line[c], w[c]));
+      }
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      out += s + "\n";
+    };
+    std::vector<std::string> header;
+    for (const Column& c : t.columns) header.push_back(c.label);
+    emit(header, nullptr);
+    for (std::size_t i = 0; i < cells.size(); ++i) emit(cells[i], &t.rows[i]);
+  }
+  if (!r.notes.empty()) {
+    out += "\n" + bold("Notes", o.color) + "\n";
+    for (const std::string& n : r.notes) out += "  - " + n + "\n";
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string raw_value(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? fmt::format("{}", *d) : "";
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  return "";
+}
+
+// CSV: machine values in base SI units; sections as key/value rows, tables as their own blocks.
+std::string render_csv(const Report& r) {
+  std::string out;
+  if (!r.sections.empty()) {
+    out += "section,key,value\n";
+    for (const Section& s : r.sections) {
+      for (const Row& row : s.rows) out += s.key + "," + row.key + "," + csv_field(raw_value(row.value)) + "\n";
+    }
+  }
+  for (const Table& t : r.tables) {
+    if (!out.empty()) out += "\n";
+    std::string header;
+    for (const Column& c : t.columns) header += (header.empty() ? "" : ",") + c.key;
+    out += header + "\n";
+    for (const auto& row : t.rows) {
+      std::string line;
+      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+        line += (c == 0 ? "" : ",") + csv_field(c < row.size() ? raw_value(row[c]) : "");
+      }
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+std::string md_cell(std::string s) {
+  std::string o;
+  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
+  return o;
+}
+
+std::string render_markdown(const Report& r, const RenderOptions& o) {
+  std::string out;
+  if (!r.headline.empty()) out += "**" + md_cell(r.headline) + "**\n";
+  for (const Section& s : r.sections) {
+    out += "\n### " + s.title + "\n\n| quantity | value | note |\n|---|---:|---|\n";
+    for (const Row& row : s.rows) {
+      std::string note = row.note;
+      if (o.explain && !row.formula.empty()) {
+        note += (note.empty() ? "" : "; ") + row.formula + " = " + row.substituted + " [" + row.formula_id + "]";
+      }
+      out += "| " + md_cell(row.label) + " | " + md_cell(display(row.value, row.unit, o.units)) + " | " +
+             md_cell(note) + " |\n";
+    }
+  }
+  for (const Table& t : r.tables) {
+    out += "\n### " + t.title + "\n\n|";
+    std::string rule = "|";
+    for (const Column& c : t.columns) {
+      out += " " + md_cell(c.label) + " |";
+      rule += "---|";
+    }
+    out += "\n" + rule + "\n";
+    for (const auto& row : t.rows) {
+      out += "|";
+      for (std::size_t c = 0; c < t.columns.size(); ++c) {
+        out += " " + md_cell(c < row.size() ? display(row[c], t.columns[c].unit, o.units) : "") + " |";
+      }
+      out += "\n";
+    }
+  }
+  if (!r.notes.empty()) {
+    out += "\n";
+    for (const std::string& n : r.notes) out += "- " + md_cell(n) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render(const Report& r, const RenderOptions& o) {
+  switch (o.format) {
+    case OutputFormat::table: return render_table(r, o);
+    case OutputFormat::json: return to_json(r, o.explain).dump(2) + "\n";
+    case OutputFormat::csv: return render_csv(r);
+    case OutputFormat::markdown: return render_markdown(r, o);
+  }
+  return {};
+}
+
+}  // namespace roofline::format

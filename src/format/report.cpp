@@ -1,0 +1,59 @@
+#include <cmath>
+
+#include "format/report.hpp"
+
+namespace roofline::format {
+
+namespace {
+
+nlohmann::json value_json(const Value& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  if (const auto* d = std::get_if<double>(&v)) {
+    // The contract: never NaN or infinity; an undefined measure is null.
+    if (!std::isfinite(*d)) return nullptr;
+    return *d;
+  }
+  if (const auto* b = std::get_if<bool>(&v)) return *b;
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& r, bool explain) {
+  nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;
+  j["command"] = r.command;
+  j["inputs"] = r.inputs;
+  nlohmann::json results = nlohmann::json::object();
+  nlohmann::json formulas = nlohmann::json::object();
+  for (const Section& s : r.sections) {
+    nlohmann::json sec = nlohmann::json::object();
+    for (const Row& row : s.rows) {
+      sec[row.key] = value_json(row.value);
+      if (explain && !row.formula.empty()) {
+        formulas[s.key + "." + row.key] = {{"formula", row.formula},
+                                           {"substituted", row.substituted},
+                                           {"source", row.formula_id}};
+      }
+    }
+    results[s.key] = std::move(sec);
+  }
+  for (const Table& t : r.tables) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& cells : t.rows) {
+      nlohmann::json o = nlohmann::json::object();
+      for (std::size_t c = 0; c < t.columns.size() && c < cells.size(); ++c) {
+        o[t.columns[c].key] = value_json(cells[c]);
+      }
+      rows.push_back(std::move(o));
+    }
+    results[t.key] = std::move(rows);
+  }
+  j["results"] = std::move(results);
+  j["notes"] = r.notes;
+  if (explain) j["explain"] = std::move(formulas);
+  return j;
+}
+
+}  // namespace roofline::format

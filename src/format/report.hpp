@@ -1,0 +1,100 @@
+// Report: the one result model of every command, rendered as a table, JSON, CSV or Markdown.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace roofline::format {
+
+/// How a value is displayed; JSON always carries base SI units, named by the key's suffix.
+enum class Unit {
+  none,           ///< plain number
+  count,          ///< exact integer (parameters, elements)
+  bytes,
+  bytes_per_s,
+  flop,
+  flop_per_s,
+  flop_per_byte,
+  seconds,
+  per_s,          ///< tokens/s
+  tokens,
+  sequences,
+  fraction,       ///< shown as a percentage
+  ratio,          ///< shown as "x"
+  days,
+  watts,
+  text,
+  boolean,
+};
+
+using Value = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
+
+struct Row {
+  std::string key;          ///< JSON key with the unit suffix, e.g. "kv_cache_bytes_per_token"
+  std::string label;        ///< table label
+  Value value;
+  Unit unit = Unit::none;
+  std::string formula_id;   ///< citation key, e.g. "S000-eq1.1"
+  std::string formula;      ///< the formula in the source's symbols
+  std::string substituted;  ///< the formula with values substituted, for --explain
+  std::string note;         ///< short text beside the value
+};
+
+struct Section {
+  std::string key;
+  std::string title;
+  std::vector<Row> rows;
+};
+
+struct Column {
+  std::string key;
+  std::string label;
+  Unit unit = Unit::none;
+};
+
+struct Table {
+  std::string key;
+  std::string title;
+  std::vector<Column> columns;
+  std::vector<std::vector<Value>> rows;
+};
+
+struct Report {
+  std::string command;
+  std::string headline;        ///< one line describing the inputs, for the table view
+  nlohmann::json inputs = nlohmann::json::object();
+  std::vector<Section> sections;
+  std::vector<Table> tables;
+  std::vector<std::string> notes;
+};
+
+enum class UnitSystem { si, iec };
+enum class OutputFormat { table, json, csv, markdown };
+
+struct RenderOptions {
+  OutputFormat format = OutputFormat::table;
+  UnitSystem units = UnitSystem::si;
+  bool explain = false;
+  bool color = false;
+};
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Renders a report; the string ends with a newline. No I/O.
+std::string render(const Report& r, const RenderOptions& o);
+
+/// The JSON document of a report (schema_version, command, inputs, results, notes).
+nlohmann::json to_json(const Report& r, bool explain);
+
+/// Human display of one value: thousands separators for counts, 4 significant digits with a
+/// decimal (si) or binary (iec, bytes only) prefix for measures.
+std::string display(const Value& v, Unit u, UnitSystem units);
+
+/// 4 significant digits, fixed notation, no exponent for |x| in [1e-3, 1e6).
+std::string sig4(double x);
+
+}  // namespace roofline::format

@@ -1,0 +1,596 @@
+// Hugging Face config.json -> ModelConfig. One function per family reads the keys that change
+// the arithmetic and applies that model class's defaults where a key is absent; anything the
+// engine cannot represent is an error, never a guess. Facts per family: docs/hf-import.md.
+#include "io/hf_import.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <string>
+
+#include "roofline/errors.hpp"
+
+namespace roofline::io {
+
+using nlohmann::json;
+
+namespace {
+
+using i64 = std::int64_t;
+
+// Typed access to one config object with "file: /key: message" errors.
+class Cfg {
+ public:
+  Cfg(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+
+  [[nodiscard]] bool has(const char* k) const {
+    const auto it = j_.find(k);
+    return it != j_.end() && !it->is_null();
+  }
+  [[noreturn]] void fail(const char* k, const std::string& what) const {
+    throw InputError(where_ + ": /" + k + ": " + what);
+  }
+  [[noreturn]] void unsupported(const char* k, const std::string& what) const {
+    fail(k, what + "; roofline cannot represent this, so it refuses rather than guess");
+  }
+  i64 integer(const char* k) const {
+    if (!has(k)) fail(k, "missing required field");
+    const json& v = j_.at(k);
+    if (v.is_number_integer()) {
+      const i64 x = v.get<i64>();
+      if (x < 0) fail(k, "must not be negative, got " + v.dump());
+      return x;
+    }
+    fail(k, "expected an integer, got " + v.dump());
+  }
+  i64 integer(const char* k, i64 fallback) const { return has(k) ? integer(k) : fallback; }
+  /// First present key of several spellings (n_embd / hidden_size).
+  i64 integer_any(std::initializer_list<const char*> keys) const {
+    for (const char* k : keys) {
+      if (has(k)) return integer(k);
+    }
+    fail(*keys.begin(), "missing required field");
+  }
+  i64 integer_any(std::initializer_list<const char*> keys, i64 fallback) const {
+    for (const char* k : keys) {
+      if (has(k)) return integer(k);
+    }
+    return fallback;
+  }
+  bool boolean(const char* k, bool fallback) const {
+    if (!has(k)) return fallback;
+    const json& v = j_.at(k);
+    if (!v.is_boolean()) fail(k, "expected true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+  std::string str(const char* k, std::string fallback) const {
+    if (!has(k)) return fallback;
+    const json& v = j_.at(k);
+    if (!v.is_string()) fail(k, "expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  [[nodiscard]] const json& raw(const char* k) const { return j_.at(k); }
+  [[nodiscard]] const std::string& where() const { return where_; }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+// Fields every Llama-like family shares: width, depth, heads, GQA, explicit head_dim, FFN, vocab.
+void read_llama_like(const Cfg& c, ModelConfig& m, bool tie_default) {
+  m.d_model = c.integer("hidden_size");
+  m.n_layers = c.integer("num_hidden_layers");
+  m.n_heads = c.integer("num_attention_heads");
+  m.n_kv_heads = c.integer("num_key_value_heads", m.n_heads);
+  if (m.n_heads == 0) c.fail("num_attention_heads", "must be positive");
+  m.head_dim = c.integer("head_dim", m.d_model / m.n_heads);
+  m.d_ff = c.integer("intermediate_size");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", tie_default);
+  m.mlp = MlpKind::gated;
+  m.norm = NormKind::rmsnorm;
+  m.norms_per_layer = 2;
+  m.position = PositionKind::rope;
+  // LlamaAttention puts attention_bias on q, k, v and o alike; mlp_bias on gate, up and down.
+  const bool attention_bias = c.boolean("attention_bias", false);
+  m.qkv_bias = attention_bias;
+  m.o_bias = attention_bias;
+  m.mlp_bias = c.boolean("mlp_bias", false);
+}
+
+// sliding_window applied to every layer, as Mistral v0.1, Mixtral, Phi-3 and StarCoder2 do.
+void read_uniform_window(const Cfg& c, ModelConfig& m) {
+  m.sliding_window = c.integer("sliding_window", 0);
+  m.global_every = 0;
+}
+
+// Newer configs list layer_types; turn the list into (window, global_every) or refuse it.
+void read_layer_types(const Cfg& c, ModelConfig& m) {
+  if (!c.has("layer_types")) return;
+  const json& t = c.raw("layer_types");
+  if (!t.is_array() || static_cast<i64>(t.size()) != m.n_layers) {
+    c.fail("layer_types", "expected an array of " + std::to_string(m.n_layers) + " strings");
+  }
+  std::vector<bool> sliding;
+  for (const json& s : t) {
+    const std::string v = s.is_string() ? s.get<std::string>() : "";
+    if (v == "sliding_attention") {
+      sliding.push_back(true);
+    } else if (v == "full_attention") {
+      sliding.push_back(false);
+    } else {
+      c.unsupported("layer_types", "layer type " + s.dump() + " is not sliding_attention or full_attention");
+    }
+  }
+  const bool any_sliding = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
+  if (!any_sliding) {
+    m.sliding_window = 0;
+    return;
+  }
+  if (m.sliding_window <= 0) c.fail("sliding_window", "layer_types has sliding layers but no window");
+  // Find the period p with layer i global exactly when (i+1) % p == 0 (0: all sliding).
+  for (i64 p = 0; p <= m.n_layers; ++p) {
+    if (p == 1) continue;
+    bool ok = true;
+    for (i64 i = 0; i < m.n_layers && ok; ++i) {
+      const bool global = p > 0 && (i + 1) % p == 0;
+      ok = sliding[static_cast<std::size_t>(i)] == !global;
+    }
+    if (ok) {
+      m.global_every = p;
+      return;
+    }
+  }
+  c.unsupported("layer_types", "the sliding/global layout is not periodic");
+}
+
+void import_llama(const Cfg& c, ModelConfig& m) { read_llama_like(c, m, false); }
+
+void import_mistral(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  read_uniform_window(c, m);
+}
+
+void import_mixtral(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  read_uniform_window(c, m);
+  m.moe.n_experts = c.integer("num_local_experts");
+  m.moe.top_k = c.integer("num_experts_per_tok");
+  m.moe.d_ff_expert = m.d_ff;
+}
+
+void read_qwen_window(const Cfg& c, ModelConfig& m) {
+  if (c.boolean("use_sliding_window", false)) {
+    const i64 max_window_layers = c.integer("max_window_layers", m.n_layers);
+    if (max_window_layers < m.n_layers) {
+      c.unsupported("use_sliding_window", "sliding attention on layers >= max_window_layers only");
+    }
+  }
+  m.sliding_window = 0;
+}
+
+// Qwen2 / Qwen2-MoE put biases on q, k and v only.
+void import_qwen2(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qkv_bias = true;
+  m.o_bias = false;
+  read_qwen_window(c, m);
+}
+
+// Qwen MoE layers: (i+1) % decoder_sparse_step == 0 and i not in mlp_only_layers.
+void read_qwen_moe(const Cfg& c, ModelConfig& m) {
+  m.moe.n_experts = c.integer("num_experts");
+  m.moe.top_k = c.integer("num_experts_per_tok");
+  m.moe.d_ff_expert = c.integer("moe_intermediate_size");
+  m.moe.layer_freq = c.integer("decoder_sparse_step", 1);
+  if (c.has("mlp_only_layers")) {
+    const json& l = c.raw("mlp_only_layers");
+    if (!l.is_array()) c.fail("mlp_only_layers", "expected an array of layer indices");
+    // Only a leading run of dense layers maps onto first_dense_layers.
+    i64 run = 0;
+    for (const json& v : l) {
+      if (!v.is_number_integer() || v.get<i64>() != run) {
+        c.unsupported("mlp_only_layers", "dense layers other than a leading run " + l.dump());
+      }
+      ++run;
+    }
+    m.moe.first_dense_layers = run;
+  }
+  if (m.moe.layer_freq < 1) c.fail("decoder_sparse_step", "must be at least 1");
+}
+
+void import_qwen2_moe(const Cfg& c, ModelConfig& m) {
+  import_qwen2(c, m);
+  read_qwen_moe(c, m);
+  const i64 shared = c.integer("shared_expert_intermediate_size", 0);
+  if (shared > 0) {
+    m.moe.n_shared_experts = 1;
+    m.moe.d_ff_shared = shared;
+    m.moe.shared_expert_gate = true;
+  }
+}
+
+void import_qwen3(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qk_norm = QkNorm::per_head;
+  read_qwen_window(c, m);
+}
+
+void import_qwen3_moe(const Cfg& c, ModelConfig& m) {
+  import_qwen3(c, m);
+  read_qwen_moe(c, m);
+}
+
+void import_gemma(const Cfg& c, ModelConfig& m) { read_llama_like(c, m, true); }
+
+// Gemma 2: four norms per layer, layers alternate sliding (even) and global (odd).
+void import_gemma2(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, true);
+  m.norms_per_layer = 4;
+  m.sliding_window = c.integer("sliding_window", 4096);
+  m.global_every = 2;
+  read_layer_types(c, m);
+}
+
+// Gemma 3 text: four norms, per-head q/k norms, 5 sliding layers then 1 global. The text_config
+// inside multimodal wrappers often omits fields, so Gemma3TextConfig's defaults matter here.
+void import_gemma3_text(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size", 2304);
+  m.n_layers = c.integer("num_hidden_layers", 26);
+  m.n_heads = c.integer("num_attention_heads", 8);
+  m.n_kv_heads = c.integer("num_key_value_heads", 4);
+  m.head_dim = c.integer("head_dim", 256);
+  m.d_ff = c.integer("intermediate_size", 9216);
+  m.vocab_size = c.integer("vocab_size", 262208);
+  m.max_seq_len = c.integer("max_position_embeddings", 131072);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  const bool attention_bias = c.boolean("attention_bias", false);
+  m.qkv_bias = attention_bias;
+  m.o_bias = attention_bias;
+  m.norms_per_layer = 4;
+  m.qk_norm = QkNorm::per_head;
+  m.sliding_window = c.integer("sliding_window", 4096);
+  m.global_every = c.integer("sliding_window_pattern", 6);
+  read_layer_types(c, m);
+}
+
+void import_phi3(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  read_uniform_window(c, m);
+}
+
+// Cohere: one LayerNorm without bias per (parallel) layer, tied head, optional q/k LayerNorms
+// over (heads, head_dim), i.e. full width.
+void import_cohere(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, true);
+  m.norm = NormKind::layernorm_nobias;
+  m.norms_per_layer = 1;
+  m.parallel_block = true;
+  if (c.boolean("use_qk_norm", false)) m.qk_norm = QkNorm::full_width;
+}
+
+// DBRX: fused Wqkv without bias, LayerNorms without bias, 16 fine-grained experts (w1, v1, w2).
+void import_dbrx(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("d_model");
+  m.n_layers = c.integer("n_layers");
+  m.n_heads = c.integer("n_heads");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_seq_len", 0);
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.norm = NormKind::layernorm_nobias;
+  m.norms_per_layer = 2;
+  m.mlp = MlpKind::gated;
+  if (!c.has("attn_config")) c.fail("attn_config", "missing required field");
+  if (!c.has("ffn_config")) c.fail("ffn_config", "missing required field");
+  const Cfg attn(c.raw("attn_config"), c.where() + ": /attn_config");
+  const Cfg ffn(c.raw("ffn_config"), c.where() + ": /ffn_config");
+  m.n_kv_heads = attn.integer("kv_n_heads", 1);
+  m.moe.n_experts = ffn.integer("moe_num_experts", 4);
+  m.moe.top_k = ffn.integer("moe_top_k", 1);
+  m.moe.d_ff_expert = ffn.integer("ffn_hidden_size", 3584);
+  m.d_ff = m.moe.d_ff_expert;
+}
+
+// DeepSeek-V2/V3: MLA attention, first_k_dense_replace dense layers, routed + shared experts.
+void import_deepseek(const Cfg& c, ModelConfig& m, bool v3) {
+  m.d_model = c.integer("hidden_size");
+  m.n_layers = c.integer("num_hidden_layers");
+  m.n_heads = c.integer("num_attention_heads");
+  m.n_kv_heads = m.n_heads;
+  m.d_ff = c.integer("intermediate_size");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  if (c.boolean("attention_bias", false)) c.unsupported("attention_bias", "biases with MLA");
+  m.mla.q_lora_rank = c.integer("q_lora_rank", 0);
+  m.mla.kv_lora_rank = c.integer("kv_lora_rank");
+  m.mla.qk_rope_head_dim = c.integer("qk_rope_head_dim");
+  m.mla.qk_nope_head_dim = c.integer("qk_nope_head_dim");
+  m.mla.v_head_dim = c.integer("v_head_dim");
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  if (c.has("n_routed_experts")) {
+    m.moe.n_experts = c.integer("n_routed_experts");
+    m.moe.top_k = c.integer("num_experts_per_tok");
+    m.moe.d_ff_expert = c.integer("moe_intermediate_size");
+    m.moe.n_shared_experts = c.integer("n_shared_experts", 0);
+    m.moe.d_ff_shared = m.moe.d_ff_expert;
+    m.moe.first_dense_layers = c.integer("first_k_dense_replace", 0);
+    if (c.integer("moe_layer_freq", 1) != 1) {
+      c.unsupported("moe_layer_freq", "MoE layers interleaved by layer_idx % freq");
+    }
+    m.moe.correction_bias = v3;
+  }
+  if (v3) m.mtp_layers = c.integer("num_nextn_predict_layers", 0);
+}
+
+void import_phi(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.norms_per_layer = 1;
+  m.parallel_block = true;
+  m.qkv_bias = true;
+  m.o_bias = true;
+  m.mlp_bias = true;
+  m.lm_head_bias = true;
+  if (c.boolean("qk_layernorm", false)) m.qk_norm = QkNorm::per_head;
+}
+
+// GPT-2: c_attn/c_proj/c_fc with biases, learned positions, LayerNorm, tied head.
+void import_gpt2(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer_any({"n_embd", "hidden_size"});
+  m.n_layers = c.integer_any({"n_layer", "num_hidden_layers"});
+  m.n_heads = c.integer_any({"n_head", "num_attention_heads"});
+  m.n_kv_heads = m.n_heads;
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.d_ff = c.integer("n_inner", 4 * m.d_model);
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer_any({"n_positions", "n_ctx", "max_position_embeddings"});
+  m.learned_positions = m.max_seq_len;
+  m.position = PositionKind::learned;
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  m.non_parameter_notes.push_back(
+      "attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, " +
+      std::to_string(m.n_layers * m.max_seq_len * m.max_seq_len) +
+      " elements) are stored in some checkpoints; not parameters, excluded");
+}
+
+void import_gpt_neox(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size");
+  m.n_layers = c.integer("num_hidden_layers");
+  m.n_heads = c.integer("num_attention_heads");
+  m.n_kv_heads = m.n_heads;
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.d_ff = c.integer("intermediate_size");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.norms_per_layer = 2;  // input_layernorm and post_attention_layernorm, parallel or not
+  m.parallel_block = c.boolean("use_parallel_residual", true);
+  const bool bias = c.boolean("attention_bias", true);
+  m.qkv_bias = m.o_bias = bias;
+  m.mlp_bias = true;
+  m.non_parameter_notes.push_back(
+      "rotary_emb.inv_freq and attention.bias/masked_bias buffers appear in some checkpoints; not "
+      "parameters, excluded");
+}
+
+void import_gptj(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("n_embd");
+  m.n_layers = c.integer("n_layer");
+  m.n_heads = c.integer("n_head");
+  m.n_kv_heads = m.n_heads;
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.d_ff = c.integer("n_inner", 4 * m.d_model);
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("n_positions", 0);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.norms_per_layer = 1;
+  m.parallel_block = true;
+  m.mlp_bias = true;
+  m.lm_head_bias = true;
+  m.non_parameter_notes.push_back(
+      "attn.bias/masked_bias causal-mask buffers appear in some checkpoints; not parameters, excluded");
+}
+
+// OPT: learned positions with 2 extra rows, optional project_in/out, optional final norm.
+void import_opt(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size");
+  m.n_layers = c.integer("num_hidden_layers");
+  m.n_heads = c.integer("num_attention_heads");
+  m.n_kv_heads = m.n_heads;
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.d_ff = c.integer("ffn_dim");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings");
+  m.learned_positions = m.max_seq_len + 2;  // OPTLearnedPositionalEmbedding offset of 2
+  m.position = PositionKind::learned;
+  m.mlp = MlpKind::plain;
+  const bool affine = c.boolean("layer_norm_elementwise_affine", true);
+  m.norm = affine ? NormKind::layernorm : NormKind::nonparametric;
+  const bool bias = c.boolean("enable_bias", true);
+  m.qkv_bias = m.o_bias = m.mlp_bias = bias;
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  const i64 proj = c.integer("word_embed_proj_dim", m.d_model);
+  if (proj != m.d_model) m.embed_proj_dim = proj;
+  m.final_norm = c.boolean("do_layer_norm_before", true) && !c.boolean("_remove_final_layer_norm", false);
+}
+
+void import_bloom(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer_any({"hidden_size", "n_embed"});
+  m.n_layers = c.integer_any({"n_layer", "num_hidden_layers"});
+  m.n_heads = c.integer_any({"n_head", "num_attention_heads"});
+  m.n_kv_heads = m.n_heads;
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.d_ff = 4 * m.d_model;
+  m.vocab_size = c.integer("vocab_size");
+  m.position = PositionKind::alibi;
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.embedding_norm = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+}
+
+// Falcon: fused query_key_value sized by the layout (MQA, GQA or MHA); one or two LayerNorms.
+void import_falcon(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer_any({"hidden_size", "n_embed"});
+  m.n_layers = c.integer_any({"num_hidden_layers", "n_layer"});
+  m.n_heads = c.integer_any({"num_attention_heads", "n_head"});
+  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  const bool new_arch = c.boolean("new_decoder_architecture", false);
+  const bool multi_query = c.boolean("multi_query", true);
+  if (new_arch) {
+    m.n_kv_heads = c.integer_any({"num_kv_heads", "n_head_kv"}, m.n_heads);
+  } else {
+    m.n_kv_heads = multi_query ? 1 : m.n_heads;
+  }
+  m.d_ff = c.integer("ffn_hidden_size", 4 * m.d_model);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  m.parallel_block = c.boolean("parallel_attn", true);
+  if (new_arch) {
+    m.norms_per_layer = c.integer("num_ln_in_parallel_attn", 2);
+  } else {
+    m.norms_per_layer = m.parallel_block ? 1 : 2;
+  }
+  const bool bias = c.boolean("bias", false);
+  m.qkv_bias = m.o_bias = m.mlp_bias = bias;
+  m.position = c.boolean("alibi", false) ? PositionKind::alibi : PositionKind::rope;
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+}
+
+// OLMo: LayerNorm without any parameters, no biases.
+void import_olmo(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.norm = NormKind::nonparametric;
+}
+
+// OLMo 2: RMSNorm after attention and MLP, q/k norms over the full projection width.
+void import_olmo2(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qk_norm = QkNorm::full_width;
+}
+
+void import_starcoder2(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, true);
+  read_uniform_window(c, m);
+  m.mlp = MlpKind::plain;
+  m.norm = NormKind::layernorm;
+  const bool bias = c.boolean("use_bias", true);
+  m.qkv_bias = m.o_bias = m.mlp_bias = bias;
+}
+
+struct Family {
+  const char* model_type;
+  void (*import)(const Cfg&, ModelConfig&);
+};
+
+void import_deepseek_v2(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, false); }
+void import_deepseek_v3(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, true); }
+
+constexpr std::array kFamilies = {
+    Family{"llama", import_llama},           Family{"mistral", import_mistral},
+    Family{"mixtral", import_mixtral},       Family{"qwen2", import_qwen2},
+    Family{"qwen2_moe", import_qwen2_moe},   Family{"qwen3", import_qwen3},
+    Family{"qwen3_moe", import_qwen3_moe},   Family{"gemma", import_gemma},
+    Family{"gemma2", import_gemma2},         Family{"gemma3_text", import_gemma3_text},
+    Family{"phi", import_phi},               Family{"phi3", import_phi3},
+    Family{"gpt2", import_gpt2},             Family{"gpt_neox", import_gpt_neox},
+    Family{"gptj", import_gptj},             Family{"opt", import_opt},
+    Family{"bloom", import_bloom},           Family{"falcon", import_falcon},
+    Family{"RefinedWeb", import_falcon},     Family{"RefinedWebModel", import_falcon},
+    Family{"olmo", import_olmo},             Family{"olmo2", import_olmo2},
+    Family{"starcoder2", import_starcoder2},  Family{"cohere", import_cohere},
+    Family{"dbrx", import_dbrx},             Family{"deepseek_v2", import_deepseek_v2},
+    Family{"deepseek_v3", import_deepseek_v3}};
+
+struct Refused {
+  const char* model_type;
+  const char* why;
+};
+
+constexpr std::array kRefused = {
+    Refused{"mamba", "a state-space model"},        Refused{"mamba2", "a state-space model"},
+    Refused{"falcon_mamba", "a state-space model"}, Refused{"rwkv", "a recurrent (RWKV) model"},
+    Refused{"jamba", "a hybrid state-space model"}, Refused{"zamba", "a hybrid state-space model"},
+    Refused{"zamba2", "a hybrid state-space model"},
+    Refused{"t5", "an encoder-decoder model"},      Refused{"mt5", "an encoder-decoder model"},
+    Refused{"umt5", "an encoder-decoder model"},    Refused{"bart", "an encoder-decoder model"},
+    Refused{"mbart", "an encoder-decoder model"},   Refused{"whisper", "an encoder-decoder model"},
+    Refused{"pegasus", "an encoder-decoder model"}, Refused{"marian", "an encoder-decoder model"},
+    Refused{"bert", "an encoder-only model"},       Refused{"roberta", "an encoder-only model"},
+    Refused{"llava", "a multimodal wrapper"},       Refused{"llava_next", "a multimodal wrapper"},
+    Refused{"mllama", "a multimodal wrapper"},      Refused{"qwen2_vl", "a multimodal wrapper"},
+    Refused{"qwen2_5_vl", "a multimodal wrapper"},  Refused{"paligemma", "a multimodal wrapper"},
+    Refused{"idefics2", "a multimodal wrapper"},    Refused{"idefics3", "a multimodal wrapper"},
+    Refused{"pixtral", "a multimodal wrapper"},     Refused{"llama4", "a multimodal wrapper"},
+    Refused{"gemma3", "a multimodal wrapper"},      Refused{"mistral3", "a multimodal wrapper"}};
+
+}  // namespace
+
+std::string supported_model_types() {
+  std::string s;
+  for (const Family& f : kFamilies) {
+    if (std::string_view(f.model_type).starts_with("Refined")) continue;
+    s += s.empty() ? f.model_type : std::string(", ") + f.model_type;
+  }
+  return s;
+}
+
+ModelConfig import_hf_config(const json& j, std::string_view where) {
+  const Cfg c(j, std::string(where));
+  std::string type = c.str("model_type", "");
+  if (type.empty() && c.has("architectures")) {
+    c.fail("model_type", "missing; roofline reads the architecture from model_type");
+  }
+  for (const Refused& r : kRefused) {
+    if (type == r.model_type) {
+      std::string hint = "supported model_type values: " + supported_model_types();
+      if (std::string_view(r.why) == "a multimodal wrapper" && c.has("text_config")) {
+        hint = "pass its text_config (e.g. jq .text_config config.json) for the language model; " + hint;
+      }
+      throw InputError(std::string(where) + ": /model_type: \"" + type + "\" is " + r.why +
+                       ", which roofline does not model; " + hint);
+    }
+  }
+  for (const Family& f : kFamilies) {
+    if (type != f.model_type) continue;
+    ModelConfig m;
+    m.family = type.starts_with("Refined") ? "falcon" : type;
+    f.import(c, m);
+    if (m.position == PositionKind::rope) {
+      m.non_parameter_notes.emplace_back(
+          "rotary inv_freq buffers are computed, not learned; excluded where a checkpoint stores them");
+    }
+    if (m.mtp_layers > 0) {
+      m.non_parameter_notes.push_back(std::to_string(m.mtp_layers) +
+                                      " multi-token-prediction layer(s) (num_nextn_predict_layers) are "
+                                      "stored in the checkpoint but are not part of the model; excluded");
+    }
+    if (c.has("quantization_config")) {
+      m.non_parameter_notes.emplace_back(
+          "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "
+          "weights are not parameters; excluded");
+    }
+    const auto problems = validate(m);
+    if (!problems.empty()) throw InputError(std::string(where) + ": " + problems.front());
+    return m;
+  }
+  throw InputError(std::string(where) + ": /model_type: \"" + type +
+                   "\" is not supported; supported model_type values: " + supported_model_types());
+}
+
+}  // namespace roofline::io

@@ -1,0 +1,340 @@
+#include "io/preset_json.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "io/hf_import.hpp"
+#include "io/quantity_parse.hpp"
+#include "roofline/errors.hpp"
+
+namespace roofline::io {
+
+using nlohmann::json;
+
+ObjectReader::ObjectReader(const json& j, std::string where, std::string pointer)
+    : j_(j), where_(std::move(where)), pointer_(std::move(pointer)) {
+  if (!j_.is_object()) {
+    throw InputError(where_ + ": " + (pointer_.empty() ? "/" : pointer_) + ": expected a JSON object");
+  }
+}
+
+std::string ObjectReader::path(const char* key) const { return pointer_ + "/" + key; }
+
+void ObjectReader::fail(const char* key, const std::string& what) const {
+  throw InputError(where_ + ": " + path(key) + ": " + what);
+}
+
+bool ObjectReader::has(const char* key) const {
+  const auto it = j_.find(key);
+  return it != j_.end() && !it->is_null();
+}
+
+const json& ObjectReader::raw(const char* key) {
+  seen_.emplace_back(key);
+  const auto it = j_.find(key);
+  if (it == j_.end()) fail(key, "missing required field");
+  return *it;
+}
+
+std::string ObjectReader::str(const char* key) {
+  const json& v = raw(key);
+  if (!v.is_string()) fail(key, "expected a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::optional<std::string> ObjectReader::opt_str(const char* key) {
+  seen_.emplace_back(key);
+  if (!has(key)) return std::nullopt;
+  return str(key);
+}
+
+std::int64_t ObjectReader::integer(const char* key) {
+  const json& v = raw(key);
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d == static_cast<double>(static_cast<std::int64_t>(d))) return static_cast<std::int64_t>(d);
+  }
+  fail(key, "expected an integer, got " + v.dump());
+}
+
+std::optional<std::int64_t> ObjectReader::opt_integer(const char* key) {
+  seen_.emplace_back(key);
+  if (!has(key)) return std::nullopt;
+  return integer(key);
+}
+
+std::optional<bool> ObjectReader::opt_bool(const char* key) {
+  seen_.emplace_back(key);
+  if (!has(key)) return std::nullopt;
+  const json& v = j_.at(key);
+  if (!v.is_boolean()) fail(key, "expected true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+std::optional<double> ObjectReader::opt_number(const char* key) {
+  seen_.emplace_back(key);
+  if (!has(key)) return std::nullopt;
+  const json& v = j_.at(key);
+  if (!v.is_number()) fail(key, "expected a number, got " + v.dump());
+  return v.get<double>();
+}
+
+void ObjectReader::finish() const {
+  for (const auto& [key, value] : j_.items()) {
+    if (std::find(seen_.begin(), seen_.end(), key) == seen_.end()) {
+      throw InputError(where_ + ": " + pointer_ + "/" + key + ": unknown field");
+    }
+  }
+}
+
+namespace {
+
+template <typename F>
+auto with_context(ObjectReader& r, const char* key, const std::string& text, F parse) {
+  try {
+    return parse(text);
+  } catch (const InputError& e) {
+    r.fail(key, e.what());
+  }
+}
+
+template <typename E, std::size_t N>
+E parse_enum(ObjectReader& r, const char* key, const std::array<std::pair<const char*, E>, N>& table) {
+  const std::string s = r.str(key);
+  std::string allowed;
+  for (const auto& [name, value] : table) {
+    if (s == name) return value;
+    allowed += allowed.empty() ? name : std::string(", ") + name;
+  }
+  r.fail(key, "\"" + s + "\" is not one of: " + allowed);
+}
+
+constexpr std::array kMlpKinds = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
+constexpr std::array kNormKinds = {std::pair{"rmsnorm", NormKind::rmsnorm},
+                                   std::pair{"layernorm", NormKind::layernorm},
+                                   std::pair{"layernorm_nobias", NormKind::layernorm_nobias},
+                                   std::pair{"nonparametric", NormKind::nonparametric}};
+constexpr std::array kQkNorms = {std::pair{"none", QkNorm::none}, std::pair{"per_head", QkNorm::per_head},
+                                 std::pair{"full_width", QkNorm::full_width}};
+constexpr std::array kPositions = {std::pair{"rope", PositionKind::rope},
+                                   std::pair{"learned", PositionKind::learned},
+                                   std::pair{"alibi", PositionKind::alibi},
+                                   std::pair{"none", PositionKind::none}};
+
+template <typename E, std::size_t N>
+const char* enum_name(E v, const std::array<std::pair<const char*, E>, N>& table) {
+  for (const auto& [name, value] : table) {
+    if (value == v) return name;
+  }
+  return "?";
+}
+
+void set_int(ObjectReader& r, const char* key, std::int64_t& field) {
+  if (auto v = r.opt_integer(key)) field = *v;
+}
+void set_bool(ObjectReader& r, const char* key, bool& field) {
+  if (auto v = r.opt_bool(key)) field = *v;
+}
+
+}  // namespace
+
+HardwareConfig hardware_from_json(const json& j, std::string_view where) {
+  ObjectReader r(j, std::string(where), "");
+  HardwareConfig h;
+  h.name = r.str("name");
+  h.display_name = r.opt_str("display_name").value_or(h.name);
+  h.vendor = r.opt_str("vendor").value_or("");
+  h.memory_capacity = with_context(r, "memory_capacity", r.str("memory_capacity"), parse_bytes);
+  h.memory_bandwidth = with_context(r, "memory_bandwidth", r.str("memory_bandwidth"), parse_bandwidth);
+  ObjectReader peaks(r.raw("peak"), std::string(where), "/peak");
+  for (DType t : kAllDTypes) {
+    const std::string key(dtype_name(t));
+    if (auto text = peaks.opt_str(key.c_str())) {
+      h.set_peak(t, with_context(peaks, key.c_str(), *text, parse_flop_rate));
+    }
+  }
+  peaks.finish();
+  if (r.has("interconnect")) {
+    ObjectReader ic(r.raw("interconnect"), std::string(where), "/interconnect");
+    h.interconnect_name = ic.str("name");
+    h.interconnect_bandwidth =
+        with_context(ic, "bandwidth_per_direction", ic.str("bandwidth_per_direction"), parse_bandwidth);
+    h.interconnect_links = ic.opt_integer("links").value_or(0);
+    ic.finish();
+  }
+  if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);
+  if (r.has("aliases")) {
+    const json& a = r.raw("aliases");
+    if (!a.is_array()) r.fail("aliases", "expected an array of strings");
+    for (const json& s : a) {
+      if (!s.is_string()) r.fail("aliases", "expected an array of strings");
+      h.aliases.push_back(s.get<std::string>());
+    }
+  }
+  h.source = r.str("source");
+  if (h.source.empty()) r.fail("source", "must not be empty");
+  h.notes = r.opt_str("notes").value_or("");
+  r.finish();
+  const auto problems = validate(h);
+  if (!problems.empty()) throw InputError(std::string(where) + ": " + problems.front());
+  return h;
+}
+
+bool is_hf_config(const json& j) {
+  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
+}
+
+void architecture_from_json(const json& j, std::string_view where, ModelConfig& m) {
+  ObjectReader r(j, std::string(where), "/architecture");
+  if (auto f = r.opt_str("family")) m.family = *f;
+  set_int(r, "n_layers", m.n_layers);
+  set_int(r, "d_model", m.d_model);
+  set_int(r, "n_heads", m.n_heads);
+  set_int(r, "n_kv_heads", m.n_kv_heads);
+  set_int(r, "head_dim", m.head_dim);
+  set_int(r, "d_ff", m.d_ff);
+  set_int(r, "vocab_size", m.vocab_size);
+  set_int(r, "max_seq_len", m.max_seq_len);
+  if (r.has("mlp")) m.mlp = parse_enum(r, "mlp", kMlpKinds);
+  if (r.has("norm")) m.norm = parse_enum(r, "norm", kNormKinds);
+  set_int(r, "norms_per_layer", m.norms_per_layer);
+  set_bool(r, "final_norm", m.final_norm);
+  set_bool(r, "embedding_norm", m.embedding_norm);
+  if (r.has("qk_norm")) m.qk_norm = parse_enum(r, "qk_norm", kQkNorms);
+  set_bool(r, "qkv_bias", m.qkv_bias);
+  set_bool(r, "o_bias", m.o_bias);
+  set_bool(r, "mlp_bias", m.mlp_bias);
+  set_bool(r, "lm_head_bias", m.lm_head_bias);
+  set_bool(r, "tied_embeddings", m.tied_embeddings);
+  set_bool(r, "parallel_block", m.parallel_block);
+  if (r.has("position")) m.position = parse_enum(r, "position", kPositions);
+  set_int(r, "learned_positions", m.learned_positions);
+  set_int(r, "embed_proj_dim", m.embed_proj_dim);
+  set_int(r, "sliding_window", m.sliding_window);
+  set_int(r, "global_every", m.global_every);
+  set_int(r, "mtp_layers", m.mtp_layers);
+  if (r.has("moe")) {
+    ObjectReader e(r.raw("moe"), std::string(where), "/architecture/moe");
+    set_int(e, "n_experts", m.moe.n_experts);
+    set_int(e, "top_k", m.moe.top_k);
+    set_int(e, "d_ff_expert", m.moe.d_ff_expert);
+    set_int(e, "n_shared_experts", m.moe.n_shared_experts);
+    set_int(e, "d_ff_shared", m.moe.d_ff_shared);
+    set_bool(e, "shared_expert_gate", m.moe.shared_expert_gate);
+    set_int(e, "first_dense_layers", m.moe.first_dense_layers);
+    set_int(e, "layer_freq", m.moe.layer_freq);
+    set_bool(e, "router_bias", m.moe.router_bias);
+    set_bool(e, "correction_bias", m.moe.correction_bias);
+    e.finish();
+  }
+  if (r.has("mla")) {
+    ObjectReader a(r.raw("mla"), std::string(where), "/architecture/mla");
+    set_int(a, "q_lora_rank", m.mla.q_lora_rank);
+    set_int(a, "kv_lora_rank", m.mla.kv_lora_rank);
+    set_int(a, "qk_rope_head_dim", m.mla.qk_rope_head_dim);
+    set_int(a, "qk_nope_head_dim", m.mla.qk_nope_head_dim);
+    set_int(a, "v_head_dim", m.mla.v_head_dim);
+    a.finish();
+  }
+  r.finish();
+}
+
+json architecture_to_json(const ModelConfig& m) {
+  json a = {
+      {"family", m.family},
+      {"n_layers", m.n_layers},
+      {"d_model", m.d_model},
+      {"n_heads", m.n_heads},
+      {"n_kv_heads", m.n_kv_heads},
+      {"head_dim", m.head_dim},
+      {"d_ff", m.d_ff},
+      {"vocab_size", m.vocab_size},
+      {"max_seq_len", m.max_seq_len},
+      {"mlp", enum_name(m.mlp, kMlpKinds)},
+      {"norm", enum_name(m.norm, kNormKinds)},
+      {"norms_per_layer", m.norms_per_layer},
+      {"final_norm", m.final_norm},
+      {"embedding_norm", m.embedding_norm},
+      {"qk_norm", enum_name(m.qk_norm, kQkNorms)},
+      {"qkv_bias", m.qkv_bias},
+      {"o_bias", m.o_bias},
+      {"mlp_bias", m.mlp_bias},
+      {"lm_head_bias", m.lm_head_bias},
+      {"tied_embeddings", m.tied_embeddings},
+      {"parallel_block", m.parallel_block},
+      {"position", enum_name(m.position, kPositions)},
+      {"learned_positions", m.learned_positions},
+      {"embed_proj_dim", m.embed_proj_dim},
+      {"sliding_window", m.sliding_window},
+      {"global_every", m.global_every},
+      {"mtp_layers", m.mtp_layers},
+  };
+  if (m.moe.enabled()) {
+    a["moe"] = {{"n_experts", m.moe.n_experts},
+                {"top_k", m.moe.top_k},
+                {"d_ff_expert", m.moe.d_ff_expert},
+                {"n_shared_experts", m.moe.n_shared_experts},
+                {"d_ff_shared", m.moe.d_ff_shared},
+                {"shared_expert_gate", m.moe.shared_expert_gate},
+                {"first_dense_layers", m.moe.first_dense_layers},
+                {"layer_freq", m.moe.layer_freq},
+                {"router_bias", m.moe.router_bias},
+                {"correction_bias", m.moe.correction_bias}};
+  }
+  if (m.mla.enabled()) {
+    a["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                {"kv_lora_rank", m.mla.kv_lora_rank},
+                {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                {"v_head_dim", m.mla.v_head_dim}};
+  }
+  return a;
+}
+
+ModelPreset model_from_json(const json& j, std::string_view where, std::string_view fallback_name) {
+  ModelPreset p;
+  if (is_hf_config(j)) {
+    p.config = import_hf_config(j, where);
+    p.config.name = std::string(fallback_name);
+    p.input_format = "hf_config";
+    return p;
+  }
+  ObjectReader r(j, std::string(where), "");
+  p.config.name = r.str("name");
+  p.display_name = r.opt_str("display_name").value_or(p.config.name);
+  p.source = r.str("source");
+  if (p.source.empty()) r.fail("source", "must not be empty");
+  p.notes = r.opt_str("notes").value_or("");
+  p.published_params = r.opt_integer("published_params");
+  p.published_params_source = r.opt_str("published_params_source").value_or("");
+  const bool has_arch = r.has("architecture");
+  const bool has_hf = r.has("hf_config");
+  if (has_arch == has_hf) {
+    throw InputError(std::string(where) + ": needs exactly one of /architecture and /hf_config");
+  }
+  if (has_hf) {
+    const std::string name = p.config.name;
+    p.config = import_hf_config(r.raw("hf_config"), std::string(where) + ": /hf_config");
+    p.config.name = name;
+    p.input_format = "hf_config";
+  } else {
+    ModelConfig& m = p.config;
+    m.family = "custom";
+    m.n_kv_heads = -1;
+    m.head_dim = -1;
+    architecture_from_json(r.raw("architecture"), where, m);
+    for (const char* key : {"n_layers", "d_model", "n_heads", "vocab_size"}) {
+      if (!r.raw("architecture").contains(key)) {
+        throw InputError(std::string(where) + ": /architecture/" + key + ": missing required field");
+      }
+    }
+    if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
+    if (m.head_dim < 0) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+    p.input_format = "preset";
+  }
+  r.finish();
+  return p;
+}
+
+}  // namespace roofline::io
