@@ -70,7 +70,7 @@ void apply(const std::optional<std::string>& flag, const char* name, std::int64_
 
 bool any_architecture_flag(const ModelOptions& o) {
   return o.layers || o.hidden || o.heads || o.kv_heads || o.head_dim || o.ffn || o.vocab || o.mlp ||
-         o.tied || o.experts;
+         o.tied || o.untied || o.experts;
 }
 
 }  // namespace
@@ -90,7 +90,8 @@ void add_model_options(CLI::App* app, ModelOptions& o, bool model_required) {
   app->add_option("--max-seq-len", o.max_seq_len, "Trained context length")->group(g);
   app->add_option("--mlp", o.mlp, "gated (3 matrices) or plain (2)")->group(g);
   app->add_option("--norm", o.norm, "rmsnorm, layernorm, layernorm-nobias or none")->group(g);
-  app->add_flag("--tied,!--untied", o.tied, "Tie the output head to the embedding")->group(g);
+  auto* tied = app->add_flag("--tied", o.tied, "Tie the output head to the embedding")->group(g);
+  app->add_flag("--untied", o.untied, "Give the output head its own matrix")->group(g)->excludes(tied);
   app->add_option("--window", o.window, "Sliding-window size in tokens (0: none)")->group(g);
   app->add_option("--global-every", o.global_every, "With --window: every k-th layer is global")->group(g);
   app->add_option("--experts", o.experts, "Routed experts per MoE layer")->group(g);
@@ -186,7 +187,8 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
   apply(o.first_dense, "--first-dense", m.moe.first_dense_layers);
   if (o.mlp) m.mlp = choice("--mlp", *o.mlp, kMlp);
   if (o.norm) m.norm = choice("--norm", *o.norm, kNorm);
-  if (o.tied) m.tied_embeddings = *o.tied;
+  if (o.tied) m.tied_embeddings = true;
+  if (o.untied) m.tied_embeddings = false;
   if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
   // A changed width or head count re-derives d_h unless it was given: the checkpoint's value
   // no longer applies.

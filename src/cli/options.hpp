@@ -19,7 +19,8 @@ struct ModelOptions {
   std::optional<std::string> window, global_every, experts, top_k, expert_ffn, shared_experts,
       shared_ffn, first_dense;
   std::optional<std::string> mlp, norm;
-  std::optional<bool> tied;
+  bool tied = false;    ///< --tied
+  bool untied = false;  ///< --untied
 };
 
 struct GpuOptions {

@@ -1,0 +1,1 @@
+#include "roofline/misc.hpp"

@@ -1,0 +1,65 @@
+// Parameter counts against seed 000 Table 1.1 (Llama-3-8B) and the textbook layer of seed 003.
+#include <catch2/catch.hpp>
+
+#include "roofline/checked.hpp"
+#include "roofline/params.hpp"
+
+using namespace roofline;
+
+namespace {
+ModelConfig llama3_8b() {
+  ModelConfig m;
+  m.name = "llama3-8b";
+  m.n_layers = 32;
+  m.d_model = 4096;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.head_dim = 128;
+  m.d_ff = 14336;
+  m.vocab_size = 128256;
+  return m;
+}
+
+std::int64_t part(const LayerKindParams& k, std::string_view id) {
+  for (const auto& p : k.parts) {
+    if (p.id == id) return p.count;
+  }
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("Llama-3-8B per-matrix counts, seed 000 Table 1.1", "[params]") {
+  const ParamCounts c = count_params(llama3_8b());
+  REQUIRE(c.layer_kinds.size() == 1);
+  const LayerKindParams& l = c.layer_kinds[0];
+  CHECK(part(l, "q_proj") == 16'777'216);
+  CHECK(part(l, "k_proj") == 4'194'304);
+  CHECK(part(l, "v_proj") == 4'194'304);
+  CHECK(part(l, "o_proj") == 16'777'216);
+  CHECK(part(l, "gate_proj") + part(l, "up_proj") == 117'440'512);
+  CHECK(part(l, "down_proj") == 58'720'256);
+  CHECK(part(l, "norms") == 8'192);
+  CHECK(l.total == 218'112'000);
+  CHECK(c.blocks == 6'979'584'000);
+  CHECK(c.embedding == 525'336'576);
+  CHECK(c.lm_head == 525'336'576);
+  CHECK(c.total == 8'030'261'248);
+}
+
+TEST_CASE("tying the head removes V*d", "[params]") {
+  ModelConfig m = llama3_8b();
+  m.tied_embeddings = true;
+  CHECK(count_params(m).total == 8'030'261'248 - 525'336'576);
+}
+
+TEST_CASE("textbook layer (4+2m)d^2, seed 003 section 2.1", "[params]") {
+  STATIC_REQUIRE(textbook_layer_params(4096, 4) == 201'326'592);
+  STATIC_REQUIRE(textbook_layer_params(8192, 4) == 805'306'368);
+}
+
+TEST_CASE("overflow in an exact count is reported, not wrapped", "[params]") {
+  ModelConfig m = llama3_8b();
+  m.d_model = std::int64_t{1} << 40;
+  m.d_ff = std::int64_t{1} << 40;
+  CHECK_THROWS_AS(count_params(m), OverflowError);
+}
