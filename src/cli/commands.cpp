@@ -23,7 +23,16 @@ using i64 = std::int64_t;
 namespace {
 
 std::string n(i64 v) { return fmt::format("{}", fmt::group_digits(v)); }
-std::string g(double v) { return format::sig4(v); }
+// Compact numbers for substituted formulas: whole numbers exact, others to 4 significant digits.
+std::string g(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return n(static_cast<i64>(v));
+  std::string s = format::sig4(v);
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
 std::string gb(double bytes) { return format::sig4(bytes / 1e9) + " GB"; }
 
 Value opt(bool ok, double v) { return ok ? Value{v} : Value{}; }

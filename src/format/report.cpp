@@ -6,11 +6,19 @@ namespace roofline::format {
 
 namespace {
 
-nlohmann::json value_json(const Value& v) {
+// Counts of bytes, parameters, tokens and sequences are integers in JSON whenever they are whole.
+bool integral_unit(Unit u) {
+  return u == Unit::bytes || u == Unit::count || u == Unit::tokens || u == Unit::sequences;
+}
+
+nlohmann::json value_json(const Value& v, Unit u) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
   if (const auto* d = std::get_if<double>(&v)) {
     // The contract: never NaN or infinity; an undefined measure is null.
     if (!std::isfinite(*d)) return nullptr;
+    if (integral_unit(u) && std::fabs(*d) < 0x1p53 && *d == std::floor(*d)) {
+      return static_cast<std::int64_t>(*d);
+    }
     return *d;
   }
   if (const auto* b = std::get_if<bool>(&v)) return *b;
@@ -30,7 +38,7 @@ nlohmann::json to_json(const Report& r, bool explain) {
   for (const Section& s : r.sections) {
     nlohmann::json sec = nlohmann::json::object();
     for (const Row& row : s.rows) {
-      sec[row.key] = value_json(row.value);
+      sec[row.key] = value_json(row.value, row.unit);
       if (explain && !row.formula.empty()) {
         formulas[s.key + "." + row.key] = {{"formula", row.formula},
                                            {"substituted", row.substituted},
@@ -44,7 +52,7 @@ nlohmann::json to_json(const Report& r, bool explain) {
     for (const auto& cells : t.rows) {
       nlohmann::json o = nlohmann::json::object();
       for (std::size_t c = 0; c < t.columns.size() && c < cells.size(); ++c) {
-        o[t.columns[c].key] = value_json(cells[c]);
+        o[t.columns[c].key] = value_json(cells[c], t.columns[c].unit);
       }
       rows.push_back(std::move(o));
     }
