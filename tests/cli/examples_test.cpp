@@ -1,0 +1,87 @@
+// Every example shown in --help and in README.md runs, succeeds and prints something: a
+// documented command that fails is a bug in the docs or the code.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cli/app.hpp"
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = roofline::cli::run_cli(args, in, out, err, {});
+  return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> w;
+  std::istringstream s(line);
+  std::string x;
+  while (s >> x) w.push_back(x);
+  return w;
+}
+
+// Lines of the form "  roofline ..." (help footers) or "roofline ..." (README code blocks).
+std::vector<std::string> example_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream s(text);
+  std::string line;
+  const std::regex example(R"(^\s*(\$ )?roofline (.*)$)");
+  std::smatch m;
+  while (std::getline(s, line)) {
+    if (std::regex_match(line, m, example)) lines.push_back(m[2]);
+  }
+  return lines;
+}
+
+void run_example(const std::string& line) {
+  INFO("example: roofline " << line);
+  if (line.find('|') != std::string::npos || line.find('<') != std::string::npos) return;  // shell plumbing
+  const Result r = run(words(line));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(!r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("every --help example runs", "[examples]") {
+  std::vector<std::string> helps = {"--help"};
+  for (const char* cmd : {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm"}) {
+    helps.push_back(std::string(cmd) + " --help");
+  }
+  std::size_t examples = 0;
+  for (const std::string& h : helps) {
+    const Result r = run(words(h));
+    REQUIRE(r.code == 0);
+    for (const std::string& line : example_lines(r.out)) {
+      run_example(line);
+      ++examples;
+    }
+  }
+  CHECK(examples >= 12);
+}
+
+TEST_CASE("every README example runs", "[examples]") {
+  // The README's examples are run from the repository root, where its fixture paths resolve.
+  std::filesystem::current_path(ROOFLINE_SOURCE_DIR);
+  std::ifstream f(std::string(ROOFLINE_SOURCE_DIR) + "/README.md");
+  REQUIRE(f.good());
+  std::ostringstream s;
+  s << f.rdbuf();
+  const auto lines = example_lines(s.str());
+  CHECK(lines.size() >= 5);
+  for (const std::string& line : lines) run_example(line);
+}
