@@ -101,7 +101,7 @@ Section section_params(const Ctx& c) {
           Unit::count, "S000-T1.1", "P_layer = attention + MLP + norms", fmt::format("{} per layer", n(k.total)),
           fmt::format("{:.4f} d²", static_cast<double>(k.total) / d2));
   }
-  s.add("params_per_layer_d2", "per layer / d²", static_cast<double>(layer.total) / d2, Unit::none, "S003-2.1",
+  s.add("params_per_layer_over_d2", "per layer / d²", static_cast<double>(layer.total) / d2, Unit::none, "S003-2.1",
         "P_layer / d²", fmt::format("{} / {}²", n(layer.total), m.d_model));
   s.add("blocks_params", "all layers", p.blocks, Unit::count, "S000-T1.1", "sum_l P_layer",
         fmt::format("{} layers", m.n_layers));
@@ -212,7 +212,7 @@ Section section_flops(const Ctx& c) {
   s.add("prefill_attention_flop", "  of which attention", attention_flops_prefill(m, sp, c.w.attention).base(),
         Unit::flop, "S004", c.w.attention == AttentionMode::causal ? "2 L S² w (causal)" : "4 L S² w (full)",
         fmt::format("S = {}", n(c.w.prompt)));
-  s.add("attention_share_at_prompt", "attention share of layer FLOPs",
+  s.add("attention_share_fraction", "attention share of layer FLOPs",
         attention_share(m, p, sp, c.w.attention), Unit::fraction, "S003-2.3", "A / (A + 2 S P_layer L)", "");
   const double x_causal = attention_crossover_tokens(m, p, AttentionMode::causal);
   const double x_full = attention_crossover_tokens(m, p, AttentionMode::full);
@@ -324,7 +324,7 @@ Section section_decode(const Ctx& c) {
         fmt::format("{} / {}", n(c.w.batch), g(d.t_step.base())));
   s.add("bound", "bound", std::string(!c.has_peak ? "memory (compute n/a)" : d.bound == Bound::memory ? "memory" : "compute"),
         Unit::text);
-  s.add("compute_utilisation", "arithmetic utilisation", opt(c.has_peak, d.utilisation), Unit::fraction, "S004",
+  s.add("compute_utilisation_fraction", "arithmetic utilisation", opt(c.has_peak, d.utilisation), Unit::fraction, "S004",
         "t_compute / t_step", "");
   // The two whiteboard ceilings beside the physical one: weights only, no KV.
   Workload w0 = c.w;
@@ -339,17 +339,17 @@ Section section_decode(const Ctx& c) {
         "S003-2.5", "BW / (N b_w)", fmt::format("{} / {}", g(c.machine.bandwidth.base()), gb(all.bytes.base())),
         "the whiteboard rule");
   const auto knee = c.has_peak ? decode_compute_bound_batch(m, c.counts, c.w, c.machine) : std::nullopt;
-  s.add("compute_bound_batch", fmt::format("batch where decode turns compute-bound (T={})", n(c.w.context)),
+  s.add("compute_bound_batch_sequences", fmt::format("batch where decode turns compute-bound (T={})", n(c.w.context)),
         knee ? Value{*knee} : Value{}, Unit::sequences, "S003-2.5", "smallest B with B F_tok / P >= (W + B M_KV) / BW", "",
         c.has_peak && !knee ? "never: the KV read grows as fast as the FLOPs" : "");
   Workload wk = c.w;
   wk.context = 0;
   const auto knee0 = c.has_peak ? decode_compute_bound_batch(m, c.counts, wk, c.machine) : std::nullopt;
-  s.add("compute_bound_batch_weights_only", "  same, weights only (no KV)", knee0 ? Value{*knee0} : Value{},
+  s.add("compute_bound_batch_weights_only_sequences", "  same, weights only (no KV)", knee0 ? Value{*knee0} : Value{},
         Unit::sequences, "S003-2.5", "B* ~ ridge b_w / 2", "");
   const double ridge = c.has_peak ? ridge_point(c.machine.peak, c.machine.bandwidth).base() : 0.0;
   const double t_proj = projection_compute_bound_tokens(static_cast<double>(m.d_model), units::FlopPerByte{ridge});
-  s.add("compute_bound_tokens_projection", "  d x d projection reaches the ridge at", opt(c.has_peak && t_proj > 0.0, t_proj),
+  s.add("projection_compute_bound_tokens", "  d x d projection reaches the ridge at", opt(c.has_peak && t_proj > 0.0, t_proj),
         Unit::tokens, "S003-2.4", "T* = ridge d / (d - 2 ridge)", fmt::format("{} x {} / ({} - 2 x {})", g(ridge), m.d_model, m.d_model, g(ridge)),
         "seed 003's ~280 on MI300X");
   return s.take();
@@ -360,14 +360,14 @@ Section section_prefill(const Ctx& c) {
   const PrefillPass p = prefill_pass(m, c.counts, c.w, c.machine);
   Rows s("prefill", fmt::format("Prefill (batch {}, {} tokens)", n(c.w.batch), n(c.w.prompt)));
   s.add("prefill_flop", "FLOPs", p.flops.base(), Unit::flop, "S004", "B (S (C_fwd - 2Vd) + n_head 2Vd + attention)", "");
-  s.add("prefill_attention_share", "attention share", p.attention_flops / p.flops, Unit::fraction, "S004",
+  s.add("prefill_attention_share_fraction", "attention share", p.attention_flops / p.flops, Unit::fraction, "S004",
         "A / F", fmt::format("{} / {}", g(p.attention_flops.base()), g(p.flops.base())));
   s.add("prefill_weight_bytes", "weights read", p.weight_bytes.base(), Unit::bytes, "S004", "N_read b_w", "");
   s.add("prefill_kv_written_bytes", "KV written", p.kv_written.base(), Unit::bytes, "S004", "B M_KV(S)", "");
   s.add("prefill_intensity_flop_per_byte", "arithmetic intensity", p.intensity.base(), Unit::flop_per_byte, "S004",
         "I = F / Q", fmt::format("{} / {}", g(p.flops.base()), g(p.bytes.base())));
   if (c.has_peak) {
-    s.add("prefill_ridge_multiple", "  x the ridge", p.intensity / ridge_point(c.machine.peak, c.machine.bandwidth),
+    s.add("prefill_ridge_ratio", "  x the ridge", p.intensity / ridge_point(c.machine.peak, c.machine.bandwidth),
           Unit::ratio, "S004", "I / I*", "");
   }
   s.add("prefill_compute_time_s", "compute time", opt(c.has_peak, p.t_compute.base()), Unit::seconds, "WI09", "F / P", "");
@@ -382,7 +382,7 @@ Section section_prefill(const Ctx& c) {
     w1.batch = 1;
     const DecodeStep d = decode_step(m, c.counts, w1, c.machine);
     const double per_token_prefill = p.t_floor.base() / (static_cast<double>(c.w.prompt * c.w.batch));
-    s.add("decode_vs_prefill_cost_per_token", "decode / prefill time per token", d.t_step.base() / per_token_prefill,
+    s.add("decode_vs_prefill_cost_ratio", "decode / prefill time per token", d.t_step.base() / per_token_prefill,
           Unit::ratio, "S004", "t_step / (t_prefill / S)", "");
   }
   return s.take();
@@ -432,7 +432,7 @@ Section section_elementwise(const Ctx& c) {
         "b (norms 2d + RoPE 2(w_q + w_kv) + residuals 6d + act n d_ff)", "");
   s.add("fusion_crossover_tokens", "equals the layer weight read at", fusion_crossover_tokens(layer_w, ew), Unit::tokens,
         "S003-3.3", "W_layer / e", fmt::format("{} / {}", g(layer_w.base()), g(ew.base())));
-  s.add("elementwise_share_decode", "share of traffic at 1 token", ew / (layer_w + ew), Unit::fraction, "S003-3.3",
+  s.add("elementwise_share_decode_fraction", "share of traffic at 1 token", ew / (layer_w + ew), Unit::fraction, "S003-3.3",
         "e / (W_layer + e)", "");
   return s.take();
 }
@@ -525,7 +525,7 @@ format::Report build_gemm(const GemmArgs& a, const std::optional<HardwareConfig>
   r.headline = fmt::format("GEMM C({} x {}) = A({} x {}) B({} x {}) in {}", g(a.m), g(a.n), g(a.m), g(a.k), g(a.k),
                            g(a.n), dtype_name(a.dtype));
   const double b = dtype_bytes(a.dtype);
-  r.inputs = {{"m", a.m}, {"n", a.n}, {"k", a.k}, {"dtype", dtype_name(a.dtype)}};
+  r.inputs = {{"gemm", {{"m", a.m}, {"n", a.n}, {"k", a.k}, {"dtype", dtype_name(a.dtype)}}}};
   Rows s("gemm", "GEMM");
   const units::Flop f = gemm_flops(a.m, a.n, a.k);
   const units::Bytes q = gemm_bytes(a.m, a.n, a.k, b);
@@ -535,7 +535,7 @@ format::Report build_gemm(const GemmArgs& a, const std::optional<HardwareConfig>
   s.add("intensity_flop_per_byte", "arithmetic intensity", (f / q).base(), Unit::flop_per_byte, "S002-intensity",
         "2mnk / (b (mk + kn + mn))", fmt::format("{} / {}", g(f.base()), g(q.base())));
   if (gpu) {
-    r.inputs["gpu"] = gpu->name;
+    r.inputs["gpu"] = gpu_json(*gpu, gpu->memory_capacity, gpu->peak_for(a.dtype));
     const auto peak = gpu->peak_for(a.dtype);
     const bool has = peak.has_value();
     const units::FlopPerSecond pk = peak.value_or(units::FlopPerSecond{HUGE_VAL});

@@ -34,6 +34,10 @@ struct Ctx {
   [[nodiscard]] double kv_b() const { return dtype_bytes(w.kv_dtype); }
 };
 
+/// The JSON echo of an accelerator: capacity as used, bandwidth, peaks per dtype.
+nlohmann::json gpu_json(const HardwareConfig& h, units::Bytes capacity,
+                        std::optional<units::FlopPerSecond> compute_peak);
+
 /// The JSON echo of every resolved input and convention.
 nlohmann::json inputs_json(const Ctx& c);
 

@@ -293,6 +293,19 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   return c;
 }
 
+nlohmann::json gpu_json(const HardwareConfig& h, units::Bytes capacity,
+                        std::optional<units::FlopPerSecond> compute_peak) {
+  nlohmann::json peaks = nlohmann::json::object();
+  for (DType t : kAllDTypes) {
+    if (auto pk = h.peak_for(t)) peaks[std::string(dtype_name(t))] = pk->base();
+  }
+  return {{"name", h.name},
+          {"memory_capacity_bytes", capacity.base()},
+          {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
+          {"peak_flop_per_s", peaks},
+          {"compute_peak_flop_per_s", compute_peak ? nlohmann::json(compute_peak->base()) : nlohmann::json()}};
+}
+
 nlohmann::json inputs_json(const Ctx& c) {
   nlohmann::json j;
   const io::ModelPreset& p = c.model;
@@ -322,15 +335,7 @@ nlohmann::json inputs_json(const Ctx& c) {
                       {"capacity", c.gpu ? c.capacity_convention : "none"},
                       {"concurrency_rounding", "floor"}};
   if (c.gpu) {
-    nlohmann::json peaks = nlohmann::json::object();
-    for (DType t : kAllDTypes) {
-      if (auto pk = c.gpu->peak_for(t)) peaks[std::string(dtype_name(t))] = pk->base();
-    }
-    j["gpu"] = {{"name", c.gpu->name},
-                {"memory_capacity_bytes", c.capacity.base()},
-                {"memory_bandwidth_bytes_per_s", c.bw_nominal.base()},
-                {"peak_flop_per_s", peaks},
-                {"compute_peak_flop_per_s", c.has_peak ? nlohmann::json(c.peak_nominal.base()) : nlohmann::json()}};
+    j["gpu"] = gpu_json(*c.gpu, c.capacity, c.has_peak ? std::optional(c.peak_nominal) : std::nullopt);
   }
   return j;
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Validates roofline JSON against docs/roofline.schema.json: the committed goldens and live
+outputs of every command. Needs Debian's python3-jsonschema."""
+import json
+import pathlib
+import subprocess
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    sys.exit("validate_json.py: python3-jsonschema is missing; apt-get install python3-jsonschema")
+
+root = pathlib.Path(sys.argv[2])
+binary = sys.argv[1]
+schema = json.loads((root / "docs" / "roofline.schema.json").read_text())
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+
+documents = {str(p): json.loads(p.read_text()) for p in sorted((root / "tests" / "golden").glob("*.json"))}
+commands = [
+    ["report", "llama3-8b", "--gpu", "h100-sxm", "--explain"],
+    ["report", "deepseek-v3", "--gpu", "mi355x"],
+    ["report", "gemma2-9b", "--gpu", "m4-max"],
+    ["params", "qwen1.5-moe-a2.7b"],
+    ["flops", "gpt3-175b"],
+    ["kv", "mistral-7b", "--context", "32768"],
+    ["memory", "llama3.1-405b", "--gpu", "b200", "--gpus", "8"],
+    ["decode", "mixtral-8x7b", "--gpu", "h200-sxm", "--batch", "64"],
+    ["prefill", "qwen2.5-72b", "--gpu", "mi300x"],
+    ["serve", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2"],
+    ["gemm", "1", "4096", "4096", "--gpu", "a100-80gb-sxm"],
+    ["gpus"],
+    ["models"],
+]
+for args in commands:
+    out = subprocess.run([binary, *args, "--format", "json"], check=True, capture_output=True, text=True).stdout
+    documents["roofline " + " ".join(args)] = json.loads(out)
+
+failures = 0
+for name, doc in documents.items():
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors[:5]:
+        print(f"{name}: {'/'.join(map(str, e.path))}: {e.message}")
+    failures += bool(errors)
+print(f"{len(documents) - failures} passed, {failures} failed")
+sys.exit(1 if failures else 0)
