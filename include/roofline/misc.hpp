@@ -1,4 +1,94 @@
 // Small formulas the seed documents use outside the transformer arithmetic.
 #pragma once
 
-namespace roofline {}  // namespace roofline
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "roofline/units.hpp"
+
+namespace roofline {
+
+// --- Tensors --------------------------------------------------------------------------------
+
+/// Payload of a contiguous tensor: numel b = (prod shape) b  [S000-1.2]
+constexpr units::Bytes tensor_payload_bytes(std::span<const std::int64_t> shape,
+                                            double element_bytes) {
+  double numel = 1.0;
+  for (const std::int64_t s : shape) numel *= static_cast<double>(s);
+  return units::Bytes{numel * element_bytes};
+}
+
+/// Row-major (contiguous) strides in elements: stride[i] = prod shape[i+1:]  [S000-1.2]
+std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> shape);
+
+/// Mean cross-entropy of all-equal logits over C classes: ln C  [S000-1.5]
+double uniform_logits_cross_entropy(double classes);
+
+// --- Memory budget ----------------------------------------------------------------------------
+
+/// Memory left for the KV cache: C - M_w - R (negative when the weights do not fit)  [S003-3.4]
+constexpr units::Bytes free_memory(units::Bytes capacity, units::Bytes weights,
+                                   units::Bytes reserve) {
+  return capacity - weights - reserve;
+}
+
+/// Devices needed to hold the weights alone: ceil(M_w / C)  [S003-3.6]
+std::int64_t devices_for_weights(units::Bytes weights, units::Bytes capacity_per_device);
+
+// --- Elementwise traffic per token, unfused (read inputs once, write output once) ---------------
+
+/// Norm (RMSNorm or LayerNorm) over width d: read d, write d -> 2 d b  [S003-3.3]
+constexpr units::Bytes norm_bytes_per_token(double d, double b) { return units::Bytes{2.0 * d * b}; }
+
+/// RoPE on Q and K: read and write w_q + w_kv -> 2 (w_q + w_kv) b  [S003-3.3]
+constexpr units::Bytes rope_bytes_per_token(double w_q, double w_kv, double b) {
+  return units::Bytes{2.0 * (w_q + w_kv) * b};
+}
+
+/// Residual add: read 2 d, write d -> 3 d b  [S003-3.3]
+constexpr units::Bytes residual_add_bytes_per_token(double d, double b) {
+  return units::Bytes{3.0 * d * b};
+}
+
+/// Gated activation (SwiGLU): read gate and up, write d_ff -> 3 d_ff b  [S003-3.3]
+constexpr units::Bytes gated_activation_bytes_per_token(double d_ff, double b) {
+  return units::Bytes{3.0 * d_ff * b};
+}
+
+/// Elementwise share of a pass's traffic: T e / (W + T e)  [S003-3.3]
+constexpr double elementwise_traffic_share(units::Bytes layer_weight_bytes,
+                                           units::Bytes ew_per_token, double tokens) {
+  return tokens * ew_per_token.base() / (layer_weight_bytes.base() + tokens * ew_per_token.base());
+}
+
+/// Speedup of a memory-bound region from fusion: Q_unfused / Q_fused  [S002-fusion]
+constexpr double fusion_speedup(units::Bytes unfused, units::Bytes fused) { return unfused / fused; }
+
+// --- Architecture -----------------------------------------------------------------------------
+
+/// FFN width giving P_ffn parameters with n matrices of d x d_ff: d_ff = P_ffn / (n d)
+/// (a gated FFN at the parameters of a plain 4d MLP: 8d/3)  [S003-3.5]
+constexpr double iso_param_d_ff(double ffn_params, double d, double matrices) {
+  return ffn_params / (matrices * d);
+}
+
+// --- Hardware and comparisons -----------------------------------------------------------------
+
+/// Marketing peak with 2:4 structured sparsity: 2 P_dense (never for ridge or MFU)  [S004]
+constexpr units::FlopPerSecond structured_sparsity_peak(units::FlopPerSecond dense) {
+  return dense * 2.0;
+}
+
+/// Relative change from a to b: (b - a) / a  [S003-3.6]
+constexpr double relative_change(double from, double to) { return (to - from) / from; }
+
+// --- Distributed training ---------------------------------------------------------------------
+
+/// Data-parallel gradient all-reduce volume per step, in elements: 2 Psi  [RA20 §7.1]
+constexpr double dp_allreduce_volume(double params) { return 2.0 * params; }
+
+/// ZeRO-3 (P_os+g+p) volume per step, in elements: 3 Psi  [RA20 §7.2.2]
+constexpr double zero3_comm_volume(double params) { return 3.0 * params; }
+
+}  // namespace roofline

@@ -55,6 +55,7 @@ struct Quantity {
 
 /// Quotient of two quantities; a dimensionless result is a plain double.
 template <int B1, int F1, int S1, int B2, int F2, int S2>
+  requires detail::allowed<B1 - B2, F1 - F2, S1 - S2>
 constexpr auto operator/(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
   if constexpr (B1 == B2 && F1 == F2 && S1 == S2) {
     return a.value / b.value;
@@ -64,6 +65,7 @@ constexpr auto operator/(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
 }
 
 template <int B1, int F1, int S1, int B2, int F2, int S2>
+  requires detail::allowed<B1 + B2, F1 + F2, S1 + S2>
 constexpr auto operator*(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
   if constexpr (B1 + B2 == 0 && F1 + F2 == 0 && S1 + S2 == 0) {
     return a.value * b.value;
