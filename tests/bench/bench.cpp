@@ -1,0 +1,77 @@
+// roofline_bench: throughput of the engine and of whole in-process commands.
+// Run: ./build/release-bench/tests/bench/roofline_bench  (see docs/performance.md)
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/app.hpp"
+#include "io/preset_registry.hpp"
+#include "roofline/decode.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
+
+using namespace roofline;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Keeps the optimiser from dropping work whose result is otherwise unused.
+volatile double g_sink = 0.0;
+
+}  // namespace
+
+int main() {
+  const io::PresetRegistry reg({});
+  std::istringstream no_stdin;
+  const io::ModelPreset p = reg.load_model("llama3-8b", no_stdin);
+  const HardwareConfig h = reg.load_gpu("h100-sxm");
+  const ParamCounts c = count_params(p.config);
+  const Machine hw{*h.peak_for(DType::bf16), h.memory_bandwidth};
+
+  // 1. A decode sweep: batch x context points, each a full decode_step (weights, KV, FLOPs, bound).
+  {
+    Workload w;
+    std::int64_t points = 0;
+    const auto t0 = Clock::now();
+    for (std::int64_t b = 1; b <= 1000; ++b) {
+      for (std::int64_t t = 0; t < 1000; ++t) {
+        w.batch = b;
+        w.context = t * 128;
+        g_sink = g_sink + decode_step(p.config, c, w, hw).tokens_per_s;
+        ++points;
+      }
+    }
+    const double s = seconds_since(t0);
+    std::printf("decode sweep: %lld points in %.3f s = %.2f M points/s\n", static_cast<long long>(points), s,
+                static_cast<double>(points) / s / 1e6);
+  }
+
+  // 2. Exact parameter counts of a model (the params command's engine work).
+  {
+    const int n = 200000;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) g_sink = g_sink + static_cast<double>(count_params(p.config).total);
+    const double s = seconds_since(t0);
+    std::printf("count_params: %.2f M models/s\n", n / s / 1e6);
+  }
+
+  // 3. Whole commands in-process: parse flags, load presets, compute, render JSON.
+  for (const char* cmd : {"params", "report"}) {
+    const int n = 2000;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      std::istringstream in;
+      std::ostringstream out;
+      std::ostringstream err;
+      roofline::cli::run_cli({cmd, "llama3-8b", "--gpu", "h100-sxm", "--format", "json"}, in, out, err, {});
+      g_sink = g_sink + static_cast<double>(out.str().size());
+    }
+    const double s = seconds_since(t0);
+    std::printf("run_cli %s --format json: %.1f us per command (%.0f commands/s)\n", cmd, s / n * 1e6, n / s);
+  }
+  return 0;
+}
