@@ -1,6 +1,7 @@
 // The command table and the one catch site. main() forwards here; tests call it in-process.
 #include "cli/app.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -144,7 +145,15 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
   // CLI11 checks every new option against all the others, so building all ~300 options costs
   // more than the whole computation. Only the command named on the line gets its options; the
   // others exist by name for the command list and --help.
-  const std::string selected = args.empty() ? std::string() : args.front();
+  std::string selected;
+  for (const std::string& a : args) {
+    const bool is_command = std::any_of(std::begin(kModelCommands), std::end(kModelCommands),
+                                        [&](const ModelCommand& c) { return a == c.name; });
+    if (is_command) {
+      selected = a;
+      break;
+    }
+  }
   std::vector<Bound> bound;
   for (const ModelCommand& cmd : kModelCommands) {
     Bound b{&cmd, app.add_subcommand(cmd.name, cmd.help)};
