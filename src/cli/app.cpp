@@ -46,7 +46,8 @@ constexpr ModelCommand kModelCommands[] = {
      "  roofline params llama3-8b\n"
      "  roofline params mixtral-8x7b --format json\n"},
     {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", false, build_flops,
-     "  roofline flops llama3-8b --prompt 2048\n"},
+     "  roofline flops llama3-8b --prompt 2048\n"
+     "  roofline flops llama3-8b --train-tokens 15T --gpu h100-sxm --gpus 1024 --mfu 40%\n"},
     {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", false, build_kv,
      "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
     {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", true, build_memory,

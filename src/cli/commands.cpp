@@ -214,6 +214,19 @@ Section section_flops(const Ctx& c) {
         fmt::format("S = {}", n(c.w.prompt)));
   s.add("attention_share_fraction", "attention share of layer FLOPs",
         attention_share(m, p, sp, c.w.attention), Unit::fraction, "S003-2.3", "A / (A + 2 S P_layer L)", "");
+  if (c.train_tokens > 0) {
+    const double n_params = static_cast<double>(flop_params(p, c.w.basis));
+    const double tokens = static_cast<double>(c.train_tokens);
+    const units::Flop total = training_compute(n_params, tokens);
+    s.add("training_compute_flop", fmt::format("training compute for {} tokens", n(c.train_tokens)), total.base(),
+          Unit::flop, "KA20-2.1", "C = 6 N D", fmt::format("6 x {} x {}", n(flop_params(p, c.w.basis)), n(c.train_tokens)));
+    if (c.gpu) {
+      const units::Seconds t = time_to_train(total, static_cast<double>(c.devices), c.machine.peak);
+      s.add("time_to_train_s", fmt::format("time on {} x {} at {} of peak", c.devices, c.gpu->name, format::sig4(c.w.mfu * 100.0) + " %"),
+            opt(c.has_peak, t.base()), Unit::seconds, "S000-1.4", "T = C / (G X)",
+            fmt::format("{} / ({} x {})", g(total.base()), c.devices, g(c.machine.peak.base())));
+    }
+  }
   const double x_causal = attention_crossover_tokens(m, p, AttentionMode::causal);
   const double x_full = attention_crossover_tokens(m, p, AttentionMode::full);
   s.add("attention_crossover_tokens_causal", "attention = projections at (causal)", x_causal, Unit::tokens,

@@ -28,6 +28,7 @@ struct Ctx {
   units::BytesPerSecond bw_nominal{};
   Machine machine{};                 ///< effective: peak x mfu, bandwidth x bw_efficiency
   bool context_given = false;
+  std::int64_t train_tokens = 0;     ///< D for training compute; 0 when not asked
   std::vector<std::string> notes;
 
   [[nodiscard]] const ModelConfig& m() const { return model.config; }

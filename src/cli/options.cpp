@@ -120,6 +120,7 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
       ->group(g);
   app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048]")->group(g);
   app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->group(g);
+  app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->group(g);
   app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->group(g);
   app->add_option("--weight-bits", o.weight_bits,
                   "Bits per weight with scales: 4.125 (int4, fp16 scale per 128), q4_k (4.5), q5_k (5.5), "
@@ -229,6 +230,7 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   w.prompt = count_flag("--prompt", wo.prompt);
   if (w.prompt < 1) throw InputError("--prompt: \"" + wo.prompt + "\" must be at least 1");
   w.output = count_flag("--output", wo.output);
+  if (wo.train_tokens) c.train_tokens = count_flag("--train-tokens", *wo.train_tokens);
   w.weight_dtype = dtype_flag("--dtype", wo.dtype);
   w.weight_bits = dtype_bits(w.weight_dtype);
   if (wo.weight_bits) {
@@ -319,6 +321,7 @@ nlohmann::json inputs_json(const Ctx& c) {
                    {"context_tokens", w.context},
                    {"prompt_tokens", w.prompt},
                    {"output_tokens", w.output},
+                   {"train_tokens", c.train_tokens},
                    {"weight_dtype", dtype_name(w.weight_dtype)},
                    {"weight_bits", w.weight_bits},
                    {"kv_dtype", dtype_name(w.kv_dtype)},

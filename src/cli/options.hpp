@@ -34,6 +34,7 @@ struct WorkloadOptions {
   std::optional<std::string> context;
   std::string prompt = "2048";
   std::string output = "256";
+  std::optional<std::string> train_tokens;
   std::string dtype = "bf16";
   std::optional<std::string> weight_bits;
   std::optional<std::string> kv_dtype;

@@ -22,6 +22,8 @@ constexpr std::array kIec = {Prefix{0x1p50, "Pi"}, Prefix{0x1p40, "Ti"}, Prefix{
 
 template <std::size_t N>
 std::string with_prefix(double x, const std::array<Prefix, N>& table, const char* unit) {
+  // Past peta, scientific notation reads better than exa/zetta prefixes (papers write 8.4e22 FLOP).
+  if (std::fabs(x) >= 0.9995e18) return fmt::format("{:.4g} {}", x, unit);
   for (const Prefix& p : table) {
     if (std::fabs(x) >= p.scale * 0.9995 || p.scale == 1.0) {
       return sig4(x / p.scale) + " " + p.name + unit;
