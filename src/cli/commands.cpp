@@ -364,7 +364,7 @@ Section section_decode(const Ctx& c) {
   const double t_proj = projection_compute_bound_tokens(static_cast<double>(m.d_model), units::FlopPerByte{ridge});
   s.add("projection_compute_bound_tokens", "  d x d projection reaches the ridge at", opt(c.has_peak && t_proj > 0.0, t_proj),
         Unit::tokens, "S003-2.4", "T* = ridge d / (d - 2 ridge)", fmt::format("{} x {} / ({} - 2 x {})", g(ridge), m.d_model, m.d_model, g(ridge)),
-        "seed 003's ~280 on MI300X");
+        "");
   return s.take();
 }
 

@@ -281,10 +281,17 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
                               : c.gpu->peak_for(w.compute_dtype);
     c.has_peak = peak.has_value() && peak->base() > 0.0;
     c.peak_nominal = peak.value_or(units::FlopPerSecond{});
-    c.machine.bandwidth = c.bw_nominal * w.bw_efficiency;
+    // N devices act as one ideal device: rates add, communication is free. The parallelism
+    // model that charges for it comes later; the note says so wherever it matters.
+    const double n = static_cast<double>(c.devices);
+    c.machine.bandwidth = c.bw_nominal * (w.bw_efficiency * n);
     // Without a published peak, compute time is unknown: an infinite rate keeps the memory side
     // exact and every compute-side row is reported as n/a.
-    c.machine.peak = c.has_peak ? c.peak_nominal * w.mfu : units::FlopPerSecond{HUGE_VAL};
+    c.machine.peak = c.has_peak ? c.peak_nominal * (w.mfu * n) : units::FlopPerSecond{HUGE_VAL};
+    if (c.devices > 1) {
+      c.notes.push_back(std::to_string(c.devices) + " devices are treated as one ideal device: capacity, bandwidth and "
+                        "peak add up and communication is free, so time results are lower bounds");
+    }
     if (!c.has_peak) {
       c.notes.push_back(c.gpu->name + " has no published dense " + std::string(dtype_name(w.compute_dtype)) +
                         " peak; compute-side results are n/a (give --gpu-peak to set one)");
