@@ -23,7 +23,9 @@ struct Machine {
 double expected_experts_touched(double experts, double top_k, double tokens);
 
 /// Parameters a forward pass over n tokens reads from memory:
-/// touched: N - V d + min(n, V) d (gather), MoE experts expected; all_weights: N  [S003-2.5] [S004]
+/// touched: N - V e + min(n, V) e for an untied table (a tied one is read whole by the head),
+/// learned positions min(n, n_pos) rows, MoE experts as expected_experts_touched;
+/// all_weights: N  [S003-2.5] [S004]
 double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, DecodeBytes mode,
                    MoeDecodeBytes moe_mode);
 
@@ -48,7 +50,7 @@ struct DecodeStep {
 DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
 
 /// Smallest batch at which the decode step is compute-bound; nullopt if none up to 2^30 (the KV
-/// read grows with B as fast as the FLOPs)  [S003-2.5]
+/// read grows with B as fast as the FLOPs)  [S003-2.4]
 std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c,
                                                        const Workload& w, Machine hw);
 

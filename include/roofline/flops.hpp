@@ -11,7 +11,8 @@
 namespace roofline {
 
 /// Parameters entering the FLOP count under a basis (MoE: active parameters).
-/// physical: N_active - V d (gather) - positions + V d (head, even when tied)   [KA20 §2.1]
+/// physical: N_active - V e (gather) - positions - head_stored + V e (the head multiplies every
+///   token even when tied); biases and norm gains ride along at 2 FLOP each   [KA20 §2.1]
 /// non_embedding: N_active without embedding, positions and head                [KA20 §2.1]
 /// all_params: N_active                                                          [S004]
 std::int64_t flop_params(const ParamCounts& c, FlopBasis basis);

@@ -42,8 +42,9 @@ constexpr units::Bytes score_matrix_bytes(double heads, double tokens, double b)
   return units::Bytes{heads * tokens * tokens * b};
 }
 
-/// Elementwise traffic per token per layer, unfused: b (2d + 2(w_q + w_kv) + 3d + 2d + n d_ff + 3d),
-/// n = 3 gated / 2 plain; RoPE term only with rotary positions  [S003-3.3]
+/// Elementwise traffic per token per layer, unfused: b (n_norm 2d + 2(w_q + w_kv) + 6d + n f),
+/// n_norm norms per layer, RoPE term only with rotary positions, n = 3 gated / 2 plain, f = d_ff
+/// (MoE: k d_ff_expert + shared widths). Llama: 2d + 2(d + d_kv) + 3d + 2d + 3 d_ff + 3d  [S003-3.3]
 units::Bytes elementwise_bytes_per_token_layer(const ModelConfig& m, double b);
 
 /// Tokens per pass where elementwise traffic equals the layer's weight read: W_layer / e  [S003-3.3]

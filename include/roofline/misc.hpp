@@ -1,19 +1,18 @@
 // Small formulas the seed documents use outside the transformer arithmetic.
 #pragma once
 
+#include "roofline/units.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include "roofline/units.hpp"
 
 namespace roofline {
 
 // --- Tensors --------------------------------------------------------------------------------
 
 /// Payload of a contiguous tensor: numel b = (prod shape) b  [S000-1.2]
-constexpr units::Bytes tensor_payload_bytes(std::span<const std::int64_t> shape,
-                                            double element_bytes) {
+constexpr units::Bytes tensor_payload_bytes(std::span<const std::int64_t> shape, double element_bytes) {
   double numel = 1.0;
   for (const std::int64_t s : shape) numel *= static_cast<double>(s);
   return units::Bytes{numel * element_bytes};
@@ -28,8 +27,7 @@ double uniform_logits_cross_entropy(double classes);
 // --- Memory budget ----------------------------------------------------------------------------
 
 /// Memory left for the KV cache: C - M_w - R (negative when the weights do not fit)  [S003-3.4]
-constexpr units::Bytes free_memory(units::Bytes capacity, units::Bytes weights,
-                                   units::Bytes reserve) {
+constexpr units::Bytes free_memory(units::Bytes capacity, units::Bytes weights, units::Bytes reserve) {
   return capacity - weights - reserve;
 }
 
@@ -47,18 +45,13 @@ constexpr units::Bytes rope_bytes_per_token(double w_q, double w_kv, double b) {
 }
 
 /// Residual add: read 2 d, write d -> 3 d b  [S003-3.3]
-constexpr units::Bytes residual_add_bytes_per_token(double d, double b) {
-  return units::Bytes{3.0 * d * b};
-}
+constexpr units::Bytes residual_add_bytes_per_token(double d, double b) { return units::Bytes{3.0 * d * b}; }
 
 /// Gated activation (SwiGLU): read gate and up, write d_ff -> 3 d_ff b  [S003-3.3]
-constexpr units::Bytes gated_activation_bytes_per_token(double d_ff, double b) {
-  return units::Bytes{3.0 * d_ff * b};
-}
+constexpr units::Bytes gated_activation_bytes_per_token(double d_ff, double b) { return units::Bytes{3.0 * d_ff * b}; }
 
 /// Elementwise share of a pass's traffic: T e / (W + T e)  [S003-3.3]
-constexpr double elementwise_traffic_share(units::Bytes layer_weight_bytes,
-                                           units::Bytes ew_per_token, double tokens) {
+constexpr double elementwise_traffic_share(units::Bytes layer_weight_bytes, units::Bytes ew_per_token, double tokens) {
   return tokens * ew_per_token.base() / (layer_weight_bytes.base() + tokens * ew_per_token.base());
 }
 
@@ -69,16 +62,12 @@ constexpr double fusion_speedup(units::Bytes unfused, units::Bytes fused) { retu
 
 /// FFN width giving P_ffn parameters with n matrices of d x d_ff: d_ff = P_ffn / (n d)
 /// (a gated FFN at the parameters of a plain 4d MLP: 8d/3)  [S003-3.5]
-constexpr double iso_param_d_ff(double ffn_params, double d, double matrices) {
-  return ffn_params / (matrices * d);
-}
+constexpr double iso_param_d_ff(double ffn_params, double d, double matrices) { return ffn_params / (matrices * d); }
 
 // --- Hardware and comparisons -----------------------------------------------------------------
 
 /// Marketing peak with 2:4 structured sparsity: 2 P_dense (never for ridge or MFU)  [S004]
-constexpr units::FlopPerSecond structured_sparsity_peak(units::FlopPerSecond dense) {
-  return dense * 2.0;
-}
+constexpr units::FlopPerSecond structured_sparsity_peak(units::FlopPerSecond dense) { return dense * 2.0; }
 
 /// Relative change from a to b: (b - a) / a  [S003-3.6]
 constexpr double relative_change(double from, double to) { return (to - from) / from; }

@@ -30,7 +30,7 @@ struct LayerKindParams {
 
 struct ParamCounts {
   std::vector<LayerKindParams> layer_kinds;  ///< dense first, then MoE; kinds with 0 layers omitted
-  std::int64_t embedding = 0;       ///< V*d input table
+  std::int64_t embedding = 0;       ///< V*e input table (e = embed_proj_dim or d)
   std::int64_t positions = 0;       ///< learned position table
   std::int64_t embedding_norm = 0;  ///< BLOOM's norm after the embedding
   std::int64_t embed_proj = 0;      ///< OPT-350m project_in + project_out
@@ -43,9 +43,7 @@ struct ParamCounts {
   std::int64_t total = 0;          ///< what the checkpoint holds as parameters
   std::int64_t active = 0;         ///< per token (= total for dense)
   std::int64_t mtp_excluded = 0;   ///< multi-token-prediction layers, stored but excluded
-  /// Parameters one token multiplies in matmuls, including the head (tied or not): the physical
-  /// FLOP basis without the input gather.
-  std::int64_t head_matmul = 0;  ///< V*d: the head matmul, tied or untied
+  std::int64_t head_matmul = 0;  ///< V*e: weights of the head matmul, whether tied or untied
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]

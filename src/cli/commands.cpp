@@ -200,7 +200,7 @@ Section section_flops(const Ctx& c) {
         recompute_flops_per_token(units::Flop{basis}).base(), Unit::flop, "KO22", "C = 4 C_fwd = 8 N",
         fmt::format("4 x {}", g(basis)));
   s.add("lm_head_flop_per_token", "lm_head per token", 2.0 * static_cast<double>(p.head_matmul), Unit::flop,
-        "S003-2.2", "2 V d", fmt::format("2 x {} x {}", n(m.vocab_size), n(m.d_model)));
+        "S003-6", "2 V e", fmt::format("2 x {} x {}", n(m.vocab_size), n(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model)));
   const double ctx = static_cast<double>(c.w.context);
   s.add("attention_flop_per_token_at_context", fmt::format("attention per decode token at {} tokens", n(c.w.context)),
         attention_flops_decode_token(m, ctx).base(), Unit::flop, "S003-2.4", "sum_l 2 (w_qk + w_v) min(T, W_l)",
@@ -221,10 +221,11 @@ Section section_flops(const Ctx& c) {
     s.add("training_compute_flop", fmt::format("training compute for {} tokens", n(c.train_tokens)), total.base(),
           Unit::flop, "KA20-2.1", "C = 6 N D", fmt::format("6 x {} x {}", n(flop_params(p, c.w.basis)), n(c.train_tokens)));
     if (c.gpu) {
-      const units::Seconds t = time_to_train(total, static_cast<double>(c.devices), c.machine.peak);
+      // machine.peak already adds the devices up; time_to_train takes one device's achieved rate.
+      const units::Seconds t = time_to_train(total, static_cast<double>(c.devices), c.peak_nominal * c.w.mfu);
       s.add("time_to_train_s", fmt::format("time on {} x {} at {} of peak", c.devices, c.gpu->name, format::sig4(c.w.mfu * 100.0) + " %"),
             opt(c.has_peak, t.base()), Unit::seconds, "S000-1.4", "T = C / (G X)",
-            fmt::format("{} / ({} x {})", g(total.base()), c.devices, g(c.machine.peak.base())));
+            fmt::format("{} / ({} x {})", g(total.base()), c.devices, g((c.peak_nominal * c.w.mfu).base())));
     }
   }
   const double x_causal = attention_crossover_tokens(m, p, AttentionMode::causal);
@@ -316,7 +317,7 @@ Section section_decode(const Ctx& c) {
   const DecodeStep d = decode_step(m, c.counts, c.w, c.machine);
   Rows s("decode", fmt::format("Decode (batch {}, context {})", n(c.w.batch), n(c.w.context)));
   s.add("weight_bytes_per_step", "weights read per step", d.weight_bytes.base(), Unit::bytes, "S003-2.5",
-        c.w.decode_bytes == DecodeBytes::touched ? "(N - V d + B d) b_w" : "N b_w",
+        c.w.decode_bytes == DecodeBytes::touched ? "N_read b_w (untouched embedding rows and experts skipped)" : "N b_w",
         fmt::format("{} params x {} B", g(d.params_read), g(c.w.weight_bits / 8.0)),
         c.w.decode_bytes == DecodeBytes::touched ? "weights actually read" : "all weights");
   s.add("kv_bytes_per_step", "KV read per step", d.kv_bytes.base(), Unit::bytes, "S003-2.5", "B M_KV(T)",
@@ -347,7 +348,7 @@ Section section_decode(const Ctx& c) {
   w0.decode_bytes = DecodeBytes::all_weights;
   const DecodeStep all = decode_step(m, c.counts, w0, c.machine);
   s.add("decode_tokens_per_s_weights_touched", "batch 1, no KV: weights read", touched.tokens_per_s, Unit::per_s,
-        "S003-2.5", "BW / ((N - V d + d) b_w)", fmt::format("{} / {}", g(c.machine.bandwidth.base()), gb(touched.bytes.base())));
+        "S003-2.5", "BW / (N_read b_w)", fmt::format("{} / {}", g(c.machine.bandwidth.base()), gb(touched.bytes.base())));
   s.add("decode_tokens_per_s_all_weights", "batch 1, no KV: all weights (rule)", all.tokens_per_s, Unit::per_s,
         "S003-2.5", "BW / (N b_w)", fmt::format("{} / {}", g(c.machine.bandwidth.base()), gb(all.bytes.base())),
         "the whiteboard rule");
@@ -393,10 +394,11 @@ Section section_prefill(const Ctx& c) {
   if (c.has_peak) {
     Workload w1 = c.w;
     w1.batch = 1;
+    w1.context = c.w.prompt;  // the first decode step after this prompt
     const DecodeStep d = decode_step(m, c.counts, w1, c.machine);
     const double per_token_prefill = p.t_floor.base() / (static_cast<double>(c.w.prompt * c.w.batch));
     s.add("decode_vs_prefill_cost_ratio", "decode / prefill time per token", d.t_step.base() / per_token_prefill,
-          Unit::ratio, "S004", "t_step / (t_prefill / S)", "");
+          Unit::ratio, "S004", "t_step(T = S) / (t_prefill / (B S))", "");
   }
   return s.take();
 }
@@ -421,9 +423,11 @@ Section section_capacity(const Ctx& c) {
         Unit::bytes, "S003-3.4", "M_w + R + B M_KV(T)", "");
   s.add("fits", "fits", need <= cap, Unit::boolean);
   const i64 conc = max_concurrency(cap, w, c.w.reserve, seq);
-  s.add("max_concurrent_sequences", fmt::format("sequences at {} tokens", n(c.w.context)), conc, Unit::sequences,
-        "S003-3.4", "floor((C - M_w - R) / M_KV(T))", fmt::format("floor({} / {})", gb(free.base()), gb(seq.base())));
-  if (!m.mla.enabled() && m.n_kv_heads != m.n_heads) {
+  const bool bounded = seq.base() > 0.0;
+  s.add("max_concurrent_sequences", fmt::format("sequences at {} tokens", n(c.w.context)), bounded ? Value{conc} : Value{},
+        Unit::sequences, "S003-3.4", "floor((C - M_w - R) / M_KV(T))",
+        fmt::format("floor({} / {})", gb(free.base()), gb(seq.base())), bounded ? "" : "unbounded: no KV at this context");
+  if (bounded && !m.mla.enabled() && m.n_kv_heads != m.n_heads) {
     ModelConfig mha = m;
     mha.n_kv_heads = m.n_heads;
     const units::Bytes seq_mha = kv_bytes_per_sequence(mha, ctx, b);
@@ -500,14 +504,23 @@ format::Report build_serve(const Ctx& c) {
   r.sections.push_back(section_capacity(c));
   const ModelConfig& m = c.m();
   const PrefillPass p = prefill_pass(m, c.counts, c.w, c.machine);
+  // Each generated token reads the cache as long as it is then: sum the steps exactly.
   Workload wd = c.w;
+  double decode_time = 0.0;
+  for (i64 i = 0; i < c.w.output; ++i) {
+    wd.context = c.w.prompt + i;
+    decode_time += decode_step(m, c.counts, wd, c.machine).t_step.base();
+  }
   wd.context = c.w.prompt + c.w.output;  // the last token reads the longest cache
   const DecodeStep d = decode_step(m, c.counts, wd, c.machine);
+  const double tpot = c.w.output > 0 ? decode_time / static_cast<double>(c.w.output) : d.t_step.base();
   Rows s("latency", fmt::format("Request floors (batch {}, {} in, {} out)", n(c.w.batch), n(c.w.prompt), n(c.w.output)));
   s.add("ttft_floor_s", "TTFT floor", opt(c.has_peak, p.t_floor.base()), Unit::seconds, "S004", "max(F/P, Q/BW)", "");
-  s.add("tpot_floor_s", "TPOT floor (at the final context)", d.t_step.base(), Unit::seconds, "S003-2.5", "t_step(T = S + O)", "");
-  const double e2e = p.t_floor.base() + static_cast<double>(c.w.output) * d.t_step.base();
-  s.add("e2e_floor_s", "end-to-end floor", opt(c.has_peak, e2e), Unit::seconds, "S004", "TTFT + O t_step", "");
+  s.add("tpot_floor_s", "TPOT floor (mean over the output)", tpot, Unit::seconds, "S003-2.5",
+        "(1/O) sum_i t_step(T = S + i)", "");
+  s.add("tpot_last_token_s", "  last token", d.t_step.base(), Unit::seconds, "S003-2.5", "t_step(T = S + O)", "");
+  const double e2e = p.t_floor.base() + decode_time;
+  s.add("e2e_floor_s", "end-to-end floor", opt(c.has_peak, e2e), Unit::seconds, "S004", "TTFT + sum_i t_step(S + i)", "");
   s.add("output_tokens_per_s", "output tokens/s (aggregate, upper bound)", d.tokens_per_s, Unit::per_s, "S003-2.5", "B / t_step", "");
   r.sections.push_back(s.take());
   return r;

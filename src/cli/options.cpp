@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/quantity_parse.hpp"
+#include "roofline/memory.hpp"
 #include "roofline/errors.hpp"
 
 namespace roofline::cli {
@@ -123,11 +124,11 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
   app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->group(g);
   app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->group(g);
   app->add_option("--weight-bits", o.weight_bits,
-                  "Bits per weight with scales: 4.125 (int4, fp16 scale per 128), q4_k (4.5), q5_k (5.5), "
-                  "q6_k (6.5625), q8_0 (8.5)")
+                  "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, "
+                  "int8-g128, q4_0, q8_0, q4_k, q5_k, q6_k")
       ->group(g);
   app->add_option("--kv-dtype", o.kv_dtype, "KV-cache data type [default: bf16]")->group(g);
-  app->add_option("--compute-dtype", o.compute_dtype, "Which dense peak applies [default: --dtype, fp8/bf16 for int]")
+  app->add_option("--compute-dtype", o.compute_dtype, "Which dense peak applies [default: --dtype; int4 and fp4 weights compute in bf16]")
       ->group(g);
   app->add_option("--reserve", o.reserve, "Runtime memory reserve, e.g. 2GiB [default: 0]")->group(g);
   app->add_option("--bw-efficiency", o.bw_efficiency, "Achieved / peak bandwidth, 0.8 or 80% [default: 1]")->group(g);
@@ -234,10 +235,14 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   w.weight_dtype = dtype_flag("--dtype", wo.dtype);
   w.weight_bits = dtype_bits(w.weight_dtype);
   if (wo.weight_bits) {
-    static constexpr std::array kFormats = {std::pair{"q4_0", 4.5},   std::pair{"q4_k", 4.5},
-                                            std::pair{"q5_k", 5.5},   std::pair{"q6_k", 6.5625},
-                                            std::pair{"q8_0", 8.5},   std::pair{"int4-g128", 4.125},
-                                            std::pair{"int4-g64", 4.25}, std::pair{"int4-g32", 4.5}};
+    // Group-wise formats: b + 16/g bits (one fp16 scale per g weights) [GPTQ23]; GGUF k-quants use
+    // llama.cpp's published bits per weight (super-blocks with 6-bit scales and mins).
+    static const std::array kFormats = {
+        std::pair{"int4-g128", grouped_weight_bits(4, 16, 128)}, std::pair{"int4-g64", grouped_weight_bits(4, 16, 64)},
+        std::pair{"int4-g32", grouped_weight_bits(4, 16, 32)},   std::pair{"int8-g128", grouped_weight_bits(8, 16, 128)},
+        std::pair{"q4_0", grouped_weight_bits(4, 16, 32)},       std::pair{"q8_0", grouped_weight_bits(8, 16, 32)},
+        std::pair{"q4_k", 4.5},                                  std::pair{"q5_k", 5.5},
+        std::pair{"q6_k", 6.5625}};
     bool named = false;
     for (const auto& [name, bits] : kFormats) {
       if (*wo.weight_bits == name) {

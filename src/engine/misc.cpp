@@ -1,8 +1,8 @@
 #include "roofline/misc.hpp"
 
-#include <cmath>
-
 #include "roofline/checked.hpp"
+
+#include <cmath>
 
 namespace roofline {
 

@@ -1,7 +1,14 @@
 // Every built-in preset loads and validates; model presets reproduce the published parameter
 // counts exactly; GPU presets carry the figures the seeds use; the registry merges user
 // directories, rejects duplicates and suggests near names.
-#include "io_test_support.hpp"
+#include "io_test_support.hpp"  // sets JSON_DIAGNOSTICS, so it must stay first (it #errors otherwise);
+// this comment keeps clang-format's include regrouping from moving it.
+#include "io/preset_json.hpp"
+#include "io/preset_registry.hpp"
+
+#include "roofline/errors.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,12 +19,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "io/preset_json.hpp"
-#include "io/preset_registry.hpp"
-#include "roofline/errors.hpp"
-#include "roofline/memory.hpp"
-#include "roofline/params.hpp"
 
 using namespace roofline;
 using namespace roofline::io;
@@ -101,7 +102,7 @@ const std::vector<Expected> kExpected = {
 };
 // clang-format on
 
-const char* kGpuJson = R"({
+const char* const kGpuJson = R"({
   "name": "test-gpu",
   "memory_capacity": "24 GiB",
   "memory_bandwidth": "1 TB/s",
@@ -110,7 +111,7 @@ const char* kGpuJson = R"({
   "source": "unit test"
 })";
 
-const char* kTinyModelJson = R"({
+const char* const kTinyModelJson = R"({
   "name": "tiny",
   "source": "unit test",
   "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}
@@ -118,7 +119,7 @@ const char* kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
   CHECK(r.entries(PresetKind::model).size() == 56);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
@@ -127,7 +128,7 @@ TEST_CASE("built-in registry lists 56 model and 43 GPU presets", "[io][presets]"
   CHECK(std::is_sorted(names.begin(), names.end()));
 }
 
-TEST_CASE("every GPU preset loads, validates and is self-consistent", "[io][presets][gpu]") {
+TEST_CASE("io: every GPU preset loads, validates and is self-consistent", "[io][presets][gpu]") {
   const PresetRegistry r({});
   const auto names = names_of(r, PresetKind::gpu);
   const std::set<std::string> name_set(names.begin(), names.end());
@@ -156,7 +157,7 @@ TEST_CASE("every GPU preset loads, validates and is self-consistent", "[io][pres
   }
 }
 
-TEST_CASE("reference GPUs carry the figures the seeds use", "[io][presets][gpu]") {
+TEST_CASE("io: reference GPUs carry the figures the seeds use", "[io][presets][gpu]") {
   const PresetRegistry r({});
   struct Ref {
     const char* name;
@@ -165,11 +166,8 @@ TEST_CASE("reference GPUs carry the figures the seeds use", "[io][presets][gpu]"
     double gib;  // 0: not checked
   };
   const std::vector<Ref> refs = {
-      {"h100-sxm", 989.4, 3.35, 80},
-      {"mi300x", 1307.4, 5.3, 192},
-      {"h200-sxm", 989.4, 4.8, 141},
-      {"mi355x", 0, 8.0, 288},
-      {"a100-80gb-sxm", 312, 2.039, 80},
+      {"h100-sxm", 989.4, 3.35, 80}, {"mi300x", 1307.4, 5.3, 192},      {"h200-sxm", 989.4, 4.8, 141},
+      {"mi355x", 0, 8.0, 288},       {"a100-80gb-sxm", 312, 2.039, 80},
   };
   for (const Ref& ref : refs) {
     INFO(ref.name);
@@ -183,8 +181,8 @@ TEST_CASE("reference GPUs carry the figures the seeds use", "[io][presets][gpu]"
   }
   const HardwareConfig h100 = r.load_gpu("h100-sxm");
   CHECK(h100.memory_capacity.base() == 85'899'345'920.0);  // 80 GiB exactly, not 80e9
-  const double ridge = *h100.peak_for(DType::bf16) / h100.memory_bandwidth;
-  CHECK(ridge == Approx(295.34).margin(0.005));
+  const units::FlopPerByte ridge = *h100.peak_for(DType::bf16) / h100.memory_bandwidth;
+  CHECK(ridge.base() == Approx(295.34).margin(0.005));
   CHECK(h100.peak_for(DType::fp8)->base() == Approx(1978.9e12).epsilon(1e-15));
   CHECK(h100.peak_for(DType::int8)->base() == Approx(1978.9e12).epsilon(1e-15));
   CHECK(h100.power_watts == 700.0);
@@ -192,7 +190,7 @@ TEST_CASE("reference GPUs carry the figures the seeds use", "[io][presets][gpu]"
   CHECK(h100.interconnect_links == 18);
 }
 
-TEST_CASE("every model preset loads and matches published_params exactly", "[io][presets][model]") {
+TEST_CASE("io: every model preset loads and matches published_params exactly", "[io][presets][model]") {
   const PresetRegistry r({});
   const auto names = names_of(r, PresetKind::model);
   // The table covers every built-in model preset and nothing else.
@@ -220,7 +218,7 @@ TEST_CASE("every model preset loads and matches published_params exactly", "[io]
   }
 }
 
-TEST_CASE("the table above agrees with the TSVs it was copied from", "[io][presets][model]") {
+TEST_CASE("io: the table above agrees with the TSVs it was copied from", "[io][presets][model]") {
   const auto rows = roofline_test::published_rows();
   REQUIRE(rows.size() == kExpected.size());
   for (const auto& row : rows) {
@@ -236,7 +234,7 @@ TEST_CASE("the table above agrees with the TSVs it was copied from", "[io][prese
   }
 }
 
-TEST_CASE("architecture_to_json / architecture_from_json round trip every preset", "[io][presets][model]") {
+TEST_CASE("io: architecture_to_json / architecture_from_json round trip every preset", "[io][presets][model]") {
   const PresetRegistry r({});
   for (const PresetEntry* e : r.entries(PresetKind::model)) {
     INFO(e->name);
@@ -262,7 +260,7 @@ TEST_CASE("architecture_to_json / architecture_from_json round trip every preset
   }
 }
 
-TEST_CASE("native preset defaults: n_kv_heads = n_heads, head_dim = d_model / n_heads", "[io][presets][model]") {
+TEST_CASE("io: native preset defaults: n_kv_heads = n_heads, head_dim = d_model / n_heads", "[io][presets][model]") {
   const ModelPreset p = model_from_json(nlohmann::json::parse(kTinyModelJson), "tiny.json", "tiny");
   CHECK(p.config.family == "custom");
   CHECK(p.config.n_kv_heads == 4);
@@ -271,14 +269,14 @@ TEST_CASE("native preset defaults: n_kv_heads = n_heads, head_dim = d_model / n_
   CHECK_FALSE(p.published_params.has_value());
 }
 
-TEST_CASE("--preset-dir: user models and GPUs are registered beside the built-ins", "[io][presets][registry]") {
+TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the built-ins", "[io][presets][registry]") {
   const TempDir dir;
   const std::string gpu_path = dir.write("gpus/test-gpu.json", kGpuJson);
   const std::string model_path = dir.write("models/tiny.json", kTinyModelJson);
   // A bare HF config under models/ takes its name from the file.
-  const std::string hf_path = dir.write(
-      "models/tiny-hf.json",
-      R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+  const std::string hf_path =
+      dir.write("models/tiny-hf.json",
+                R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
           "intermediate_size": 256, "vocab_size": 1000})");
   dir.write("models/README.txt", "not a preset: ignored");
 
@@ -303,8 +301,8 @@ TEST_CASE("--preset-dir: user models and GPUs are registered beside the built-in
   CHECK(g.memory_capacity.base() == 24 * units::kGiB);
   CHECK(r.load_gpu("tgpu").name == "test-gpu");
   const auto gpu_entries = r.entries(PresetKind::gpu);
-  const auto it = std::find_if(gpu_entries.begin(), gpu_entries.end(),
-                               [](const PresetEntry* e) { return e->name == "test-gpu"; });
+  const auto it =
+      std::find_if(gpu_entries.begin(), gpu_entries.end(), [](const PresetEntry* e) { return e->name == "test-gpu"; });
   REQUIRE(it != gpu_entries.end());
   CHECK((*it)->origin == gpu_path);
 
@@ -313,13 +311,13 @@ TEST_CASE("--preset-dir: user models and GPUs are registered beside the built-in
   CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
 }
 
-TEST_CASE("--preset-dir that is not a directory", "[io][presets][registry]") {
+TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
   const TempDir dir;
   const std::string missing = dir.str() + "/nope";
   REQUIRE_THROWS_WITH(PresetRegistry({missing}), "--preset-dir: \"" + missing + "\" is not a directory");
 }
 
-TEST_CASE("duplicate preset names are an InputError naming both origins", "[io][presets][registry]") {
+TEST_CASE("io: duplicate preset names are an InputError naming both origins", "[io][presets][registry]") {
   SECTION("user GPU shadowing a built-in") {
     const TempDir dir;
     const std::string path = dir.write("gpus/h100-sxm.json", kGpuJson);
@@ -351,7 +349,7 @@ TEST_CASE("duplicate preset names are an InputError naming both origins", "[io][
   }
 }
 
-TEST_CASE("did_you_mean: edit distance with a prefix bonus", "[io][presets][registry]") {
+TEST_CASE("io: did_you_mean: edit distance with a prefix bonus", "[io][presets][registry]") {
   const PresetRegistry r({});
   const auto gpus = names_of(r, PresetKind::gpu);
   const auto models = names_of(r, PresetKind::model);
@@ -370,7 +368,7 @@ TEST_CASE("did_you_mean: edit distance with a prefix bonus", "[io][presets][regi
   CHECK(did_you_mean("gpt", gpus) == "a10");
 }
 
-TEST_CASE("unknown presets: the message suggests a near name or the listing", "[io][presets][registry]") {
+TEST_CASE("io: unknown presets: the message suggests a near name or the listing", "[io][presets][registry]") {
   const PresetRegistry r({});
   std::istringstream no_stdin;
   REQUIRE_THROWS_WITH(r.load_model("llama3-8", no_stdin),
@@ -383,7 +381,7 @@ TEST_CASE("unknown presets: the message suggests a near name or the listing", "[
   REQUIRE_THROWS_AS(r.load_gpu("zzzz"), InputError);
 }
 
-TEST_CASE("load_model / load_gpu accept paths and stdin", "[io][presets][registry]") {
+TEST_CASE("io: load_model / load_gpu accept paths and stdin", "[io][presets][registry]") {
   const PresetRegistry r({});
   std::istringstream no_stdin;
   const std::string fixture = roofline_test::hf_fixture("llama3-8b");
@@ -402,4 +400,19 @@ TEST_CASE("load_model / load_gpu accept paths and stdin", "[io][presets][registr
   CHECK(r.load_gpu(gpu).name == "test-gpu");  // a path skips the name == file check
   REQUIRE_THROWS_WITH(r.load_model(dir.str() + "/absent.json", no_stdin), dir.str() + "/absent.json: cannot open file");
   REQUIRE_THROWS_WITH(r.load_gpu(dir.str()), dir.str() + ": is a directory, expected a JSON file");
+}
+
+// KNOWN GAP (reported): only names are checked for duplicates. A user GPU whose alias is a built-in
+// alias ("h100") wins the alias lookup when its name sorts first, and a user GPU named like a
+// built-in alias ("h200") shadows it; both silently. [!shouldfail]: passes while the gap exists.
+TEST_CASE("io: a user alias or name colliding with a built-in alias is an InputError",
+          "[io][presets][registry][!shouldfail]") {
+  const TempDir dir;
+  dir.write("gpus/a-gpu.json", R"({"name": "a-gpu", "memory_capacity": "1 GiB", "memory_bandwidth": "1 TB/s",
+                                   "peak": {}, "aliases": ["h100"], "source": "t"})");
+  const auto load = [&] {
+    const PresetRegistry r({dir.str()});
+    return r.load_gpu("h100");
+  };
+  REQUIRE_THROWS_AS(load(), InputError);
 }

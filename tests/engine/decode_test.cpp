@@ -1,0 +1,100 @@
+// Decode bytes for MoE and embeddings, the compute-bound batch, the longest context.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "roofline/decode.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+// Mixtral 8x7B dimensions (config.json): 32 layers, d 4096, GQA 32/8, 8 experts of 14336, top-2.
+ModelConfig mixtral() {
+  ModelConfig m;
+  m.n_layers = 32;
+  m.d_model = 4096;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.head_dim = 128;
+  m.d_ff = 14336;
+  m.vocab_size = 32000;
+  m.moe.n_experts = 8;
+  m.moe.top_k = 2;
+  m.moe.d_ff_expert = 14336;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("expected experts touched: E (1 - (1 - k/E)^n) [SH17]", "[decode]") {
+  CHECK_THAT(expected_experts_touched(8, 2, 1), WithinRel(2.0, 1e-12));
+  CHECK_THAT(expected_experts_touched(8, 2, 2), WithinRel(8.0 * (1.0 - 0.75 * 0.75), 1e-12));  // 3.5
+  CHECK_THAT(expected_experts_touched(256, 8, 1e6), WithinRel(256.0, 1e-12));
+}
+
+TEST_CASE("MoE decode reads top-k experts at batch 1 and all of them at large batch", "[decode]") {
+  const ModelConfig m = mixtral();
+  const ParamCounts c = count_params(m);
+  const double embed_saved = static_cast<double>(c.embedding) - static_cast<double>(m.d_model);
+  // Batch 1: the active parameters minus the embedding rows not gathered.
+  CHECK_THAT(params_read(m, c, 1, DecodeBytes::touched, MoeDecodeBytes::expected),
+             WithinRel(static_cast<double>(c.active) - embed_saved, 1e-12));
+  CHECK_THAT(params_read(m, c, 1, DecodeBytes::touched, MoeDecodeBytes::top_k),
+             WithinRel(static_cast<double>(c.active) - embed_saved, 1e-12));
+  CHECK_THAT(params_read(m, c, 1, DecodeBytes::touched, MoeDecodeBytes::all_experts),
+             WithinRel(static_cast<double>(c.total) - embed_saved, 1e-12));
+  CHECK_THAT(params_read(m, c, 1, DecodeBytes::all_weights, MoeDecodeBytes::expected),
+             WithinRel(static_cast<double>(c.total), 1e-12));
+  // 4096 tokens touch every expert to within (3/4)^4096 of certainty.
+  const double big = params_read(m, c, 4096, DecodeBytes::touched, MoeDecodeBytes::expected);
+  CHECK_THAT(big, WithinRel(static_cast<double>(c.total) - static_cast<double>(c.embedding) + 4096.0 * 4096.0, 1e-12));
+}
+
+TEST_CASE("a tied embedding is read whole by the head", "[decode]") {
+  ModelConfig m = mixtral();
+  m.moe = {};
+  m.tied_embeddings = true;
+  const ParamCounts c = count_params(m);
+  CHECK(params_read(m, c, 1, DecodeBytes::touched, MoeDecodeBytes::expected) == static_cast<double>(c.total));
+}
+
+TEST_CASE("decode turns compute-bound at the batch where B F/P = W/BW (weights only)", "[decode]") {
+  ModelConfig m = mixtral();
+  m.moe = {};
+  const ParamCounts c = count_params(m);
+  Workload w;
+  w.context = 0;
+  w.decode_bytes = DecodeBytes::all_weights;
+  const Machine hw{units::tflop_per_s(989.4), units::tb_per_s(3.35)};
+  const auto b = decode_compute_bound_batch(m, c, w, hw);
+  REQUIRE(b.has_value());
+  // Smallest B with B * 2 N_phys / P >= 2 N / BW.
+  const double n_phys = 2.0 * static_cast<double>(flop_params(c, FlopBasis::physical));
+  const double exact = (2.0 * static_cast<double>(c.total) / 3.35e12) / (n_phys / 989.4e12);
+  CHECK(*b == static_cast<std::int64_t>(std::ceil(exact)));
+  w.batch = *b - 1;
+  CHECK(decode_step(m, c, w, hw).bound == Bound::memory);
+  w.batch = *b;
+  CHECK(decode_step(m, c, w, hw).bound == Bound::compute);
+}
+
+TEST_CASE("longest context: the largest T with B M_KV(T) <= free", "[memory]") {
+  ModelConfig m = mixtral();
+  const double per_token = kv_bytes_per_token(m, 2.0).base();  // 131,072 B
+  CHECK(max_context(m, units::Bytes{per_token * 1000.0}, 1, 2.0) == 1000);
+  CHECK(max_context(m, units::Bytes{per_token * 1000.0 - 1.0}, 1, 2.0) == 999);
+  CHECK(max_context(m, units::Bytes{per_token * 1000.0}, 4, 2.0) == 250);
+  CHECK(max_context(m, units::Bytes{per_token / 2.0}, 1, 2.0) == 0);
+  // Every layer sliding: the cache stops growing at the window, so any context fits.
+  m.sliding_window = 4096;
+  m.global_every = 0;
+  CHECK(max_context(m, units::Bytes{per_token * 4096.0}, 1, 2.0) == std::int64_t{1} << 40);
+}
+
+TEST_CASE("concurrency floors and reports zero when nothing is free [S003-3.4]", "[memory]") {
+  CHECK(max_concurrency(units::gb(192), units::Bytes{137953296384.0}, {}, units::Bytes{1342177280.0}) == 40);
+  CHECK(max_concurrency(units::gb(100), units::gb(120), {}, units::gb(1)) == 0);
+}
