@@ -14,7 +14,9 @@ namespace roofline {
 /// Payload of a contiguous tensor: numel b = (prod shape) b  [S000-1.2]
 constexpr units::Bytes tensor_payload_bytes(std::span<const std::int64_t> shape, double element_bytes) {
   double numel = 1.0;
-  for (const std::int64_t s : shape) numel *= static_cast<double>(s);
+  for (const std::int64_t s : shape) {
+    numel *= static_cast<double>(s);
+  }
   return units::Bytes{numel * element_bytes};
 }
 

@@ -4,6 +4,7 @@
 #include "io/hf_import.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <functional>
 #include <string>
@@ -21,14 +22,16 @@ using i64 = std::int64_t;
 // Typed access to one config object with "file: /key: message" errors.
 class Cfg {
  public:
-  Cfg(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+  /// `where` names the file; `pointer` is the JSON pointer of this object inside it.
+  Cfg(const json& j, std::string where, std::string pointer)
+      : j_(j), where_(std::move(where)), pointer_(std::move(pointer)) {}
 
   [[nodiscard]] bool has(const char* k) const {
     const auto it = j_.find(k);
     return it != j_.end() && !it->is_null();
   }
   [[noreturn]] void fail(const char* k, const std::string& what) const {
-    throw InputError(where_ + ": /" + k + ": " + what);
+    throw InputError(where_ + ": " + pointer_ + "/" + k + ": " + what);
   }
   [[noreturn]] void unsupported(const char* k, const std::string& what) const {
     fail(k, what + "; roofline cannot represent this, so it refuses rather than guess");
@@ -40,6 +43,10 @@ class Cfg {
       const i64 x = v.get<i64>();
       if (x < 0) fail(k, "must not be negative, got " + v.dump());
       return x;
+    }
+    if (v.is_number_float()) {  // some configs write 32.0; accept whole values in range
+      const double d = v.get<double>();
+      if (d >= 0.0 && d < 0x1p62 && d == std::floor(d)) return static_cast<i64>(d);
     }
     fail(k, "expected an integer, got " + v.dump());
   }
@@ -71,10 +78,12 @@ class Cfg {
   }
   [[nodiscard]] const json& raw(const char* k) const { return j_.at(k); }
   [[nodiscard]] const std::string& where() const { return where_; }
+  [[nodiscard]] std::string pointer(const char* k) const { return pointer_ + "/" + k; }
 
  private:
   const json& j_;
   std::string where_;
+  std::string pointer_;
 };
 
 // Fields every Llama-like family shares: width, depth, heads, GQA, explicit head_dim, FFN, vocab.
@@ -285,8 +294,8 @@ void import_dbrx(const Cfg& c, ModelConfig& m) {
   m.mlp = MlpKind::gated;
   if (!c.has("attn_config")) c.fail("attn_config", "missing required field");
   if (!c.has("ffn_config")) c.fail("ffn_config", "missing required field");
-  const Cfg attn(c.raw("attn_config"), c.where() + ": /attn_config");
-  const Cfg ffn(c.raw("ffn_config"), c.where() + ": /ffn_config");
+  const Cfg attn(c.raw("attn_config"), c.where(), c.pointer("attn_config"));
+  const Cfg ffn(c.raw("ffn_config"), c.where(), c.pointer("ffn_config"));
   m.n_kv_heads = attn.integer("kv_n_heads", 1);
   m.moe.n_experts = ffn.integer("moe_num_experts", 4);
   m.moe.top_k = ffn.integer("moe_top_k", 1);
@@ -550,19 +559,18 @@ std::string supported_model_types() {
   return s;
 }
 
-ModelConfig import_hf_config(const json& j, std::string_view where) {
-  const Cfg c(j, std::string(where));
+ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer) {
+  if (!j.is_object()) throw InputError(std::string(where) + ": " + std::string(pointer) + ": expected a JSON object");
+  const Cfg c(j, std::string(where), std::string(pointer));
   std::string type = c.str("model_type", "");
-  if (type.empty() && c.has("architectures")) {
-    c.fail("model_type", "missing; roofline reads the architecture from model_type");
-  }
+  if (type.empty()) c.fail("model_type", "missing; roofline reads the architecture from model_type");
   for (const Refused& r : kRefused) {
     if (type == r.model_type) {
       std::string hint = "supported model_type values: " + supported_model_types();
       if (std::string_view(r.why) == "a multimodal wrapper" && c.has("text_config")) {
         hint = "pass its text_config (e.g. jq .text_config config.json) for the language model; " + hint;
       }
-      throw InputError(std::string(where) + ": /model_type: \"" + type + "\" is " + r.why +
+      throw InputError(std::string(where) + ": " + c.pointer("model_type") + ": \"" + type + "\" is " + r.why +
                        ", which roofline does not model; " + hint);
     }
   }
@@ -586,10 +594,13 @@ ModelConfig import_hf_config(const json& j, std::string_view where) {
           "weights are not parameters; excluded");
     }
     const auto problems = validate(m);
-    if (!problems.empty()) throw InputError(std::string(where) + ": " + problems.front());
+    if (!problems.empty()) {
+      const std::string at = pointer.empty() ? std::string() : ": " + std::string(pointer);
+      throw InputError(std::string(where) + at + ": " + problems.front());
+    }
     return m;
   }
-  throw InputError(std::string(where) + ": /model_type: \"" + type +
+  throw InputError(std::string(where) + ": " + c.pointer("model_type") + ": \"" + type +
                    "\" is not supported; supported model_type values: " + supported_model_types());
 }
 

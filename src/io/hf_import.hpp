@@ -12,7 +12,8 @@ namespace roofline::io {
 
 /// Reads every field of a HF config that changes the arithmetic; class defaults where absent.
 /// Throws InputError for unsupported model types or values the engine cannot represent.
-ModelConfig import_hf_config(const nlohmann::json& j, std::string_view where);
+/// `where` names the file, `pointer` the config's JSON pointer inside it ("" or "/hf_config").
+ModelConfig import_hf_config(const nlohmann::json& j, std::string_view where, std::string_view pointer = "");
 
 /// Comma-separated list of supported model_type values, for messages and --help.
 std::string supported_model_types();

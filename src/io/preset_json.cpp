@@ -1,6 +1,7 @@
 #include "io/preset_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 
 #include "io/hf_import.hpp"
@@ -52,8 +53,9 @@ std::int64_t ObjectReader::integer(const char* key) {
   const json& v = raw(key);
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_float()) {
+    // Range first: casting an out-of-range double to an integer is undefined behaviour.
     const double d = v.get<double>();
-    if (d == static_cast<double>(static_cast<std::int64_t>(d))) return static_cast<std::int64_t>(d);
+    if (std::fabs(d) < 0x1p62 && d == std::floor(d)) return static_cast<std::int64_t>(d);
   }
   fail(key, "expected an integer, got " + v.dump());
 }
@@ -177,7 +179,7 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
   h.notes = r.opt_str("notes").value_or("");
   r.finish();
   const auto problems = validate(h);
-  if (!problems.empty()) throw InputError(std::string(where) + ": " + problems.front());
+  if (!problems.empty()) throw InputError(std::string(where) + ": /" + problems.front());
   return h;
 }
 
@@ -295,7 +297,7 @@ json architecture_to_json(const ModelConfig& m) {
 ModelPreset model_from_json(const json& j, std::string_view where, std::string_view fallback_name) {
   ModelPreset p;
   if (is_hf_config(j)) {
-    p.config = import_hf_config(j, where);
+    p.config = import_hf_config(j, where, "");
     p.config.name = std::string(fallback_name);
     p.input_format = "hf_config";
     return p;
@@ -315,7 +317,7 @@ ModelPreset model_from_json(const json& j, std::string_view where, std::string_v
   }
   if (has_hf) {
     const std::string name = p.config.name;
-    p.config = import_hf_config(r.raw("hf_config"), std::string(where) + ": /hf_config");
+    p.config = import_hf_config(r.raw("hf_config"), where, "/hf_config");
     p.config.name = name;
     p.input_format = "hf_config";
   } else {
@@ -332,6 +334,12 @@ ModelPreset model_from_json(const json& j, std::string_view where, std::string_v
     if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
     if (m.head_dim < 0) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
     p.input_format = "preset";
+    const auto problems = validate(m);
+    if (!problems.empty()) {
+      std::string all;
+      for (const auto& s : problems) all += (all.empty() ? "/architecture/" : "; /architecture/") + s;
+      throw InputError(std::string(where) + ": " + all);
+    }
   }
   r.finish();
   return p;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "io/embedded_presets.hpp"
@@ -129,6 +130,9 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
     const std::string path(spec);
     std::string stem = fs::path(path).filename().string();
     if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
+    if (!fs::exists(fs::path(path), ec) && find(PresetKind::model, stem) != nullptr) {
+      throw InputError(path + ": cannot open file; did you mean the preset \"" + stem + "\"?");
+    }
     ModelPreset p = model_from_json(parse_json_text(read_file(path), path), path, stem);
     p.origin = path;
     return p;
@@ -149,13 +153,29 @@ HardwareConfig PresetRegistry::load_gpu(std::string_view spec) const {
     return hardware_from_json(parse_json_text(read_file(path), path), path);
   }
   // Aliases need the files parsed; only now, after the cheap exact lookup failed.
+  // Every alias is checked against every name and alias, so a user file cannot silently take
+  // over a built-in's alias.
   std::vector<std::string> names;
+  std::vector<std::string> owners;
+  std::optional<HardwareConfig> match;
+  for (const PresetEntry* e : entries(PresetKind::gpu)) names.push_back(e->name);
   for (const PresetEntry* e : entries(PresetKind::gpu)) {
     HardwareConfig h = parse_gpu(*e);
-    if (std::find(h.aliases.begin(), h.aliases.end(), spec) != h.aliases.end()) return h;
-    names.push_back(e->name);
-    names.insert(names.end(), h.aliases.begin(), h.aliases.end());
+    for (const std::string& a : h.aliases) {
+      const auto clash = std::find(names.begin(), names.end(), a);
+      if (clash != names.end()) {
+        const std::size_t i = static_cast<std::size_t>(clash - names.begin());
+        throw InputError(e->origin + ": alias \"" + a + "\" is already " +
+                         (i < owners.size() + entries(PresetKind::gpu).size() && i >= entries(PresetKind::gpu).size()
+                              ? "an alias of \"" + owners[i - entries(PresetKind::gpu).size()] + "\""
+                              : "a preset name"));
+      }
+      names.push_back(a);
+      owners.push_back(h.name);
+    }
+    if (std::find(h.aliases.begin(), h.aliases.end(), spec) != h.aliases.end()) match = h;
   }
+  if (match) return *match;
   const std::string guess = did_you_mean(spec, names);
   throw InputError("--gpu: unknown preset \"" + std::string(spec) + "\"" +
                    (guess.empty() ? "; see `roofline gpus --names`" : "; did you mean \"" + guess + "\"?"));
@@ -177,11 +197,12 @@ std::string did_you_mean(std::string_view wrong, const std::vector<std::string>&
     }
     return row[b.size()];
   };
+  // A name the user started typing beats any edit; short words allow one edit, longer a third.
   std::string best;
-  std::size_t best_d = std::max<std::size_t>(3, wrong.size() / 3) + 1;
+  std::size_t best_d = (wrong.size() <= 3 ? 1 : wrong.size() / 3) + 1;
   for (const std::string& c : candidates) {
     std::size_t d = distance(wrong, c);
-    if (c.starts_with(wrong) || wrong.starts_with(c)) d = std::min<std::size_t>(d, 1);
+    if (!wrong.empty() && (c.starts_with(wrong) || wrong.starts_with(c))) d = 0;
     if (d < best_d) {
       best_d = d;
       best = c;

@@ -25,7 +25,7 @@ constexpr std::array kRates = {
     UnitScale{"B/s", 1.0},      UnitScale{"kB/s", 1e3},     UnitScale{"KB/s", 1e3},
     UnitScale{"MB/s", 1e6},     UnitScale{"GB/s", 1e9},     UnitScale{"TB/s", 1e12},
     UnitScale{"KiB/s", 0x1p10}, UnitScale{"MiB/s", 0x1p20}, UnitScale{"GiB/s", 0x1p30},
-    UnitScale{"TiB/s", 0x1p40}};
+    UnitScale{"TiB/s", 0x1p40}, UnitScale{"PB/s", 1e15}};
 constexpr std::array kFlopRates = {
     UnitScale{"FLOP/s", 1.0},    UnitScale{"GFLOP/s", 1e9},  UnitScale{"TFLOP/s", 1e12},
     UnitScale{"PFLOP/s", 1e15},  UnitScale{"FLOPS", 1.0},    UnitScale{"GFLOPS", 1e9},
@@ -96,6 +96,7 @@ double parse_with(std::string_view text, const std::array<UnitScale, N>& table, 
                      std::string(what) + " such as " + quoted(example));
   }
   if (v < 0.0) throw InputError(quoted(text) + " is negative; expected " + std::string(what));
+  if (!std::isfinite(v * u->scale)) throw InputError(quoted(text) + " is too large");
   return v * u->scale;
 }
 
@@ -120,7 +121,7 @@ std::int64_t parse_count(std::string_view text) {
   const UnitScale* u = find(kCounts, unit);
   if (u == nullptr) {
     throw InputError(quoted(text) + ": unknown multiplier " + quoted(unit) +
-                     "; allowed k M G T (powers of 1000) or Ki Mi Gi Ti (powers of 1024)");
+                     "; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti (powers of 1024)");
   }
   const double n = v * u->scale;
   if (n < 0.0 || n != std::floor(n) || n > 0x1p62) {

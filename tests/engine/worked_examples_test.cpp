@@ -237,12 +237,12 @@ ModelConfig gpt3_175b_12d2() {
   return m;
 }
 
-/// Seed 003's textbook layer: MHA (h d_h = d), 2-matrix FFN with m = 4, nothing else.
-ModelConfig textbook(std::int64_t d, std::int64_t layers) {
+/// Seed 003's textbook layer: MHA (h d_h = d), 2-matrix FFN with m = 4, nothing else; one layer.
+ModelConfig textbook(std::int64_t d) {
   ModelConfig m;
   m.name = "textbook";
   m.family = "custom";
-  m.n_layers = layers;
+  m.n_layers = 1;
   m.d_model = d;
   m.head_dim = 128;
   m.n_heads = d / 128;
@@ -264,7 +264,9 @@ ModelConfig with_layers(ModelConfig m, std::int64_t layers) {
 double part(const ModelConfig& m, std::string_view id) {
   const ParamCounts c = count_params(m);
   for (const ParamComponent& p : c.layer_kinds.at(0).parts) {
-    if (p.id == id) return dbl(p.count);
+    if (p.id == id) {
+      return dbl(p.count);
+    }
   }
   return 0.0;
 }
@@ -454,10 +456,10 @@ const std::vector<Row>& rows_a_params() {
       // Seed 003 §2.1 textbook layer (4+2m)d^2, d=4096, m=4; drill 1 at d=8192
       {.id = "textbook_attn_4d2", .source = kS003_2_1, .status = rounding, .kind = count,
        .expected = {67'108'864},
-       .value = [] { return Values{attention_params(textbook(4096, 1))}; },
+       .value = [] { return Values{attention_params(textbook(4096))}; },
        .printed = {{67.1e6, 1e-3}}},
       {.id = "textbook_ffn_8d2", .source = kS003_2_1, .status = rounding, .kind = count,
-       .expected = {134'217'728}, .value = [] { return Values{ffn_params(textbook(4096, 1))}; },
+       .expected = {134'217'728}, .value = [] { return Values{ffn_params(textbook(4096))}; },
        .printed = {{134.2e6, 1e-3}}},
       {.id = "textbook_layer_12d2", .source = kS003_2_1, .status = rounding, .kind = count,
        .expected = {201'326'592},
@@ -465,7 +467,7 @@ const std::vector<Row>& rows_a_params() {
        .printed = {{201.3e6, 1e-3}}},
       {.id = "textbook_32_layers", .source = kS003_2_1, .status = rounding, .kind = count,
        .expected = {6'442'450'944},
-       .value = [] { return Values{dbl(count_params(textbook(4096, 32)).blocks)}; },
+       .value = [] { return Values{dbl(count_params(with_layers(textbook(4096), 32)).blocks)}; },
        .printed = {{6.44e9, 1e-3}}},
       {.id = "drill1_params", .source = kS003_9, .status = rounding, .kind = count,
        .expected = {805'306'368},
@@ -522,7 +524,7 @@ const std::vector<Row>& rows_a_params() {
       // the gated d_ff with the parameters of the plain 4d MLP (2 x 4d^2): 8d/3
       {.id = "swiglu_ffn_8d3", .source = kS003_3_5, .status = exact,
        .expected = {8.0 * 4096.0 / 3.0},
-       .value = [] { return Values{iso_param_d_ff(ffn_params(textbook(4096, 1)), 4096, 3)}; }},
+       .value = [] { return Values{iso_param_d_ff(ffn_params(textbook(4096)), 4096, 3)}; }},
 
       {.id = "l2_70b_params", .source = kS003_3_4, .status = rounding, .kind = count,
        .expected = {68'976'648'192},
@@ -605,7 +607,9 @@ const std::vector<Row>& rows_b_bytes() {
        .value = [] {
          constexpr std::array<std::int64_t, 2> shape{2, 3};
          Values out;
-         for (const std::int64_t s : contiguous_strides(shape)) out.push_back(dbl(s));
+         for (const std::int64_t s : contiguous_strides(shape)) {
+           out.push_back(dbl(s));
+         }
          return out;
        }},
       // [0] sequences that fit on an 80 GB H100 (none), [1] GPUs needed for the weights alone
@@ -653,7 +657,7 @@ const std::vector<Row>& rows_c_flops() {
        .expected = {402'653'184},
        .value = [] {
          return Values{
-             forward_flops_per_token(count_params(textbook(4096, 1)), FlopBasis::non_embedding)
+             forward_flops_per_token(count_params(textbook(4096)), FlopBasis::non_embedding)
                  .base()};
        },
        .printed = {{403e6, 2e-3}}},
@@ -661,7 +665,7 @@ const std::vector<Row>& rows_c_flops() {
        .expected = {1'610'612'736},
        .value = [] {
          return Values{
-             forward_flops_per_token(count_params(textbook(8192, 1)), FlopBasis::non_embedding)
+             forward_flops_per_token(count_params(textbook(8192)), FlopBasis::non_embedding)
                  .base()};
        },
        .printed = {{1.61e9, 2e-3}}},
@@ -763,12 +767,12 @@ const std::vector<Row>& rows_d_attention() {
   static const std::vector<Row> rows = {
       {.id = "attn_ffn_crossover_m4", .source = kS003_2_3, .status = exact, .expected = {24'576.0},
        .value = [] {
-         const ModelConfig m = textbook(4096, 1);
+         const ModelConfig m = textbook(4096);
          return Values{attention_crossover_tokens(m, count_params(m), AttentionMode::full)};
        }},
       {.id = "drill4_crossover", .source = kS003_9, .status = exact, .expected = {24'576.0},
        .value = [] {
-         const ModelConfig m = textbook(4096, 32);
+         const ModelConfig m = with_layers(textbook(4096), 32);
          return Values{attention_crossover_tokens(m, count_params(m), AttentionMode::full)};
        }},
       {.id = "l3_attn_crossover", .source = kS003_5_2_l3, .status = exact, .expected = {26'624.0},
@@ -1613,11 +1617,8 @@ void check_printed(double shown, const Printed& p) {
   }
 }
 
-void check_row(const Row& row) {
-  INFO("row " << row.id);
-  INFO("source " << row.source);
-  REQUIRE(row.value != nullptr);
-  const Values got = row.value();
+/// Every computed value against the TSV's recomputed value: 1e-12, or == for counts.
+void check_expected(const Row& row, const Values& got) {
   REQUIRE(got.size() == row.expected.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     CAPTURE(i, got[i], row.expected[i]);
@@ -1627,18 +1628,35 @@ void check_row(const Row& row) {
       CHECK_THAT(got[i], WithinRel(row.expected[i], kExact));
     }
   }
-  if (row.status == Status::rounding) REQUIRE_FALSE(row.printed.empty());
-  if (row.doc_value != nullptr) REQUIRE(row.status == Status::disagrees);
-  if (!row.printed.empty()) {
-    INFO((row.doc_value != nullptr ? "document's convention vs its printed figure" : "printed figure"));
-    const Values shown = row.doc_value != nullptr ? row.doc_value() : got;
-    REQUIRE(row.printed.size() <= shown.size());
-    for (std::size_t i = 0; i < row.printed.size(); ++i) {
-      CAPTURE(i);
-      check_printed(shown[i], row.printed[i]);
-    }
+}
+
+/// The document's figures: against the engine under the document's convention where the row
+/// names one (disagrees), else against the computed values (rounding, bounds).
+void check_printed_figures(const Row& row, const Values& got) {
+  if (row.printed.empty()) {
+    return;
   }
-  if (row.also != nullptr) row.also();
+  INFO((row.doc_value != nullptr ? "document's convention vs its printed figure" : "printed figure"));
+  const Values shown = row.doc_value != nullptr ? row.doc_value() : got;
+  REQUIRE(row.printed.size() <= shown.size());
+  for (std::size_t i = 0; i < row.printed.size(); ++i) {
+    CAPTURE(i);
+    check_printed(shown[i], row.printed[i]);
+  }
+}
+
+void check_row(const Row& row) {
+  INFO("row " << row.id);
+  INFO("source " << row.source);
+  REQUIRE(row.value != nullptr);
+  REQUIRE((row.status != Status::rounding || !row.printed.empty()));
+  REQUIRE((row.doc_value == nullptr || row.status == Status::disagrees));
+  const Values got = row.value();
+  check_expected(row, got);
+  check_printed_figures(row, got);
+  if (row.also != nullptr) {
+    row.also();
+  }
 }
 
 const std::vector<const std::vector<Row>*>& all_tables() {
@@ -1666,7 +1684,9 @@ std::vector<std::string> split_tabs(const std::string& line) {
   while (true) {
     const std::size_t tab = line.find('\t', start);
     out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) break;
+    if (tab == std::string::npos) {
+      break;
+    }
     start = tab + 1;
   }
   return out;
@@ -1675,7 +1695,9 @@ std::vector<std::string> split_tabs(const std::string& line) {
 std::vector<TsvRow> read_tsv() {
   const std::string path = ROOFLINE_SOURCE_DIR "/tests/fixtures/worked-examples.tsv";
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) {
+    throw std::runtime_error("cannot read " + path);
+  }
   std::string line;
   std::getline(in, line);
   const std::vector<std::string> header = split_tabs(line);
@@ -1686,10 +1708,16 @@ std::vector<TsvRow> read_tsv() {
   }
   std::vector<TsvRow> rows;
   while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    if (line.empty()) {
+      continue;
+    }
     const std::vector<std::string> f = split_tabs(line);
-    if (f.size() < want.size()) throw std::runtime_error("short line in " + path + ": " + line);
+    if (f.size() < want.size()) {
+      throw std::runtime_error("short line in " + path);
+    }
     rows.push_back({f[0], f[1], f[5], f[6], f[7]});
   }
   return rows;
@@ -1702,7 +1730,9 @@ struct Leading {
 };
 
 std::optional<Leading> leading_number(const std::string& s) {
-  if (s.empty() || s[0] < '0' || s[0] > '9') return std::nullopt;
+  if (s.empty() || s[0] < '0' || s[0] > '9') {
+    return std::nullopt;
+  }
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   const std::string_view num(s.c_str(), static_cast<std::size_t>(end - s.c_str()));
@@ -1725,6 +1755,47 @@ const char* status_name(Status s) {
       return "disagrees";
   }
   return "?";
+}
+
+/// tolerance_suggested: a rounding row's first figure carries it (a bound where it is n/a); a
+/// disagreeing row's convention check carries a non-zero one; exact rows carry bounds only.
+void check_tolerance_matches(const Row& row, const TsvRow& t) {
+  CAPTURE(t.tolerance);
+  const std::optional<Leading> tol = leading_number(t.tolerance);
+  if (row.status == Status::rounding) {
+    REQUIRE_FALSE(row.printed.empty());
+    if (tol) {
+      CHECK(row.printed[0].check == Check::within);
+      CHECK(row.printed[0].tol == tol->value);
+    } else {
+      CHECK(row.printed[0].check != Check::within);
+    }
+  } else if (row.status == Status::disagrees && tol && tol->value > 0.0) {
+    REQUIRE_FALSE(row.printed.empty());
+    CHECK(row.printed[0].tol == tol->value);
+  } else if (row.status == Status::exact) {
+    for (const Printed& p : row.printed) {
+      CHECK(p.check != Check::within);
+    }
+  }
+}
+
+/// recomputed_value: where it starts with a number, that number is expected[0] to the TSV's
+/// printed precision (half a unit in its last digit).
+void check_recomputed_matches(const Row& row, const TsvRow& t) {
+  const std::optional<Leading> lead = leading_number(t.recomputed);
+  if (!lead) {
+    return;
+  }
+  CAPTURE(t.recomputed, row.expected.at(0));
+  CHECK(std::fabs(row.expected.at(0) - lead->value) <= lead->half_unit + 1e-12 * std::fabs(lead->value));
+}
+
+void check_row_matches_tsv(const Row& row, const TsvRow& t) {
+  CHECK(t.source == row.source);
+  CHECK(t.status == status_name(row.status));
+  check_tolerance_matches(row, t);
+  check_recomputed_matches(row, t);
 }
 
 }  // namespace
@@ -1798,31 +1869,7 @@ TEST_CASE("worked-examples.tsv: every row has a test, and each test matches its 
       CHECK(covered.insert(row.id).second);  // no id tested twice
       const auto it = by_id.find(row.id);
       REQUIRE(it != by_id.end());  // no row without a TSV line
-      const TsvRow& t = *it->second;
-      CHECK(t.source == row.source);
-      CHECK(t.status == status_name(row.status));
-
-      // tolerance_suggested: the rounding figure's tolerance (or a bound / n/a)
-      const std::optional<Leading> tol = leading_number(t.tolerance);
-      CAPTURE(t.tolerance);
-      if (row.status == Status::rounding) {
-        if (tol) {
-          CHECK(row.printed.at(0).check == Check::within);
-          CHECK(row.printed.at(0).tol == tol->value);
-        } else {
-          CHECK(row.printed.at(0).check != Check::within);
-        }
-      } else if (row.status == Status::disagrees && tol && tol->value > 0.0) {
-        CHECK(row.printed.at(0).tol == tol->value);
-      } else if (row.status == Status::exact) {
-        for (const Printed& p : row.printed) CHECK(p.check != Check::within);
-      }
-
-      // recomputed_value: its leading number is expected[0] at the TSV's printed precision
-      if (const std::optional<Leading> lead = leading_number(t.recomputed)) {
-        CAPTURE(t.recomputed, row.expected.at(0));
-        CHECK(std::fabs(row.expected.at(0) - lead->value) <= lead->half_unit + 1e-12 * std::fabs(lead->value));
-      }
+      check_row_matches_tsv(row, *it->second);
     }
   }
   for (const PendingRow& row : pending_rows()) {

@@ -2,8 +2,7 @@
 // Every file is loaded the way --preset-dir loads it (copied into DIR/gpus or DIR/models of a
 // temp directory), and again through the from_json functions with `where` = the file name.
 // "{file}" in a message stands for the path or name that prefixes it.
-#include "io_test_support.hpp"  // sets JSON_DIAGNOSTICS, so it must stay first (it #errors otherwise);
-// this comment keeps clang-format's include regrouping from moving it.
+#include "io_test_support.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -58,8 +57,7 @@ const std::vector<BadPreset> kBad = {
     {"gpu-links-not-integer.json", Kind::gpu, "{file}: /interconnect/links: expected an integer, got \"18\""},
     {"gpu-links-fractional.json", Kind::gpu, "{file}: /interconnect/links: expected an integer, got 18.5"},
     {"gpu-aliases-not-array.json", Kind::gpu, "{file}: /aliases: expected an array of strings"},
-    // validate()'s messages name the field without the leading "/" of a JSON pointer (reported).
-    {"gpu-zero-bandwidth.json", Kind::gpu, "{file}: memory_bandwidth: must be a positive finite value"},
+    {"gpu-zero-bandwidth.json", Kind::gpu, "{file}: /memory_bandwidth: must be a positive finite value"},
     {"gpu-invalid-json.json", Kind::gpu,
      "{file}: invalid JSON: parse error at line 5, column 10: syntax error while parsing object - unexpected "
      "string literal; expected '}'"},
@@ -73,8 +71,7 @@ const std::vector<BadPreset> kBad = {
     {"model-architecture-not-object.json", Kind::model, "{file}: /architecture: expected a JSON object"},
     {"model-n-layers-not-integer.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got 2.5"},
     {"model-n-layers-string.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got \"2\""},
-    // 1e30 reaches static_cast<int64_t>(double) out of range in ObjectReader::integer: undefined
-    // behaviour that happens to give this message on x86-64 (reported).
+    // 1e30 is range-checked before any cast to an integer.
     {"model-n-layers-huge-float.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got 1e+30"},
     {"model-published-params-string.json", Kind::model, "{file}: /published_params: expected an integer, got \"7B\""},
     {"model-missing-vocab.json", Kind::model, "{file}: /architecture/vocab_size: missing required field"},
@@ -82,20 +79,19 @@ const std::vector<BadPreset> kBad = {
     {"model-missing-source.json", Kind::model, "{file}: /source: missing required field"},
     {"model-name-mismatch.json", Kind::model,
      "{file}: /name: \"llama3-8b\" must equal the file name \"model-name-mismatch\"", true},
-    // The pointer into hf_config is written "/hf_config: /key", not "/hf_config/key" (reported).
     {"model-hf-unsupported-type.json", Kind::model,
-     "{file}: /hf_config: /model_type: \"mamba\" is a state-space model, which roofline does not model; " + kSupported},
-    {"model-hf-missing-field.json", Kind::model, "{file}: /hf_config: /hidden_size: missing required field"},
-    // An hf_config without model_type is reported as the empty type "" (reported as unclear).
+     "{file}: /hf_config/model_type: \"mamba\" is a state-space model, which roofline does not model; " + kSupported},
+    {"model-hf-missing-field.json", Kind::model, "{file}: /hf_config/hidden_size: missing required field"},
     {"model-hf-no-model-type.json", Kind::model,
-     "{file}: /hf_config: /model_type: \"\" is not supported; " + kSupported},
+     "{file}: /hf_config/model_type: missing; roofline reads the architecture from model_type"},
+    {"model-zero-layers.json", Kind::model, "{file}: /architecture/n_layers: 0 is out of range; allowed 1 to 65536"},
     {"model-invalid-json.json", Kind::model,
      "{file}: invalid JSON: parse error at line 4, column 1: syntax error while parsing object key - "
      "unexpected '}'; expected string literal"},
 };
 
-/// Files whose defect the io layer does not catch yet; each has a [!shouldfail] test below.
-const std::vector<std::string> kKnownGaps = {"model-zero-layers.json"};
+/// Files whose defect the io layer does not catch yet (none now; kept so a new gap has a place).
+const std::vector<std::string> kKnownGaps = {};
 
 std::string bad_dir() { return roofline_test::source_path("tests/fixtures/bad_presets"); }
 
@@ -176,12 +172,8 @@ TEST_CASE("io: bad_presets: a preset path bypasses the name check but not the re
                           "\"3.35 TB/s\"");
 }
 
-// KNOWN GAP (reported): a native "architecture" preset is not passed through validate() by the io
-// layer, unlike GPU presets and HF configs, so n_layers 0 loads; only the CLI's resolve_model
-// rejects it later. [!shouldfail]: this test passes while the gap exists and fails visibly once the
-// io layer validates; then move the file from kKnownGaps into kBad with its exact message.
-TEST_CASE("io: bad_presets: a native preset with zero layers is rejected by the io layer",
-          "[io][bad-presets][!shouldfail]") {
+// A native "architecture" preset is validated when it loads, as GPU presets and HF configs are.
+TEST_CASE("io: bad_presets: a native preset with zero layers is rejected by the io layer", "[io][bad-presets]") {
   const TempDir dir;
   dir.write("models/model-zero-layers.json", roofline_test::slurp(bad_dir() + "/model-zero-layers.json"));
   const PresetRegistry r({dir.str()});

@@ -1,8 +1,7 @@
 // Hugging Face config.json import: every fixture in tests/fixtures/hf reproduces expected_params
 // (and the computed active count) of published-group*.tsv exactly, and each family trap listed
 // in FAMILY-NOTES-group*.md has its own test.
-#include "io_test_support.hpp"  // sets JSON_DIAGNOSTICS, so it must stay first (it #errors otherwise);
-// this comment keeps clang-format's include regrouping from moving it.
+#include "io_test_support.hpp"
 #include "io/hf_import.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
@@ -380,8 +379,10 @@ TEST_CASE("io: a missing or mistyped required field names its JSON pointer", "[i
   j = fixture_json("llama3-8b");
   j["num_hidden_layers"] = "32";
   REQUIRE_THROWS_WITH(import_json(j), "config.json: /num_hidden_layers: expected an integer, got \"32\"");
-  j["num_hidden_layers"] = 32.0;
-  REQUIRE_THROWS_WITH(import_json(j), "config.json: /num_hidden_layers: expected an integer, got 32.0");
+  j["num_hidden_layers"] = 32.0;  // whole floats are accepted, as the preset reader accepts them
+  CHECK(import_json(j).n_layers == 32);
+  j["num_hidden_layers"] = 32.5;
+  REQUIRE_THROWS_WITH(import_json(j), "config.json: /num_hidden_layers: expected an integer, got 32.5");
   j["num_hidden_layers"] = -1;
   REQUIRE_THROWS_WITH(import_json(j), "config.json: /num_hidden_layers: must not be negative, got -1");
   j["num_hidden_layers"] = 32;

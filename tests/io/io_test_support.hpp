@@ -1,17 +1,6 @@
 // Helpers shared by the io tests: fixture paths, the published-*.tsv tables, temp directories.
 #pragma once
 
-// roofline_app is compiled with JSON_DIAGNOSTICS=1 as a PRIVATE definition (src/CMakeLists.txt),
-// and nlohmann 3.11 puts that setting in the ABI namespace (json_abi_diag_v3_11_2). Without the
-// same setting here, every io function taking or returning nlohmann::json fails to link. Keep
-// this before any nlohmann include until the definition is made PUBLIC (reported).
-#ifdef INCLUDE_NLOHMANN_JSON_HPP_
-#error "include io_test_support.hpp before anything that includes nlohmann/json.hpp"
-#endif
-#ifndef JSON_DIAGNOSTICS
-#define JSON_DIAGNOSTICS 1
-#endif
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>

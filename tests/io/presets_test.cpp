@@ -1,8 +1,7 @@
 // Every built-in preset loads and validates; model presets reproduce the published parameter
 // counts exactly; GPU presets carry the figures the seeds use; the registry merges user
 // directories, rejects duplicates and suggests near names.
-#include "io_test_support.hpp"  // sets JSON_DIAGNOSTICS, so it must stay first (it #errors otherwise);
-// this comment keeps clang-format's include regrouping from moving it.
+#include "io_test_support.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -361,11 +360,10 @@ TEST_CASE("io: did_you_mean: edit distance with a prefix bonus", "[io][presets][
   CHECK(did_you_mean("gemma3-27", models) == "gemma3-27b");
   CHECK(did_you_mean("zzzzzz", gpus).empty());
   CHECK(did_you_mean("anything", {}).empty());
-  // Observed behaviour, reported as a weakness: "h10" is one edit from "a10" and a prefix of the
-  // h100 names; the first candidate at distance 1 wins in name order, so "a10" is suggested.
-  CHECK(did_you_mean("h10", gpus) == "a10");
-  // Observed, reported: the budget max(3, n/3)+1 lets a 3-letter word match anything 3 edits away.
-  CHECK(did_you_mean("gpt", gpus) == "a10");
+  // A prefix of a name beats any one-edit neighbour ("h10" is also one edit from "a10").
+  CHECK(did_you_mean("h10", gpus) == "h100-nvl");
+  // Short words allow one edit only: "gpt" is not near any accelerator.
+  CHECK(did_you_mean("gpt", gpus).empty());
 }
 
 TEST_CASE("io: unknown presets: the message suggests a near name or the listing", "[io][presets][registry]") {
@@ -402,11 +400,9 @@ TEST_CASE("io: load_model / load_gpu accept paths and stdin", "[io][presets][reg
   REQUIRE_THROWS_WITH(r.load_gpu(dir.str()), dir.str() + ": is a directory, expected a JSON file");
 }
 
-// KNOWN GAP (reported): only names are checked for duplicates. A user GPU whose alias is a built-in
-// alias ("h100") wins the alias lookup when its name sorts first, and a user GPU named like a
-// built-in alias ("h200") shadows it; both silently. [!shouldfail]: passes while the gap exists.
-TEST_CASE("io: a user alias or name colliding with a built-in alias is an InputError",
-          "[io][presets][registry][!shouldfail]") {
+// Aliases are checked against every name and alias when they are resolved: a user GPU cannot take
+// over a built-in's alias ("h100") or shadow one with its name ("h200").
+TEST_CASE("io: a user alias or name colliding with a built-in alias is an InputError", "[io][presets][registry]") {
   const TempDir dir;
   dir.write("gpus/a-gpu.json", R"({"name": "a-gpu", "memory_capacity": "1 GiB", "memory_bandwidth": "1 TB/s",
                                    "peak": {}, "aliases": ["h100"], "source": "t"})");
