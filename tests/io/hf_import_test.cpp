@@ -397,7 +397,7 @@ TEST_CASE("io: a missing or mistyped required field names its JSON pointer", "[i
 
   json dbrx = fixture_json("dbrx");
   dbrx.at("attn_config")["kv_n_heads"] = "8";
-  REQUIRE_THROWS_WITH(import_json(dbrx), "config.json: /attn_config: /kv_n_heads: expected an integer, got \"8\"");
+  REQUIRE_THROWS_WITH(import_json(dbrx), "config.json: /attn_config/kv_n_heads: expected an integer, got \"8\"");
   dbrx.erase("ffn_config");
   REQUIRE_THROWS_WITH(import_json(dbrx), "config.json: /ffn_config: missing required field");
 }
