@@ -23,6 +23,7 @@ struct HardwareConfig {
   units::BytesPerSecond interconnect_bandwidth{};      ///< per direction
   std::int64_t interconnect_links = 0;
   double power_watts = 0.0;  ///< TDP; 0 when not published
+  units::Bytes l2_cache{};   ///< last-level on-chip cache; 0 when not given
   std::vector<std::string> aliases;
   std::string source;
   std::string notes;

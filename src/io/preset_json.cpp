@@ -166,6 +166,7 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
     ic.finish();
   }
   if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);
+  if (auto l2 = r.opt_str("l2_cache")) h.l2_cache = with_context(r, "l2_cache", *l2, parse_bytes);
   if (r.has("aliases")) {
     const json& a = r.raw("aliases");
     if (!a.is_array()) r.fail("aliases", "expected an array of strings");

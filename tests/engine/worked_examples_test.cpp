@@ -11,6 +11,7 @@
 // otherwise the arithmetic of the TSV's inputs column. The coverage test reads the TSV at run
 // time, fails on any id without a row, and ties each row's source, status, tolerance and leading
 // expected value to the TSV line.
+#include "io/preset_registry.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/dtype.hpp"
 #include "roofline/flops.hpp"
@@ -32,6 +33,7 @@
 #include <numbers>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -1157,6 +1159,11 @@ const std::vector<Row>& rows_f_intensity() {
        .printed = {{295.0, 2e-3}}},
       {.id = "ridge_h200", .source = kS003_3_6, .status = rounding, .expected = {989.4 / 4.8},
        .value = [] { return Values{ridge(kH200).base()}; }, .printed = {{206.0, 2e-3}}},
+      // The L2 size is a preset field (NVIDIA's datasheet "50MB"), read through the preset loader.
+      {.id = "h100_l2", .source = kS004_lies, .status = exact, .expected = {50.0},
+       .value = [] {
+         return Values{roofline::io::PresetRegistry({}).load_gpu("h100-sxm").l2_cache.in(units::kMB)};
+       }},
       {.id = "h100_sparse_peak", .source = kS004_machine, .status = exact, .expected = {1978.8},
        .value = [] { return Values{structured_sparsity_peak(kH100.peak).in(units::kTera)}; }},
       {.id = "a100_to_h100_compute", .source = kS004_machine, .status = rounding,
@@ -1584,19 +1591,6 @@ const std::vector<Row>& rows_j_misc() {
   return rows;
 }
 
-// Rows no engine function or preset field can produce yet.
-struct PendingRow {
-  const char* id;
-  const char* source;
-  const char* reason;
-};
-
-const std::vector<PendingRow>& pending_rows() {
-  static const std::vector<PendingRow> rows = {
-      {"h100_l2", kS004_lies, "50 MB H100 L2: HardwareConfig and the h100-sxm preset have no L2 cache field"},
-  };
-  return rows;
-}
 
 // ============================================================================================
 // Checking a row
@@ -1844,13 +1838,6 @@ TEST_CASE("worked examples J: Amdahl and miscellany", "[worked-examples]") {
   check_row(GENERATE(from_range(rows_j_misc())));
 }
 
-TEST_CASE("worked examples the engine cannot compute yet", "[worked-examples][!mayfail]") {
-  for (const PendingRow& row : pending_rows()) {
-    INFO("row " << row.id);
-    INFO("source " << row.source);
-    FAIL_CHECK(row.reason);
-  }
-}
 
 TEST_CASE("worked-examples.tsv: every row has a test, and each test matches its row", "[worked-examples]") {
   const std::vector<TsvRow> tsv = read_tsv();
@@ -1871,13 +1858,6 @@ TEST_CASE("worked-examples.tsv: every row has a test, and each test matches its 
       REQUIRE(it != by_id.end());  // no row without a TSV line
       check_row_matches_tsv(row, *it->second);
     }
-  }
-  for (const PendingRow& row : pending_rows()) {
-    INFO("pending row " << row.id);
-    CHECK(covered.insert(row.id).second);
-    const auto it = by_id.find(row.id);
-    REQUIRE(it != by_id.end());
-    CHECK(it->second->source == row.source);
   }
 
   for (const TsvRow& t : tsv) {
