@@ -52,6 +52,9 @@ constexpr units::Bytes residual_add_bytes_per_token(double d, double b) { return
 /// Gated activation (SwiGLU): read gate and up, write d_ff -> 3 d_ff b  [S003-3.3]
 constexpr units::Bytes gated_activation_bytes_per_token(double d_ff, double b) { return units::Bytes{3.0 * d_ff * b}; }
 
+/// Plain activation (GELU) on one token: read d_ff, write d_ff: 2 d_ff b  [S003-3.3]
+constexpr units::Bytes plain_activation_bytes_per_token(double d_ff, double b) { return units::Bytes{2.0 * d_ff * b}; }
+
 /// Elementwise share of a pass's traffic: T e / (W + T e)  [S003-3.3]
 constexpr double elementwise_traffic_share(units::Bytes layer_weight_bytes, units::Bytes ew_per_token, double tokens) {
   return tokens * ew_per_token.base() / (layer_weight_bytes.base() + tokens * ew_per_token.base());

@@ -1,5 +1,7 @@
 #include "roofline/memory.hpp"
 
+#include "roofline/misc.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -58,11 +60,12 @@ units::Bytes elementwise_bytes_per_token_layer(const ModelConfig& m, double b) {
   if (m.moe.enabled()) {
     f = static_cast<double>(m.moe.top_k * m.moe.d_ff_expert + m.moe.n_shared_experts * m.moe.d_ff_shared);
   }
-  const double norms = static_cast<double>(m.norms_per_layer) * 2.0 * d;  // read x, write y
-  const double rope = m.position == PositionKind::rope ? 2.0 * (wq + wkv) : 0.0;
-  const double residuals = 2.0 * 3.0 * d;  // read a, read b, write a+b; twice per layer
-  const double act = (m.mlp == MlpKind::gated ? 3.0 : 2.0) * f;
-  return units::Bytes{b * (norms + rope + residuals + act)};
+  const units::Bytes norms = norm_bytes_per_token(d, b) * static_cast<double>(m.norms_per_layer);
+  const units::Bytes rope = m.position == PositionKind::rope ? rope_bytes_per_token(wq, wkv, b) : units::Bytes{};
+  const units::Bytes residuals = residual_add_bytes_per_token(d, b) * 2.0;  // after attention and after the MLP
+  const units::Bytes act = m.mlp == MlpKind::gated ? gated_activation_bytes_per_token(f, b)
+                                                   : plain_activation_bytes_per_token(f, b);
+  return norms + rope + residuals + act;
 }
 
 double fusion_crossover_tokens(units::Bytes layer_weight_bytes, units::Bytes ew_per_token) {
