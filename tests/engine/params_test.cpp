@@ -3,22 +3,12 @@
 
 #include "roofline/checked.hpp"
 #include "roofline/params.hpp"
+#include "seed_models.hpp"
 
 using namespace roofline;
+using roofline::test_models::llama3_8b;
 
 namespace {
-ModelConfig llama3_8b() {
-  ModelConfig m;
-  m.name = "llama3-8b";
-  m.n_layers = 32;
-  m.d_model = 4096;
-  m.n_heads = 32;
-  m.n_kv_heads = 8;
-  m.head_dim = 128;
-  m.d_ff = 14336;
-  m.vocab_size = 128256;
-  return m;
-}
 
 std::int64_t part(const LayerKindParams& k, std::string_view id) {
   for (const auto& p : k.parts) {
