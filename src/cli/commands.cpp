@@ -72,10 +72,23 @@ std::string model_headline(const Ctx& c) {
   return s;
 }
 
+// The conventions in force, so a table reader knows which of the field's rules produced it.
+std::string conventions_line(const Ctx& c) {
+  const nlohmann::json conv = inputs_json(c).at("conventions");
+  std::string s = fmt::format("weights {} ({} bits), KV {}, compute {}; FLOPs {}, attention {}, lm_head {}, decode bytes {}",
+                              dtype_name(c.w.weight_dtype), g(c.w.weight_bits), dtype_name(c.w.kv_dtype),
+                              dtype_name(c.w.compute_dtype), conv.at("flops_basis").get<std::string>(),
+                              conv.at("attention").get<std::string>(), conv.at("lm_head_positions").get<std::string>(),
+                              conv.at("decode_bytes").get<std::string>());
+  if (c.m().moe.enabled()) s += ", MoE experts " + conv.at("moe_decode_bytes").get<std::string>();
+  if (c.gpu) s += c.capacity_convention == "override" ? ", capacity --gpu-memory" : ", capacity device bytes";
+  return s;
+}
+
 format::Report start(const Ctx& c, const char* command) {
   format::Report r;
   r.command = command;
-  r.headline = model_headline(c);
+  r.headline = model_headline(c) + "\n" + conventions_line(c);
   r.inputs = inputs_json(c);
   r.notes = c.notes;
   return r;

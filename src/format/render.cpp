@@ -133,7 +133,12 @@ std::string md_cell(std::string s) {
 
 std::string render_markdown(const Report& r, const RenderOptions& o) {
   std::string out;
-  if (!r.headline.empty()) out += "**" + md_cell(r.headline) + "**\n";
+  if (!r.headline.empty()) {
+    // First line bold (the model and accelerator), the conventions line plain.
+    const auto nl = r.headline.find('\n');
+    out += "**" + md_cell(r.headline.substr(0, nl)) + "**\n";
+    if (nl != std::string::npos) out += "\n" + md_cell(r.headline.substr(nl + 1)) + "\n";
+  }
   for (const Section& s : r.sections) {
     out += "\n### " + s.title + "\n\n| quantity | value | note |\n|---|---:|---|\n";
     for (const Row& row : s.rows) {
