@@ -599,7 +599,7 @@ format::Report build_gpus(const io::PresetRegistry& reg) {
   Table t{"gpus", "Accelerators (dense peaks; ridge = peak / bandwidth)",
           {{"name", "name", Unit::text},
            {"vendor", "vendor", Unit::text},
-           {"memory_capacity_bytes", "capacity", Unit::bytes},
+           {"memory_capacity_bytes", "capacity", Unit::bytes_iec},
            {"memory_bandwidth_bytes_per_s", "bandwidth", Unit::bytes_per_s},
            {"peak_bf16_flop_per_s", "bf16", Unit::flop_per_s},
            {"peak_fp8_flop_per_s", "fp8", Unit::flop_per_s},
@@ -611,16 +611,40 @@ format::Report build_gpus(const io::PresetRegistry& reg) {
            {"power_watts", "power", Unit::watts},
            {"origin", "origin", Unit::text}},
           {}};
+  // Every dtype's peak and ridge for scripts; the table shows the common ones above.
+  for (DType d : kAllDTypes) {
+    const std::string n = std::string(dtype_name(d));
+    if (d != DType::bf16 && d != DType::fp8) {
+      t.columns.push_back({"peak_" + n + "_flop_per_s", n, Unit::flop_per_s, true});
+    }
+    if (d != DType::bf16 && d != DType::fp8 && d != DType::int8 && d != DType::fp4) {
+      t.columns.push_back({"ridge_" + n + "_flop_per_byte", "ridge " + n, Unit::none, true});
+    }
+  }
+  t.columns.push_back({"display_name", "display name", Unit::text, true});
+  t.columns.push_back({"interconnect", "interconnect", Unit::text, true});
+  t.columns.push_back({"l2_cache_bytes", "L2", Unit::bytes, true});
+  t.columns.push_back({"source", "source", Unit::text, true});
   for (const io::PresetEntry* e : reg.entries(io::PresetKind::gpu)) {
     const HardwareConfig h = reg.parse_gpu(*e);
     const auto peak = [&](DType d) { return h.peak_for(d) ? Value{h.peak_for(d)->base()} : Value{}; };
     const auto ridge = [&](DType d) {
       return h.peak_for(d) ? Value{ridge_point(*h.peak_for(d), h.memory_bandwidth).base()} : Value{};
     };
-    t.rows.push_back({h.name, h.vendor, h.memory_capacity.base(), h.memory_bandwidth.base(), peak(DType::bf16),
-                      peak(DType::fp8), ridge(DType::bf16), ridge(DType::fp8), ridge(DType::int8), ridge(DType::fp4),
-                      h.interconnect_name.empty() ? Value{} : Value{h.interconnect_bandwidth.base()},
-                      h.power_watts > 0.0 ? Value{h.power_watts} : Value{}, e->origin});
+    std::vector<Value> row = {h.name, h.vendor, h.memory_capacity.base(), h.memory_bandwidth.base(), peak(DType::bf16),
+                              peak(DType::fp8), ridge(DType::bf16), ridge(DType::fp8), ridge(DType::int8),
+                              ridge(DType::fp4),
+                              h.interconnect_name.empty() ? Value{} : Value{h.interconnect_bandwidth.base()},
+                              h.power_watts > 0.0 ? Value{h.power_watts} : Value{}, e->origin};
+    for (DType d : kAllDTypes) {
+      if (d != DType::bf16 && d != DType::fp8) row.push_back(peak(d));
+      if (d != DType::bf16 && d != DType::fp8 && d != DType::int8 && d != DType::fp4) row.push_back(ridge(d));
+    }
+    row.emplace_back(h.display_name);
+    row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_name});
+    row.push_back(h.l2_cache.base() > 0.0 ? Value{h.l2_cache.base()} : Value{});
+    row.emplace_back(h.source);
+    t.rows.push_back(std::move(row));
   }
   r.tables.push_back(std::move(t));
   return r;

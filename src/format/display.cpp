@@ -73,6 +73,7 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
       return std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
     case Unit::bytes:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSiBytes, "B");
+    case Unit::bytes_iec: return with_prefix(x, kIec, "B");
     case Unit::bytes_per_s:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B/s") : with_prefix(x, kSi, "B/s");
     case Unit::flop: return with_prefix(x, kSi, "FLOP");

@@ -21,6 +21,24 @@ bool numeric(const Value& v) {
   return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
 }
 
+// The table as people see it: machine-only columns dropped.
+Table visible(const Table& t) {
+  Table v{t.key, t.title, {}, {}};
+  std::vector<std::size_t> keep;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    if (!t.columns[c].machine_only) {
+      keep.push_back(c);
+      v.columns.push_back(t.columns[c]);
+    }
+  }
+  for (const auto& row : t.rows) {
+    std::vector<Value> cells;
+    for (std::size_t c : keep) cells.push_back(c < row.size() ? row[c] : Value{});
+    v.rows.push_back(std::move(cells));
+  }
+  return v;
+}
+
 std::string bold(const std::string& s, bool color) { return color ? "\033[1m" + s + "\033[0m" : s; }
 
 std::string render_table(const Report& r, const RenderOptions& o) {
@@ -51,7 +69,8 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       }
     }
   }
-  for (const Table& t : r.tables) {
+  for (const Table& full : r.tables) {
+    const Table t = visible(full);
     out += "\n" + bold(t.title, o.color) + "\n";
     std::vector<std::size_t> w(t.columns.size());
     std::vector<std::vector<std::string>> cells;
@@ -150,7 +169,8 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
              md_cell(note) + " |\n";
     }
   }
-  for (const Table& t : r.tables) {
+  for (const Table& full : r.tables) {
+    const Table t = visible(full);
     out += "\n### " + t.title + "\n\n|";
     std::string rule = "|";
     for (const Column& c : t.columns) {

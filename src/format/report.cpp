@@ -8,7 +8,7 @@ namespace {
 
 // Counts of bytes, parameters, tokens and sequences are integers in JSON whenever they are whole.
 bool integral_unit(Unit u) {
-  return u == Unit::bytes || u == Unit::count || u == Unit::tokens || u == Unit::sequences;
+  return u == Unit::bytes || u == Unit::bytes_iec || u == Unit::count || u == Unit::tokens || u == Unit::sequences;
 }
 
 nlohmann::json value_json(const Value& v, Unit u) {

@@ -15,6 +15,7 @@ enum class Unit {
   none,           ///< plain number
   count,          ///< exact integer (parameters, elements)
   bytes,
+  bytes_iec,      ///< bytes shown with binary prefixes whatever --units says (device capacities)
   bytes_per_s,
   flop,
   flop_per_s,
@@ -54,6 +55,7 @@ struct Column {
   std::string key;
   std::string label;
   Unit unit = Unit::none;
+  bool machine_only = false;  ///< in JSON and CSV, left out of the table and Markdown views
 };
 
 struct Table {
