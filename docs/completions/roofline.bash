@@ -15,7 +15,7 @@ _roofline_model_flags="--layers --hidden --heads --kv-heads --head-dim --ffn --v
   --mlp --norm --tied --untied --window --global-every --experts --top-k --expert-ffn
   --shared-experts --shared-ffn --first-dense"
 _roofline_gpu_flags="--gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak"
-_roofline_workload_flags="-b --batch -c --context -p --prompt --output --train-tokens --dtype --weight-bits
+_roofline_workload_flags="-b --batch -c --context -p --prompt --output --train-tokens --measured-tokens-per-s --dtype --weight-bits
   --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu"
 _roofline_convention_flags="--flops-basis --attention --lm-head --decode-bytes --moe-decode"
 

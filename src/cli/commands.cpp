@@ -241,6 +241,20 @@ Section section_flops(const Ctx& c) {
             fmt::format("{} / ({} x {})", g(total.base()), c.devices, g((c.peak_nominal * c.w.mfu).base())));
     }
   }
+  if (c.measured_tokens_per_s > 0.0 && c.gpu) {
+    const double n_params = static_cast<double>(flop_params(p, c.w.basis));
+    const double g_dev = static_cast<double>(c.devices);
+    s.add("model_flops_utilisation_fraction", fmt::format("MFU at {} tokens/s", g(c.measured_tokens_per_s)),
+          opt(c.has_peak, model_flops_utilisation(n_params, c.measured_tokens_per_s, g_dev, c.peak_nominal)),
+          Unit::fraction, "CH22-B", "MFU = 6 N tokens_per_s / (G P_peak)",
+          fmt::format("6 x {} x {} / ({} x {})", n(flop_params(p, c.w.basis)), g(c.measured_tokens_per_s), c.devices,
+                      g(c.peak_nominal.base())));
+    s.add("hardware_flops_utilisation_fraction", "HFU with full recomputation",
+          opt(c.has_peak, hardware_flops_utilisation(n_params, c.measured_tokens_per_s, g_dev, c.peak_nominal, true)),
+          Unit::fraction, "CH22-B", "HFU = 8 N tokens_per_s / (G P_peak)",
+          fmt::format("8 x {} x {} / ({} x {})", n(flop_params(p, c.w.basis)), g(c.measured_tokens_per_s), c.devices,
+                      g(c.peak_nominal.base())));
+  }
   const double x_causal = attention_crossover_tokens(m, p, AttentionMode::causal);
   const double x_full = attention_crossover_tokens(m, p, AttentionMode::full);
   s.add("attention_crossover_tokens_causal", "attention = projections at (causal)", x_causal, Unit::tokens,

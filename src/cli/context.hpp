@@ -29,6 +29,7 @@ struct Ctx {
   Machine machine{};                 ///< effective: peak x mfu, bandwidth x bw_efficiency
   bool context_given = false;
   std::int64_t train_tokens = 0;     ///< D for training compute; 0 when not asked
+  double measured_tokens_per_s = 0;  ///< measured training throughput of the job; 0 when not given
   std::vector<std::string> notes;
 
   [[nodiscard]] const ModelConfig& m() const { return model.config; }

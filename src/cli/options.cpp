@@ -110,7 +110,10 @@ void add_gpu_options(CLI::App* app, GpuOptions& o, bool required) {
   app->add_option("--gpus", o.gpus, "Devices [default: 1]")->group(g);
   app->add_option("--gpu-memory", o.memory, "Capacity override, e.g. 192GB or 80GiB")->group(g);
   app->add_option("--gpu-bandwidth", o.bandwidth, "Bandwidth override, e.g. 3.35TB/s")->group(g);
-  app->add_option("--gpu-peak", o.peak, "Dense peak override for the compute dtype, e.g. 989.4TFLOP/s")->group(g);
+  app->add_option("--gpu-peak", o.peaks,
+                  "Dense peak override: RATE for the compute dtype (989.4TFLOP/s) or DTYPE=RATE (fp8=1979TFLOP/s); "
+                  "repeatable")
+      ->group(g);
 }
 
 void add_workload_options(CLI::App* app, WorkloadOptions& o) {
@@ -122,6 +125,9 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
   app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048]")->group(g);
   app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->group(g);
   app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->group(g);
+  app->add_option("--measured-tokens-per-s", o.measured_tokens_per_s,
+                  "Measured training throughput of the whole job, for MFU and HFU (needs --gpu)")
+      ->group(g);
   app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->group(g);
   app->add_option("--weight-bits", o.weight_bits,
                   "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, "
@@ -208,8 +214,14 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
   return p;
 }
 
-HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg) {
+HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg, DType compute) {
   HardwareConfig h = reg.load_gpu(o.gpu);
+  for (const std::string& p : o.peaks) {
+    const auto eq = p.find('=');
+    const DType t = eq == std::string::npos ? compute : dtype_flag("--gpu-peak", p.substr(0, eq));
+    const std::string rate = eq == std::string::npos ? p : p.substr(eq + 1);
+    h.set_peak(t, flag_value("--gpu-peak", rate, io::parse_flop_rate));
+  }
   if (o.memory) h.memory_capacity = flag_value("--gpu-memory", *o.memory, io::parse_bytes);
   if (o.bandwidth) h.memory_bandwidth = flag_value("--gpu-bandwidth", *o.bandwidth, io::parse_bandwidth);
   const auto problems = validate(h);
@@ -232,6 +244,12 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   if (w.prompt < 1) throw InputError("--prompt: \"" + wo.prompt + "\" must be at least 1");
   w.output = count_flag("--output", wo.output);
   if (wo.train_tokens) c.train_tokens = count_flag("--train-tokens", *wo.train_tokens);
+  if (wo.measured_tokens_per_s) {
+    c.measured_tokens_per_s = flag_value("--measured-tokens-per-s", *wo.measured_tokens_per_s, io::parse_fraction);
+    if (!(c.measured_tokens_per_s > 0.0)) {
+      throw InputError("--measured-tokens-per-s: \"" + *wo.measured_tokens_per_s + "\" must be positive");
+    }
+  }
   w.weight_dtype = dtype_flag("--dtype", wo.dtype);
   w.weight_bits = dtype_bits(w.weight_dtype);
   if (wo.weight_bits) {
@@ -278,12 +296,11 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   if (c.devices < 1) throw InputError("--gpus: \"" + go.gpus + "\" must be at least 1");
 
   if (!go.gpu.empty()) {
-    c.gpu = resolve_gpu(go, reg);
+    c.gpu = resolve_gpu(go, reg, w.compute_dtype);
     c.capacity = c.gpu->memory_capacity;
     c.capacity_convention = go.memory ? "override" : "device";
     c.bw_nominal = c.gpu->memory_bandwidth;
-    const auto peak = go.peak ? std::optional(flag_value("--gpu-peak", *go.peak, io::parse_flop_rate))
-                              : c.gpu->peak_for(w.compute_dtype);
+    const auto peak = c.gpu->peak_for(w.compute_dtype);
     c.has_peak = peak.has_value() && peak->base() > 0.0;
     c.peak_nominal = peak.value_or(units::FlopPerSecond{});
     // N devices act as one ideal device: rates add, communication is free. The parallelism
@@ -301,7 +318,7 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
       c.notes.push_back(c.gpu->name + " has no published dense " + std::string(dtype_name(w.compute_dtype)) +
                         " peak; compute-side results are n/a (give --gpu-peak to set one)");
     }
-  } else if (go.memory || go.bandwidth || go.peak) {
+  } else if (go.memory || go.bandwidth || !go.peaks.empty()) {
     throw UsageError("--gpu-memory/--gpu-bandwidth/--gpu-peak: need --gpu");
   }
   return c;
@@ -334,6 +351,7 @@ nlohmann::json inputs_json(const Ctx& c) {
                    {"prompt_tokens", w.prompt},
                    {"output_tokens", w.output},
                    {"train_tokens", c.train_tokens},
+                   {"measured_tokens_per_s", c.measured_tokens_per_s},
                    {"weight_dtype", dtype_name(w.weight_dtype)},
                    {"weight_bits", w.weight_bits},
                    {"kv_dtype", dtype_name(w.kv_dtype)},

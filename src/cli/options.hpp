@@ -25,7 +25,8 @@ struct ModelOptions {
 
 struct GpuOptions {
   std::string gpu;
-  std::optional<std::string> memory, bandwidth, peak;
+  std::optional<std::string> memory, bandwidth;
+  std::vector<std::string> peaks;  ///< "RATE" for the compute dtype, or "DTYPE=RATE"
   std::string gpus = "1";
 };
 
@@ -35,6 +36,7 @@ struct WorkloadOptions {
   std::string prompt = "2048";
   std::string output = "256";
   std::optional<std::string> train_tokens;
+  std::optional<std::string> measured_tokens_per_s;
   std::string dtype = "bf16";
   std::optional<std::string> weight_bits;
   std::optional<std::string> kv_dtype;
@@ -60,7 +62,7 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
 Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo,
             const io::PresetRegistry& reg, std::istream& in);
 
-/// A HardwareConfig with the override flags applied (shared by gemm).
-HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg);
+/// A HardwareConfig with the override flags applied; a bare --gpu-peak RATE sets `compute`'s peak.
+HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg, DType compute);
 
 }  // namespace roofline::cli
