@@ -126,7 +126,9 @@ Section section_params(const Ctx& c) {
   }
   s.add("lm_head_params", m.tied_embeddings ? "lm_head (tied)" : "lm_head", p.lm_head, Unit::count, "S000-T1.1",
         m.tied_embeddings ? "0 (shares the embedding)" : "V d", m.tied_embeddings ? "" : n(p.lm_head));
-  s.add("final_norm_params", "final norm", p.final_norm, Unit::count);
+  s.add("final_norm_params", "final norm", p.final_norm, Unit::count, "S000-T1.1",
+        m.norm == NormKind::layernorm ? "2d (gain and bias)" : m.norm == NormKind::nonparametric ? "0 (no parameters)" : "d (gain)",
+        fmt::format("d = {}", n(m.d_model)));
   s.add("non_embedding_params", "non-embedding", p.non_embedding, Unit::count, "KA20-2.1",
         "N = sum_l P_layer + norms", "");
   s.add("total_params", "total", p.total, Unit::count, "S000-T1.1", "N_total = N + V d (+ V d untied) + positions",
@@ -136,7 +138,8 @@ Section section_params(const Ctx& c) {
           "N_active = N_total - L_moe (E - k) P_expert", "");
   }
   if (p.mtp_excluded > 0) {
-    s.add("mtp_params_excluded", "MTP layers (excluded)", p.mtp_excluded, Unit::count, "DS24", "", "");
+    s.add("mtp_params_excluded", "MTP layers (excluded)", p.mtp_excluded, Unit::count, "DS24",
+          "n_mtp (P_moe_layer + 3 norms + 2d d + 2 V d)", fmt::format("{} module(s)", m.mtp_layers));
   }
   if (c.model.published_params) {
     s.add("published_params", "published count", *c.model.published_params, Unit::count, "", "", "",
@@ -349,7 +352,8 @@ Section section_decode(const Ctx& c) {
         c.w.decode_bytes == DecodeBytes::touched ? "weights actually read" : "all weights");
   s.add("kv_bytes_per_step", "KV read per step", d.kv_bytes.base(), Unit::bytes, "S003-2.5", "B M_KV(T)",
         fmt::format("{} x {}", n(c.w.batch), gb(d.kv_bytes.base() / static_cast<double>(c.w.batch))));
-  s.add("bytes_per_step", "bytes per step", d.bytes.base(), Unit::bytes);
+  s.add("bytes_per_step", "bytes per step", d.bytes.base(), Unit::bytes, "S003-2.5", "Q = N_read b_w + B M_KV(T)",
+        fmt::format("{} + {}", gb(d.weight_bytes.base()), gb(d.kv_bytes.base())));
   s.add("flop_per_step", "FLOPs per step", d.flops.base(), Unit::flop, "S003-2.5", "B (C_fwd + attention(T))", "");
   s.add("intensity_flop_per_byte", "arithmetic intensity", d.intensity.base(), Unit::flop_per_byte, "WI09",
         "I = F / Q", fmt::format("{} / {}", g(d.flops.base()), g(d.bytes.base())));
@@ -364,7 +368,9 @@ Section section_decode(const Ctx& c) {
   s.add("decode_tokens_per_s", "aggregate ceiling", d.tokens_per_s, Unit::per_s, "S003-2.5", "B / t_step",
         fmt::format("{} / {}", n(c.w.batch), g(d.t_step.base())));
   s.add("bound", "bound", std::string(!c.has_peak ? "memory (compute n/a)" : d.bound == Bound::memory ? "memory" : "compute"),
-        Unit::text);
+        Unit::text, "WI09", "compute when F/P >= Q/BW, else memory",
+        fmt::format("{} vs {}", format::display(d.t_compute.base(), Unit::seconds, format::UnitSystem::si),
+                    format::display(d.t_memory.base(), Unit::seconds, format::UnitSystem::si)));
   s.add("compute_utilisation_fraction", "arithmetic utilisation", opt(c.has_peak, d.utilisation), Unit::fraction, "S004",
         "t_compute / t_step", "");
   // The two whiteboard ceilings beside the physical one: weights only, no KV.
@@ -448,7 +454,8 @@ Section section_capacity(const Ctx& c) {
   const units::Bytes need = w + c.w.reserve + seq * static_cast<double>(c.w.batch);
   s.add("required_bytes", fmt::format("needed for batch {} at {} tokens", n(c.w.batch), n(c.w.context)), need.base(),
         Unit::bytes, "S003-3.4", "M_w + R + B M_KV(T)", "");
-  s.add("fits", "fits", need <= cap, Unit::boolean);
+  s.add("fits", "fits", need <= cap, Unit::boolean, "S003-3.4", "M_w + R + B M_KV(T) <= C",
+        fmt::format("{} <= {}", gb(need.base()), gb(cap.base())));
   const i64 conc = max_concurrency(cap, w, c.w.reserve, seq);
   const bool bounded = seq.base() > 0.0;
   s.add("max_concurrent_sequences", fmt::format("sequences at {} tokens", n(c.w.context)), bounded ? Value{conc} : Value{},
@@ -600,7 +607,8 @@ format::Report build_gemm(const GemmArgs& a, const std::optional<HardwareConfig>
           "max(F/P, Q/BW)", "");
     s.add("bound", "bound",
           has ? Value{std::string(bound_of(f, q, pk, gpu->memory_bandwidth) == Bound::compute ? "compute" : "memory")} : Value{},
-          Unit::text);
+          Unit::text, "WI09", "compute when I >= P_peak / B_peak, else memory",
+          fmt::format("{} vs {}", g((f / q).base()), has ? g(ridge_point(pk, gpu->memory_bandwidth).base()) : "n/a"));
     if (!has) r.notes.push_back(gpu->name + " has no published dense " + std::string(dtype_name(a.dtype)) + " peak");
   }
   r.sections.push_back(s.take());
