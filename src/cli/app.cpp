@@ -133,7 +133,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       ->check(CLI::IsMember({"si", "iec"}));
   app.add_option("--color", g.color, "auto, always or never [default: auto]")
       ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)");
+  app.add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
+      ->type_name("DIR");
   app.add_flag("-q,--quiet", g.quiet, "Silence warnings");
 
   struct Bound {
@@ -173,9 +174,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
   std::string gemm_gpu;
   CLI::App* gemm = app.add_subcommand("gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply");
   gemm->fallthrough();
-  gemm->add_option("M N K", gemm_dims, "C(M x N) = A(M x K) B(K x N)")->expected(3)->required();
-  gemm->add_option("--dtype", gemm_dtype, "Element type [default: bf16]");
-  gemm->add_option("--gpu", gemm_gpu, "Accelerator for ridge, attainable rate and bound");
+  gemm->add_option("M N K", gemm_dims, "C(M x N) = A(M x K) B(K x N)")->expected(3)->required()->type_name("N");
+  gemm->add_option("--dtype", gemm_dtype, "Element type [default: bf16]")->type_name("DTYPE");
+  gemm->add_option("--gpu", gemm_gpu, "Accelerator for ridge, attainable rate and bound")->type_name("GPU");
   gemm->footer("Examples:\n  roofline gemm 4096 4096 4096 --gpu h100-sxm\n  roofline gemm 1 4096 4096 --dtype fp8\n");
 
   bool gpu_names = false;

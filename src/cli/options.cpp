@@ -78,73 +78,75 @@ bool any_architecture_flag(const ModelOptions& o) {
 
 void add_model_options(CLI::App* app, ModelOptions& o, bool model_required) {
   auto* m = app->add_option("MODEL", o.model,
-                            "Preset name, preset file, Hugging Face config.json, or - for stdin");
+                            "Preset name, preset file, Hugging Face config.json, or - for stdin")->type_name("");
   if (model_required) m->required();
   const char* g = "Model overrides";
-  app->add_option("--layers", o.layers, "Decoder layers L")->group(g);
-  app->add_option("--hidden", o.hidden, "Hidden width d")->group(g);
-  app->add_option("--heads", o.heads, "Query heads h")->group(g);
-  app->add_option("--kv-heads", o.kv_heads, "KV heads h_kv (1 = MQA, h = MHA)")->group(g);
-  app->add_option("--head-dim", o.head_dim, "Head dimension d_h [default: d/h]")->group(g);
-  app->add_option("--ffn", o.ffn, "FFN intermediate width d_ff")->group(g);
-  app->add_option("--vocab", o.vocab, "Vocabulary size V as stored")->group(g);
-  app->add_option("--max-seq-len", o.max_seq_len, "Trained context length")->group(g);
-  app->add_option("--mlp", o.mlp, "gated (3 matrices) or plain (2)")->group(g);
-  app->add_option("--norm", o.norm, "rmsnorm, layernorm, layernorm-nobias or none")->group(g);
+  app->add_option("--layers", o.layers, "Decoder layers L")->type_name("N")->group(g);
+  app->add_option("--hidden", o.hidden, "Hidden width d")->type_name("N")->group(g);
+  app->add_option("--heads", o.heads, "Query heads h")->type_name("N")->group(g);
+  app->add_option("--kv-heads", o.kv_heads, "KV heads h_kv (1 = MQA, h = MHA)")->type_name("N")->group(g);
+  app->add_option("--head-dim", o.head_dim, "Head dimension d_h [default: d/h]")->type_name("N")->group(g);
+  app->add_option("--ffn", o.ffn, "FFN intermediate width d_ff")->type_name("N")->group(g);
+  app->add_option("--vocab", o.vocab, "Vocabulary size V as stored")->type_name("N")->group(g);
+  app->add_option("--max-seq-len", o.max_seq_len, "Trained context length")->type_name("N")->group(g);
+  app->add_option("--mlp", o.mlp, "gated (3 matrices) or plain (2)")->type_name("KIND")->group(g);
+  app->add_option("--norm", o.norm, "rmsnorm, layernorm, layernorm-nobias or none")->type_name("KIND")->group(g);
   auto* tied = app->add_flag("--tied", o.tied, "Tie the output head to the embedding")->group(g);
   app->add_flag("--untied", o.untied, "Give the output head its own matrix")->group(g)->excludes(tied);
-  app->add_option("--window", o.window, "Sliding-window size in tokens (0: none)")->group(g);
-  app->add_option("--global-every", o.global_every, "With --window: every k-th layer is global")->group(g);
-  app->add_option("--experts", o.experts, "Routed experts per MoE layer")->group(g);
-  app->add_option("--top-k", o.top_k, "Routed experts per token")->group(g);
-  app->add_option("--expert-ffn", o.expert_ffn, "Intermediate width of one expert")->group(g);
-  app->add_option("--shared-experts", o.shared_experts, "Always-on experts")->group(g);
-  app->add_option("--shared-ffn", o.shared_ffn, "Intermediate width of one shared expert")->group(g);
-  app->add_option("--first-dense", o.first_dense, "Leading dense layers before the MoE layers")->group(g);
+  app->add_option("--window", o.window, "Sliding-window size in tokens (0: none)")->type_name("N")->group(g);
+  app->add_option("--global-every", o.global_every, "With --window: every k-th layer is global")->type_name("K")->group(g);
+  app->add_option("--experts", o.experts, "Routed experts per MoE layer")->type_name("N")->group(g);
+  app->add_option("--top-k", o.top_k, "Routed experts per token")->type_name("K")->group(g);
+  app->add_option("--expert-ffn", o.expert_ffn, "Intermediate width of one expert")->type_name("N")->group(g);
+  app->add_option("--shared-experts", o.shared_experts, "Always-on experts")->type_name("N")->group(g);
+  app->add_option("--shared-ffn", o.shared_ffn, "Intermediate width of one shared expert")->type_name("N")->group(g);
+  app->add_option("--first-dense", o.first_dense, "Leading dense layers before the MoE layers")->type_name("N")->group(g);
 }
 
 void add_gpu_options(CLI::App* app, GpuOptions& o, bool required) {
   const char* g = "Accelerator";
-  auto* opt = app->add_option("--gpu", o.gpu, "Accelerator preset or file (see `roofline gpus`)")->group(g);
+  auto* opt = app->add_option("--gpu", o.gpu, "Accelerator preset or file (see `roofline gpus`)")->type_name("GPU")->group(g);
   if (required) opt->required();
-  app->add_option("--gpus", o.gpus, "Devices [default: 1]")->group(g);
-  app->add_option("--gpu-memory", o.memory, "Capacity override, e.g. 192GB or 80GiB")->group(g);
-  app->add_option("--gpu-bandwidth", o.bandwidth, "Bandwidth override, e.g. 3.35TB/s")->group(g);
+  app->add_option("--gpus", o.gpus, "Devices [default: 1]")->type_name("N")->group(g);
+  app->add_option("--gpu-memory", o.memory, "Capacity override, e.g. 192GB or 80GiB")->type_name("SIZE")->group(g);
+  app->add_option("--gpu-bandwidth", o.bandwidth, "Bandwidth override, e.g. 3.35TB/s")->type_name("RATE")->group(g);
   app->add_option("--gpu-peak", o.peaks,
                   "Dense peak override: RATE for the compute dtype (989.4TFLOP/s) or DTYPE=RATE (fp8=1979TFLOP/s); "
                   "repeatable")
+      ->type_name("[DTYPE=]RATE")
       ->group(g);
 }
 
 void add_workload_options(CLI::App* app, WorkloadOptions& o) {
   const char* g = "Workload";
-  app->add_option("-b,--batch", o.batch, "Sequences per step [default: 1]")->group(g);
+  app->add_option("-b,--batch", o.batch, "Sequences per step [default: 1]")->type_name("N")->group(g);
   app->add_option("-c,--context", o.context,
                   "Tokens in the KV cache (8192, 8k = 8000, 8Ki = 8192) [default: the model's context]")
-      ->group(g);
-  app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048]")->group(g);
-  app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->group(g);
-  app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->group(g);
+      ->type_name("N")->group(g);
+  app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048]")->type_name("N")->group(g);
+  app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->type_name("N")->group(g);
+  app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->type_name("N")->group(g);
   app->add_option("--measured-tokens-per-s", o.measured_tokens_per_s,
                   "Measured training throughput of the whole job, for MFU and HFU (needs --gpu)")
-      ->group(g);
-  app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->group(g);
+      ->type_name("RATE")->group(g);
+  app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->type_name("DTYPE")->group(g);
   app->add_option("--weight-bits", o.weight_bits,
                   "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, "
                   "int8-g128, q4_0, q8_0, q4_k, q5_k, q6_k")
-      ->group(g);
-  app->add_option("--kv-dtype", o.kv_dtype, "KV-cache data type [default: bf16]")->group(g);
+      ->type_name("BITS|FORMAT")->group(g);
+  app->add_option("--kv-dtype", o.kv_dtype, "KV-cache data type [default: bf16]")->type_name("DTYPE")->group(g);
   app->add_option("--compute-dtype", o.compute_dtype, "Which dense peak applies [default: --dtype; int4 and fp4 weights compute in bf16]")
+      ->type_name("DTYPE")
       ->group(g);
-  app->add_option("--reserve", o.reserve, "Runtime memory reserve, e.g. 2GiB [default: 0]")->group(g);
-  app->add_option("--bw-efficiency", o.bw_efficiency, "Achieved / peak bandwidth, 0.8 or 80% [default: 1]")->group(g);
-  app->add_option("--mfu", o.mfu, "Achieved / peak FLOP/s [default: 1]")->group(g);
+  app->add_option("--reserve", o.reserve, "Runtime memory reserve, e.g. 2GiB [default: 0]")->type_name("SIZE")->group(g);
+  app->add_option("--bw-efficiency", o.bw_efficiency, "Achieved / peak bandwidth, 0.8 or 80% [default: 1]")->type_name("FRACTION")->group(g);
+  app->add_option("--mfu", o.mfu, "Achieved / peak FLOP/s [default: 1]")->type_name("FRACTION")->group(g);
   const char* c = "Conventions";
-  app->add_option("--flops-basis", o.basis, "physical, non-embedding or all-params [default: physical]")->group(c);
-  app->add_option("--attention", o.attention, "causal or full [default: causal]")->group(c);
-  app->add_option("--lm-head", o.lm_head, "Prefill head positions: last or all [default: last]")->group(c);
-  app->add_option("--decode-bytes", o.decode_bytes, "touched or all-weights [default: touched]")->group(c);
-  app->add_option("--moe-decode", o.moe_decode, "expected, all-experts or top-k [default: expected]")->group(c);
+  app->add_option("--flops-basis", o.basis, "physical, non-embedding or all-params [default: physical]")->type_name("BASIS")->group(c);
+  app->add_option("--attention", o.attention, "causal or full [default: causal]")->type_name("MODE")->group(c);
+  app->add_option("--lm-head", o.lm_head, "Prefill head positions: last or all [default: last]")->type_name("WHERE")->group(c);
+  app->add_option("--decode-bytes", o.decode_bytes, "touched or all-weights [default: touched]")->type_name("MODE")->group(c);
+  app->add_option("--moe-decode", o.moe_decode, "expected, all-experts or top-k [default: expected]")->type_name("MODE")->group(c);
 }
 
 io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& reg, std::istream& in) {
