@@ -1,12 +1,11 @@
 // roofline: forwards to run_cli with the real streams and environment.
-#include <unistd.h>
+#include "cli/app.hpp"
 
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
-
-#include "cli/app.hpp"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);

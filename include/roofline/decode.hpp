@@ -1,14 +1,14 @@
 // Decode and prefill on the roofline: bytes, FLOPs, floors, token-rate ceilings.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/roofline.hpp"
 #include "roofline/units.hpp"
 #include "roofline/workload.hpp"
+
+#include <cstdint>
+#include <optional>
 
 namespace roofline {
 
@@ -37,7 +37,7 @@ struct DecodeStep {
   units::Flop flops{};          ///< B (C_fwd + attention at T)
   units::Seconds t_memory{};
   units::Seconds t_compute{};
-  units::Seconds t_step{};      ///< max(t_memory, t_compute)
+  units::Seconds t_step{};  ///< max(t_memory, t_compute)
   Bound bound = Bound::memory;
   double tokens_per_s_per_sequence = 0.0;  ///< 1 / t_step
   double tokens_per_s = 0.0;               ///< B / t_step
@@ -51,8 +51,8 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
 
 /// Smallest batch at which the decode step is compute-bound; nullopt if none up to 2^30 (the KV
 /// read grows with B as fast as the FLOPs)  [S003-2.4]
-std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c,
-                                                       const Workload& w, Machine hw);
+std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c, const Workload& w,
+                                                       Machine hw);
 
 struct PrefillPass {
   units::Flop flops{};

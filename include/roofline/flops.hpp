@@ -1,12 +1,12 @@
 // FLOPs per token (forward, training, recompute), attention FLOPs, prefill FLOPs, crossover.
 #pragma once
 
-#include <cstdint>
-
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
 #include "roofline/workload.hpp"
+
+#include <cstdint>
 
 namespace roofline {
 
@@ -43,8 +43,8 @@ units::Flop attention_flops_decode_token(const ModelConfig& m, double context);
 
 /// Prefill FLOPs of S tokens: S (C_fwd - 2 V d) + n_head 2 V d + attention, n_head = 1 (last) or S
 /// (head term only where the basis has it)  [S004]
-units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
-                          LmHeadPositions head, AttentionMode mode);
+units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis, LmHeadPositions head,
+                          AttentionMode mode);
 
 /// Crossover context where attention FLOPs equal projection FLOPs per layer:
 /// full N* = 2 P_layer / a = P_layer/(2d); causal N* = 4 P_layer / a = P_layer/d  [S003-2.3]

@@ -1,13 +1,13 @@
 // HardwareConfig: one accelerator (per chip / per GPU package).
 #pragma once
 
+#include "roofline/dtype.hpp"
+#include "roofline/units.hpp"
+
 #include <array>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "roofline/dtype.hpp"
-#include "roofline/units.hpp"
 
 namespace roofline {
 
@@ -15,12 +15,12 @@ struct HardwareConfig {
   std::string name;
   std::string display_name;
   std::string vendor;
-  units::Bytes memory_capacity{};             ///< real bytes of the device
-  units::BytesPerSecond memory_bandwidth{};   ///< peak HBM/DRAM bandwidth
+  units::Bytes memory_capacity{};            ///< real bytes of the device
+  units::BytesPerSecond memory_bandwidth{};  ///< peak HBM/DRAM bandwidth
   /// Dense peak per dtype, indexed by DType; empty where the part has no native path.
   std::array<std::optional<units::FlopPerSecond>, kAllDTypes.size()> peak{};
-  std::string interconnect_name;                       ///< scale-up fabric ("" if none)
-  units::BytesPerSecond interconnect_bandwidth{};      ///< per direction
+  std::string interconnect_name;                   ///< scale-up fabric ("" if none)
+  units::BytesPerSecond interconnect_bandwidth{};  ///< per direction
   std::int64_t interconnect_links = 0;
   double power_watts = 0.0;  ///< TDP; 0 when not published
   units::Bytes l2_cache{};   ///< last-level on-chip cache; 0 when not given

@@ -1,11 +1,11 @@
 // Inference memory: weights, KV cache, concurrency under a budget, elementwise traffic.
 #pragma once
 
-#include <cstdint>
-
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
+
+#include <cstdint>
 
 namespace roofline {
 
@@ -16,9 +16,7 @@ constexpr units::Bytes weight_bytes(double params, double bits_per_weight) {
 
 /// Effective bits per weight of a format with one scale per group: bits + scale_bits / group
 /// (int4 with fp16 scales per 128 weights: 4 + 16/128 = 4.125)  [GPTQ23]
-constexpr double grouped_weight_bits(double bits, double scale_bits, double group) {
-  return bits + scale_bits / group;
-}
+constexpr double grouped_weight_bits(double bits, double scale_bits, double group) { return bits + scale_bits / group; }
 
 /// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope  [S000-eq1.1] [DS24]
 std::int64_t kv_elements_per_token_layer(const ModelConfig& m);

@@ -15,16 +15,16 @@ enum class PositionKind { rope, learned, alibi, none };
 
 /// Mixture-of-experts layout. n_experts == 0 means a dense model.
 struct MoeConfig {
-  std::int64_t n_experts = 0;         ///< routed experts per MoE layer
-  std::int64_t top_k = 0;             ///< routed experts per token
-  std::int64_t d_ff_expert = 0;       ///< intermediate width of one routed expert
-  std::int64_t n_shared_experts = 0;  ///< always-on experts (DeepSeek counts them; Qwen has one wide)
-  std::int64_t d_ff_shared = 0;       ///< intermediate width of ONE shared expert
-  bool shared_expert_gate = false;    ///< Qwen2-MoE: sigmoid gate d -> 1 on the shared expert
+  std::int64_t n_experts = 0;           ///< routed experts per MoE layer
+  std::int64_t top_k = 0;               ///< routed experts per token
+  std::int64_t d_ff_expert = 0;         ///< intermediate width of one routed expert
+  std::int64_t n_shared_experts = 0;    ///< always-on experts (DeepSeek counts them; Qwen has one wide)
+  std::int64_t d_ff_shared = 0;         ///< intermediate width of ONE shared expert
+  bool shared_expert_gate = false;      ///< Qwen2-MoE: sigmoid gate d -> 1 on the shared expert
   std::int64_t first_dense_layers = 0;  ///< DeepSeek first_k_dense_replace: layers [0,k) are dense
   std::int64_t layer_freq = 1;          ///< MoE on layers where (i+1) % freq == 0 (after the dense ones)
   bool router_bias = false;             ///< router linear has a bias
-  bool correction_bias = false;  ///< DeepSeek-V3 e_score_correction_bias: n_experts per MoE layer
+  bool correction_bias = false;         ///< DeepSeek-V3 e_score_correction_bias: n_experts per MoE layer
   [[nodiscard]] bool enabled() const { return n_experts > 0; }
 };
 
@@ -43,13 +43,13 @@ struct ModelConfig {
   std::string name;    ///< preset name or file it came from
   std::string family;  ///< HF model_type or "custom"
 
-  std::int64_t n_layers = 0;    ///< L
-  std::int64_t d_model = 0;     ///< d
-  std::int64_t n_heads = 0;     ///< h, query heads
-  std::int64_t n_kv_heads = 0;  ///< h_kv; = h for MHA, 1 for MQA
-  std::int64_t head_dim = 0;    ///< d_h, independent of d/h
-  std::int64_t d_ff = 0;        ///< FFN intermediate width of dense layers
-  std::int64_t vocab_size = 0;  ///< V as stored (padded) in the checkpoint
+  std::int64_t n_layers = 0;     ///< L
+  std::int64_t d_model = 0;      ///< d
+  std::int64_t n_heads = 0;      ///< h, query heads
+  std::int64_t n_kv_heads = 0;   ///< h_kv; = h for MHA, 1 for MQA
+  std::int64_t head_dim = 0;     ///< d_h, independent of d/h
+  std::int64_t d_ff = 0;         ///< FFN intermediate width of dense layers
+  std::int64_t vocab_size = 0;   ///< V as stored (padded) in the checkpoint
   std::int64_t max_seq_len = 0;  ///< context the model was trained for (0: unknown)
 
   MlpKind mlp = MlpKind::gated;

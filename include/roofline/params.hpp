@@ -1,11 +1,11 @@
 // Exact parameter counts: per matrix, per layer kind, embedding, lm_head, total, active (MoE).
 #pragma once
 
+#include "roofline/model_config.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include "roofline/model_config.hpp"
 
 namespace roofline {
 
@@ -30,28 +30,26 @@ struct LayerKindParams {
 
 struct ParamCounts {
   std::vector<LayerKindParams> layer_kinds;  ///< dense first, then MoE; kinds with 0 layers omitted
-  std::int64_t embedding = 0;       ///< V*e input table (e = embed_proj_dim or d)
-  std::int64_t positions = 0;       ///< learned position table
-  std::int64_t embedding_norm = 0;  ///< BLOOM's norm after the embedding
-  std::int64_t embed_proj = 0;      ///< OPT-350m project_in + project_out
+  std::int64_t embedding = 0;                ///< V*e input table (e = embed_proj_dim or d)
+  std::int64_t positions = 0;                ///< learned position table
+  std::int64_t embedding_norm = 0;           ///< BLOOM's norm after the embedding
+  std::int64_t embed_proj = 0;               ///< OPT-350m project_in + project_out
   std::int64_t final_norm = 0;
-  std::int64_t lm_head = 0;        ///< stored head params (0 when tied), bias included
+  std::int64_t lm_head = 0;         ///< stored head params (0 when tied), bias included
   std::int64_t lm_head_weight = 0;  ///< stored head matrix (0 when tied)
-  std::int64_t blocks = 0;         ///< sum over all layers
-  std::int64_t blocks_active = 0;  ///< sum over all layers, per token
-  std::int64_t non_embedding = 0;  ///< blocks + norms + projections (Kaplan's N)
-  std::int64_t total = 0;          ///< what the checkpoint holds as parameters
-  std::int64_t active = 0;         ///< per token (= total for dense)
-  std::int64_t mtp_excluded = 0;   ///< multi-token-prediction layers, stored but excluded
-  std::int64_t head_matmul = 0;  ///< V*e: weights of the head matmul, whether tied or untied
+  std::int64_t blocks = 0;          ///< sum over all layers
+  std::int64_t blocks_active = 0;   ///< sum over all layers, per token
+  std::int64_t non_embedding = 0;   ///< blocks + norms + projections (Kaplan's N)
+  std::int64_t total = 0;           ///< what the checkpoint holds as parameters
+  std::int64_t active = 0;          ///< per token (= total for dense)
+  std::int64_t mtp_excluded = 0;    ///< multi-token-prediction layers, stored but excluded
+  std::int64_t head_matmul = 0;     ///< V*e: weights of the head matmul, whether tied or untied
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
 ParamCounts count_params(const ModelConfig& m);
 
 /// Per-layer parameters of the textbook MHA layer with a 2-matrix FFN: (4+2m)d^2. [S003-2.1]
-constexpr std::int64_t textbook_layer_params(std::int64_t d, std::int64_t m) {
-  return (4 + 2 * m) * d * d;
-}
+constexpr std::int64_t textbook_layer_params(std::int64_t d, std::int64_t m) { return (4 + 2 * m) * d * d; }
 
 }  // namespace roofline

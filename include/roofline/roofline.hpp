@@ -1,19 +1,17 @@
 // Roofline primitives: ridge point, GEMM intensity, attainable rate, bound, Amdahl.
 #pragma once
 
+#include "roofline/units.hpp"
+
 #include <algorithm>
 #include <cstdint>
-
-#include "roofline/units.hpp"
 
 namespace roofline {
 
 enum class Bound { memory, compute };
 
 /// ridge = P_peak / B_peak  [WI09]
-constexpr units::FlopPerByte ridge_point(units::FlopPerSecond peak, units::BytesPerSecond bw) {
-  return peak / bw;
-}
+constexpr units::FlopPerByte ridge_point(units::FlopPerSecond peak, units::BytesPerSecond bw) { return peak / bw; }
 
 /// F = 2mnk for C(m x n) = A(m x k) B(k x n)  [S002-intensity]
 constexpr units::Flop gemm_flops(double m, double n, double k) { return units::Flop{2.0 * m * n * k}; }
@@ -29,9 +27,7 @@ constexpr units::FlopPerByte gemm_intensity(double m, double n, double k, double
 }
 
 /// I = n^2 / (3 b n^2) = 1/(3b): elementwise add of two n x n tensors  [S002-intensity]
-constexpr units::FlopPerByte elementwise_add_intensity(double b) {
-  return units::FlopPerByte{1.0 / (3.0 * b)};
-}
+constexpr units::FlopPerByte elementwise_add_intensity(double b) { return units::FlopPerByte{1.0 / (3.0 * b)}; }
 
 /// P_att = min(P_peak, I * B_peak)  [WI09]
 constexpr units::FlopPerSecond attainable(units::FlopPerSecond peak, units::BytesPerSecond bw,
@@ -46,8 +42,7 @@ constexpr units::Seconds roofline_time(units::Flop f, units::Bytes q, units::Flo
 }
 
 /// Memory-bound when F / P_peak < Q / B_peak, i.e. I < ridge  [WI09]
-constexpr Bound bound_of(units::Flop f, units::Bytes q, units::FlopPerSecond peak,
-                         units::BytesPerSecond bw) {
+constexpr Bound bound_of(units::Flop f, units::Bytes q, units::FlopPerSecond peak, units::BytesPerSecond bw) {
   return f / peak >= q / bw ? Bound::compute : Bound::memory;
 }
 

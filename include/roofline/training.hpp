@@ -18,13 +18,10 @@ constexpr units::Bytes training_state_bytes(double params, double bytes_per_para
 }
 
 /// C = 6 N D  [KA20 §2.1]
-constexpr units::Flop training_compute(double params, double tokens) {
-  return units::Flop{6.0 * params * tokens};
-}
+constexpr units::Flop training_compute(double params, double tokens) { return units::Flop{6.0 * params * tokens}; }
 
 /// T = C / (G X), X the achieved FLOP/s of one device  [S000-1.4] [S003-2.2]
-constexpr units::Seconds time_to_train(units::Flop compute, double devices,
-                                       units::FlopPerSecond achieved_per_device) {
+constexpr units::Seconds time_to_train(units::Flop compute, double devices, units::FlopPerSecond achieved_per_device) {
   return compute / (achieved_per_device * devices);
 }
 

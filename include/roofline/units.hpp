@@ -13,14 +13,14 @@ struct Quantity;
 namespace detail {
 // The closed set of dimensions the calculator needs. Anything else is a formula mistake.
 template <int B, int F, int S>
-inline constexpr bool allowed = (B == 1 && F == 0 && S == 0)       // bytes
-                                || (B == 0 && F == 1 && S == 0)    // flop
-                                || (B == 0 && F == 0 && S == 1)    // seconds
-                                || (B == 0 && F == 1 && S == -1)   // flop/s
-                                || (B == 1 && F == 0 && S == -1)   // bytes/s
-                                || (B == -1 && F == 1 && S == 0)   // flop/byte
-                                || (B == 0 && F == 0 && S == -1)   // 1/s (tokens/s, steps/s)
-                                || (B == 0 && F == 0 && S == 0);   // dimensionless
+inline constexpr bool allowed = (B == 1 && F == 0 && S == 0)      // bytes
+                                || (B == 0 && F == 1 && S == 0)   // flop
+                                || (B == 0 && F == 0 && S == 1)   // seconds
+                                || (B == 0 && F == 1 && S == -1)  // flop/s
+                                || (B == 1 && F == 0 && S == -1)  // bytes/s
+                                || (B == -1 && F == 1 && S == 0)  // flop/byte
+                                || (B == 0 && F == 0 && S == -1)  // 1/s (tokens/s, steps/s)
+                                || (B == 0 && F == 0 && S == 0);  // dimensionless
 }  // namespace detail
 
 /// A double tagged with its dimension. Base units only: B, FLOP, s.
@@ -55,7 +55,7 @@ struct Quantity {
 
 /// Quotient of two quantities; a dimensionless result is a plain double.
 template <int B1, int F1, int S1, int B2, int F2, int S2>
-  requires detail::allowed<B1 - B2, F1 - F2, S1 - S2>
+requires detail::allowed<B1 - B2, F1 - F2, S1 - S2>
 constexpr auto operator/(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
   if constexpr (B1 == B2 && F1 == F2 && S1 == S2) {
     return a.value / b.value;
@@ -65,7 +65,7 @@ constexpr auto operator/(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
 }
 
 template <int B1, int F1, int S1, int B2, int F2, int S2>
-  requires detail::allowed<B1 + B2, F1 + F2, S1 + S2>
+requires detail::allowed<B1 + B2, F1 + F2, S1 + S2>
 constexpr auto operator*(Quantity<B1, F1, S1> a, Quantity<B2, F2, S2> b) {
   if constexpr (B1 + B2 == 0 && F1 + F2 == 0 && S1 + S2 == 0) {
     return a.value * b.value;

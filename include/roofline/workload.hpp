@@ -1,10 +1,10 @@
 // Workload: what is run on the model and hardware, and which conventions apply.
 #pragma once
 
-#include <cstdint>
-
 #include "roofline/dtype.hpp"
 #include "roofline/units.hpp"
+
+#include <cstdint>
 
 namespace roofline {
 
@@ -22,17 +22,17 @@ enum class DecodeBytes { touched, all_weights };
 enum class MoeDecodeBytes { expected, all_experts, top_k };
 
 struct Workload {
-  std::int64_t batch = 1;              ///< sequences decoded together
-  std::int64_t context = 0;            ///< tokens already in the KV cache (decode)
-  std::int64_t prompt = 2048;          ///< prefill tokens
-  std::int64_t output = 256;           ///< generated tokens (serve)
-  double weight_bits = 16.0;           ///< storage bits per weight, scales included
-  DType weight_dtype = DType::bf16;    ///< nominal weight format
+  std::int64_t batch = 1;            ///< sequences decoded together
+  std::int64_t context = 0;          ///< tokens already in the KV cache (decode)
+  std::int64_t prompt = 2048;        ///< prefill tokens
+  std::int64_t output = 256;         ///< generated tokens (serve)
+  double weight_bits = 16.0;         ///< storage bits per weight, scales included
+  DType weight_dtype = DType::bf16;  ///< nominal weight format
   DType kv_dtype = DType::bf16;
-  DType compute_dtype = DType::bf16;   ///< which dense peak applies
-  units::Bytes reserve{};              ///< runtime reserve subtracted from capacity
-  double bw_efficiency = 1.0;          ///< achieved / peak bandwidth
-  double mfu = 1.0;                    ///< achieved / peak FLOP/s
+  DType compute_dtype = DType::bf16;  ///< which dense peak applies
+  units::Bytes reserve{};             ///< runtime reserve subtracted from capacity
+  double bw_efficiency = 1.0;         ///< achieved / peak bandwidth
+  double mfu = 1.0;                   ///< achieved / peak FLOP/s
   FlopBasis basis = FlopBasis::physical;
   AttentionMode attention = AttentionMode::causal;
   LmHeadPositions lm_head = LmHeadPositions::last;

@@ -1,21 +1,22 @@
 // The command table and the one catch site. main() forwards here; tests call it in-process.
 #include "cli/app.hpp"
 
-#include <algorithm>
-#include <iostream>
-#include <memory>
-#include <sstream>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
+
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
 #include "roofline/version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <sstream>
 
 namespace roofline::cli {
 namespace {
@@ -95,8 +96,7 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   o.units = g.units == "iec" ? format::UnitSystem::iec : format::UnitSystem::si;
   o.explain = g.explain;
   const bool auto_color = (env.stdout_is_tty || env.clicolor_force) && !env.term_dumb && !env.no_color;
-  o.color = o.format == format::OutputFormat::table &&
-            (g.color == "always" || (g.color == "auto" && auto_color));
+  o.color = o.format == format::OutputFormat::table && (g.color == "always" || (g.color == "auto" && auto_color));
   return o;
 }
 
@@ -108,12 +108,14 @@ void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
 void check_ctx(const Ctx& c, std::ostream& err, const GlobalOptions& g) {
   const ModelConfig& m = c.m();
   if (c.context_given && m.max_seq_len > 0 && c.w.context > m.max_seq_len) {
-    warn(err, g, "--context " + std::to_string(c.w.context) + " exceeds the model's trained context of " +
-                     std::to_string(m.max_seq_len) + " tokens");
+    warn(err, g,
+         "--context " + std::to_string(c.w.context) + " exceeds the model's trained context of " +
+             std::to_string(m.max_seq_len) + " tokens");
   }
   if (c.model.published_params && *c.model.published_params != c.counts.total) {
-    warn(err, g, "computed " + std::to_string(c.counts.total) + " parameters, but the preset publishes " +
-                     std::to_string(*c.model.published_params));
+    warn(err, g,
+         "computed " + std::to_string(c.counts.total) + " parameters, but the preset publishes " +
+             std::to_string(*c.model.published_params));
   }
 }
 
@@ -251,7 +253,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
         if (*dims[i] < 1) throw InputError(std::string(names[i]) + ": must be at least 1");
       }
       const auto t = dtype_from_name(gemm_dtype);
-      if (!t) throw UsageError("--dtype: \"" + gemm_dtype + "\" is not a data type; allowed: fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4");
+      if (!t)
+        throw UsageError("--dtype: \"" + gemm_dtype +
+                         "\" is not a data type; allowed: fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4");
       a.dtype = *t;
       std::optional<HardwareConfig> hw;
       if (!gemm_gpu.empty()) hw = reg.load_gpu(gemm_gpu);

@@ -13,7 +13,7 @@ struct Env {
   bool no_color = false;        ///< NO_COLOR is set
   bool clicolor_force = false;  ///< CLICOLOR_FORCE is set and not "0"
   bool term_dumb = false;
-  std::string preset_path;      ///< ROOFLINE_PRESET_PATH (colon-separated)
+  std::string preset_path;  ///< ROOFLINE_PRESET_PATH (colon-separated)
 };
 
 /// Parses args (without argv[0]), runs the command, writes results to out and diagnostics to err.

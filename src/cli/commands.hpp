@@ -1,11 +1,11 @@
 // Report builders: one per command, composed from shared sections.
 #pragma once
 
-#include <optional>
-
 #include "cli/context.hpp"
 #include "format/report.hpp"
 #include "io/preset_registry.hpp"
+
+#include <optional>
 
 namespace roofline::cli {
 

@@ -1,17 +1,18 @@
 // Resolved inputs of one command: model, counts, accelerator, workload, effective rates.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "io/preset_json.hpp"
+
 #include "roofline/decode.hpp"
 #include "roofline/hardware_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/workload.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace roofline::cli {
 
@@ -21,12 +22,12 @@ struct Ctx {
   std::optional<HardwareConfig> gpu;
   Workload w;
   std::int64_t devices = 1;
-  units::Bytes capacity{};           ///< per device, after any --gpu-memory override
-  std::string capacity_convention;   ///< "device" or "override"
-  bool has_peak = false;             ///< the accelerator publishes a peak for the compute dtype
+  units::Bytes capacity{};          ///< per device, after any --gpu-memory override
+  std::string capacity_convention;  ///< "device" or "override"
+  bool has_peak = false;            ///< the accelerator publishes a peak for the compute dtype
   units::FlopPerSecond peak_nominal{};
   units::BytesPerSecond bw_nominal{};
-  Machine machine{};                 ///< effective: peak x mfu, bandwidth x bw_efficiency
+  Machine machine{};  ///< effective: peak x mfu, bandwidth x bw_efficiency
   bool context_given = false;
   std::int64_t train_tokens = 0;     ///< D for training compute; 0 when not asked
   double measured_tokens_per_s = 0;  ///< measured training throughput of the job; 0 when not given

@@ -1,11 +1,12 @@
 #include "cli/options.hpp"
 
+#include "io/quantity_parse.hpp"
+
+#include "roofline/errors.hpp"
+#include "roofline/memory.hpp"
+
 #include <algorithm>
 #include <cmath>
-
-#include "io/quantity_parse.hpp"
-#include "roofline/memory.hpp"
-#include "roofline/errors.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -20,12 +21,11 @@ auto flag_value(const char* flag, const std::string& text, F parse) {
   }
 }
 
-std::int64_t count_flag(const char* flag, const std::string& text) {
-  return flag_value(flag, text, io::parse_count);
-}
+std::int64_t count_flag(const char* flag, const std::string& text) { return flag_value(flag, text, io::parse_count); }
 
 DType dtype_flag(const char* flag, std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (auto t = dtype_from_name(text)) return *t;
   throw UsageError(std::string(flag) + ": \"" + text +
                    "\" is not a data type; allowed: fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4");
@@ -44,8 +44,7 @@ E choice(const char* flag, const std::string& text, const std::array<std::pair<c
 constexpr std::array kBases = {std::pair{"physical", FlopBasis::physical},
                                std::pair{"non-embedding", FlopBasis::non_embedding},
                                std::pair{"all-params", FlopBasis::all_params}};
-constexpr std::array kAttention = {std::pair{"causal", AttentionMode::causal},
-                                   std::pair{"full", AttentionMode::full}};
+constexpr std::array kAttention = {std::pair{"causal", AttentionMode::causal}, std::pair{"full", AttentionMode::full}};
 constexpr std::array kHead = {std::pair{"last", LmHeadPositions::last}, std::pair{"all", LmHeadPositions::all}};
 constexpr std::array kDecodeBytes = {std::pair{"touched", DecodeBytes::touched},
                                      std::pair{"all-weights", DecodeBytes::all_weights}};
@@ -70,15 +69,15 @@ void apply(const std::optional<std::string>& flag, const char* name, std::int64_
 }
 
 bool any_architecture_flag(const ModelOptions& o) {
-  return o.layers || o.hidden || o.heads || o.kv_heads || o.head_dim || o.ffn || o.vocab || o.mlp ||
-         o.tied || o.untied || o.experts;
+  return o.layers || o.hidden || o.heads || o.kv_heads || o.head_dim || o.ffn || o.vocab || o.mlp || o.tied ||
+         o.untied || o.experts;
 }
 
 }  // namespace
 
 void add_model_options(CLI::App* app, ModelOptions& o, bool model_required) {
-  auto* m = app->add_option("MODEL", o.model,
-                            "Preset name, preset file, Hugging Face config.json, or - for stdin")->type_name("");
+  auto* m = app->add_option("MODEL", o.model, "Preset name, preset file, Hugging Face config.json, or - for stdin")
+                ->type_name("");
   if (model_required) m->required();
   const char* g = "Model overrides";
   app->add_option("--layers", o.layers, "Decoder layers L")->type_name("N")->group(g);
@@ -94,18 +93,23 @@ void add_model_options(CLI::App* app, ModelOptions& o, bool model_required) {
   auto* tied = app->add_flag("--tied", o.tied, "Tie the output head to the embedding")->group(g);
   app->add_flag("--untied", o.untied, "Give the output head its own matrix")->group(g)->excludes(tied);
   app->add_option("--window", o.window, "Sliding-window size in tokens (0: none)")->type_name("N")->group(g);
-  app->add_option("--global-every", o.global_every, "With --window: every k-th layer is global")->type_name("K")->group(g);
+  app->add_option("--global-every", o.global_every, "With --window: every k-th layer is global")
+      ->type_name("K")
+      ->group(g);
   app->add_option("--experts", o.experts, "Routed experts per MoE layer")->type_name("N")->group(g);
   app->add_option("--top-k", o.top_k, "Routed experts per token")->type_name("K")->group(g);
   app->add_option("--expert-ffn", o.expert_ffn, "Intermediate width of one expert")->type_name("N")->group(g);
   app->add_option("--shared-experts", o.shared_experts, "Always-on experts")->type_name("N")->group(g);
   app->add_option("--shared-ffn", o.shared_ffn, "Intermediate width of one shared expert")->type_name("N")->group(g);
-  app->add_option("--first-dense", o.first_dense, "Leading dense layers before the MoE layers")->type_name("N")->group(g);
+  app->add_option("--first-dense", o.first_dense, "Leading dense layers before the MoE layers")
+      ->type_name("N")
+      ->group(g);
 }
 
 void add_gpu_options(CLI::App* app, GpuOptions& o, bool required) {
   const char* g = "Accelerator";
-  auto* opt = app->add_option("--gpu", o.gpu, "Accelerator preset or file (see `roofline gpus`)")->type_name("GPU")->group(g);
+  auto* opt =
+      app->add_option("--gpu", o.gpu, "Accelerator preset or file (see `roofline gpus`)")->type_name("GPU")->group(g);
   if (required) opt->required();
   app->add_option("--gpus", o.gpus, "Devices [default: 1]")->type_name("N")->group(g);
   app->add_option("--gpu-memory", o.memory, "Capacity override, e.g. 192GB or 80GiB")->type_name("SIZE")->group(g);
@@ -122,31 +126,49 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
   app->add_option("-b,--batch", o.batch, "Sequences per step [default: 1]")->type_name("N")->group(g);
   app->add_option("-c,--context", o.context,
                   "Tokens in the KV cache (8192, 8k = 8000, 8Ki = 8192) [default: the model's context]")
-      ->type_name("N")->group(g);
+      ->type_name("N")
+      ->group(g);
   app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048]")->type_name("N")->group(g);
   app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->type_name("N")->group(g);
-  app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")->type_name("N")->group(g);
+  app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")
+      ->type_name("N")
+      ->group(g);
   app->add_option("--measured-tokens-per-s", o.measured_tokens_per_s,
                   "Measured training throughput of the whole job, for MFU and HFU (needs --gpu)")
-      ->type_name("RATE")->group(g);
+      ->type_name("RATE")
+      ->group(g);
   app->add_option("--dtype", o.dtype, "Weight data type [default: bf16]")->type_name("DTYPE")->group(g);
   app->add_option("--weight-bits", o.weight_bits,
                   "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, "
                   "int8-g128, q4_0, q8_0, q4_k, q5_k, q6_k")
-      ->type_name("BITS|FORMAT")->group(g);
+      ->type_name("BITS|FORMAT")
+      ->group(g);
   app->add_option("--kv-dtype", o.kv_dtype, "KV-cache data type [default: bf16]")->type_name("DTYPE")->group(g);
-  app->add_option("--compute-dtype", o.compute_dtype, "Which dense peak applies [default: --dtype; int4 and fp4 weights compute in bf16]")
+  app->add_option("--compute-dtype", o.compute_dtype,
+                  "Which dense peak applies [default: --dtype; int4 and fp4 weights compute in bf16]")
       ->type_name("DTYPE")
       ->group(g);
-  app->add_option("--reserve", o.reserve, "Runtime memory reserve, e.g. 2GiB [default: 0]")->type_name("SIZE")->group(g);
-  app->add_option("--bw-efficiency", o.bw_efficiency, "Achieved / peak bandwidth, 0.8 or 80% [default: 1]")->type_name("FRACTION")->group(g);
+  app->add_option("--reserve", o.reserve, "Runtime memory reserve, e.g. 2GiB [default: 0]")
+      ->type_name("SIZE")
+      ->group(g);
+  app->add_option("--bw-efficiency", o.bw_efficiency, "Achieved / peak bandwidth, 0.8 or 80% [default: 1]")
+      ->type_name("FRACTION")
+      ->group(g);
   app->add_option("--mfu", o.mfu, "Achieved / peak FLOP/s [default: 1]")->type_name("FRACTION")->group(g);
   const char* c = "Conventions";
-  app->add_option("--flops-basis", o.basis, "physical, non-embedding or all-params [default: physical]")->type_name("BASIS")->group(c);
+  app->add_option("--flops-basis", o.basis, "physical, non-embedding or all-params [default: physical]")
+      ->type_name("BASIS")
+      ->group(c);
   app->add_option("--attention", o.attention, "causal or full [default: causal]")->type_name("MODE")->group(c);
-  app->add_option("--lm-head", o.lm_head, "Prefill head positions: last or all [default: last]")->type_name("WHERE")->group(c);
-  app->add_option("--decode-bytes", o.decode_bytes, "touched or all-weights [default: touched]")->type_name("MODE")->group(c);
-  app->add_option("--moe-decode", o.moe_decode, "expected, all-experts or top-k [default: expected]")->type_name("MODE")->group(c);
+  app->add_option("--lm-head", o.lm_head, "Prefill head positions: last or all [default: last]")
+      ->type_name("WHERE")
+      ->group(c);
+  app->add_option("--decode-bytes", o.decode_bytes, "touched or all-weights [default: touched]")
+      ->type_name("MODE")
+      ->group(c);
+  app->add_option("--moe-decode", o.moe_decode, "expected, all-experts or top-k [default: expected]")
+      ->type_name("MODE")
+      ->group(c);
 }
 
 io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& reg, std::istream& in) {
@@ -155,8 +177,9 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
     p = reg.load_model(o.model, in);
   } else {
     if (!any_architecture_flag(o)) {
-      throw UsageError("MODEL: required; give a preset name, a config.json path, - for stdin, or "
-                       "--layers/--hidden/--heads/--ffn/--vocab");
+      throw UsageError(
+          "MODEL: required; give a preset name, a config.json path, - for stdin, or "
+          "--layers/--hidden/--heads/--ffn/--vocab");
     }
     // A model from flags alone: Llama-style defaults, every size given explicitly.
     std::vector<std::string> missing;
@@ -231,8 +254,8 @@ HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg, D
   return h;
 }
 
-Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo,
-            const io::PresetRegistry& reg, std::istream& in) {
+Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo, const io::PresetRegistry& reg,
+            std::istream& in) {
   Ctx c;
   c.model = resolve_model(mo, reg, in);
   c.counts = count_params(c.model.config);
@@ -257,12 +280,15 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   if (wo.weight_bits) {
     // Group-wise formats: b + 16/g bits (one fp16 scale per g weights) [GPTQ23]; GGUF k-quants use
     // llama.cpp's published bits per weight (super-blocks with 6-bit scales and mins).
-    static const std::array kFormats = {
-        std::pair{"int4-g128", grouped_weight_bits(4, 16, 128)}, std::pair{"int4-g64", grouped_weight_bits(4, 16, 64)},
-        std::pair{"int4-g32", grouped_weight_bits(4, 16, 32)},   std::pair{"int8-g128", grouped_weight_bits(8, 16, 128)},
-        std::pair{"q4_0", grouped_weight_bits(4, 16, 32)},       std::pair{"q8_0", grouped_weight_bits(8, 16, 32)},
-        std::pair{"q4_k", 4.5},                                  std::pair{"q5_k", 5.5},
-        std::pair{"q6_k", 6.5625}};
+    static const std::array kFormats = {std::pair{"int4-g128", grouped_weight_bits(4, 16, 128)},
+                                        std::pair{"int4-g64", grouped_weight_bits(4, 16, 64)},
+                                        std::pair{"int4-g32", grouped_weight_bits(4, 16, 32)},
+                                        std::pair{"int8-g128", grouped_weight_bits(8, 16, 128)},
+                                        std::pair{"q4_0", grouped_weight_bits(4, 16, 32)},
+                                        std::pair{"q8_0", grouped_weight_bits(8, 16, 32)},
+                                        std::pair{"q4_k", 4.5},
+                                        std::pair{"q5_k", 5.5},
+                                        std::pair{"q6_k", 6.5625}};
     bool named = false;
     for (const auto& [name, bits] : kFormats) {
       if (*wo.weight_bits == name) {
@@ -313,7 +339,8 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
     // exact and every compute-side row is reported as n/a.
     c.machine.peak = c.has_peak ? c.peak_nominal * (w.mfu * n) : units::FlopPerSecond{HUGE_VAL};
     if (c.devices > 1) {
-      c.notes.push_back(std::to_string(c.devices) + " devices are treated as one ideal device: capacity, bandwidth and "
+      c.notes.push_back(std::to_string(c.devices) +
+                        " devices are treated as one ideal device: capacity, bandwidth and "
                         "peak add up and communication is free, so time results are lower bounds");
     }
     if (!c.has_peak) {

@@ -1,23 +1,22 @@
 // Option structs shared by the subcommands and their resolution into a Ctx.
 #pragma once
 
+#include "cli/context.hpp"
+#include "io/preset_registry.hpp"
+
+#include <CLI/CLI.hpp>
+
 #include <istream>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-
-#include "cli/context.hpp"
-#include "io/preset_registry.hpp"
 
 namespace roofline::cli {
 
 struct ModelOptions {
   std::string model;  ///< positional MODEL: preset, file or "-"
   std::optional<std::string> layers, hidden, heads, kv_heads, head_dim, ffn, vocab, max_seq_len;
-  std::optional<std::string> window, global_every, experts, top_k, expert_ffn, shared_experts,
-      shared_ffn, first_dense;
+  std::optional<std::string> window, global_every, experts, top_k, expert_ffn, shared_experts, shared_ffn, first_dense;
   std::optional<std::string> mlp, norm;
   bool tied = false;    ///< --tied
   bool untied = false;  ///< --untied
@@ -59,8 +58,8 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o);
 io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& reg, std::istream& in);
 
 /// Builds the whole context; gpu is resolved only when o.gpu is set.
-Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo,
-            const io::PresetRegistry& reg, std::istream& in);
+Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions& wo, const io::PresetRegistry& reg,
+            std::istream& in);
 
 /// A HardwareConfig with the override flags applied; a bare --gpu-peak RATE sets `compute`'s peak.
 HardwareConfig resolve_gpu(const GpuOptions& o, const io::PresetRegistry& reg, DType compute);

@@ -1,10 +1,10 @@
 #include "roofline/decode.hpp"
 
-#include <algorithm>
-#include <cmath>
-
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 namespace roofline {
 
@@ -23,8 +23,7 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
   // The input gather reads one row per token; a tied table is read whole by the head anyway.
   if (!m.tied_embeddings) p -= static_cast<double>(c.embedding) - std::min(tokens, vocab) * e;
   if (c.positions > 0) {
-    p -= static_cast<double>(c.positions) -
-         std::min(tokens, static_cast<double>(m.learned_positions)) * d;
+    p -= static_cast<double>(c.positions) - std::min(tokens, static_cast<double>(m.learned_positions)) * d;
   }
   if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
     for (const LayerKindParams& k : c.layer_kinds) {
@@ -35,9 +34,8 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
       }
       const double n = static_cast<double>(m.moe.n_experts);
       const double k_top = static_cast<double>(m.moe.top_k);
-      const double touched = moe_mode == MoeDecodeBytes::top_k
-                                 ? std::min(n, k_top)
-                                 : expected_experts_touched(n, k_top, tokens);
+      const double touched =
+          moe_mode == MoeDecodeBytes::top_k ? std::min(n, k_top) : expected_experts_touched(n, k_top, tokens);
       p -= static_cast<double>(k.n_layers) * experts_total * (1.0 - touched / n);
     }
   }
@@ -64,8 +62,8 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
   return s;
 }
 
-std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c,
-                                                       const Workload& w, Machine hw) {
+std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c, const Workload& w,
+                                                       Machine hw) {
   Workload probe = w;
   const auto compute_bound = [&](std::int64_t b) {
     probe.batch = b;

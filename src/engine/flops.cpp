@@ -9,8 +9,10 @@ std::int64_t flop_params(const ParamCounts& c, FlopBasis basis) {
     case FlopBasis::physical:
       // The head multiplies every token even when it shares storage with the embedding.
       return c.active - c.embedding - c.positions - c.lm_head_weight + c.head_matmul;
-    case FlopBasis::non_embedding: return c.non_embedding - c.blocks + c.blocks_active;
-    case FlopBasis::all_params: return c.active;
+    case FlopBasis::non_embedding:
+      return c.non_embedding - c.blocks + c.blocks_active;
+    case FlopBasis::all_params:
+      return c.active;
   }
   return c.active;
 }
@@ -55,13 +57,12 @@ units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
   return units::Flop{a * keys};
 }
 
-units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
-                          LmHeadPositions head, AttentionMode mode) {
+units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis, LmHeadPositions head,
+                          AttentionMode mode) {
   const double per_token = forward_flops_per_token(c, basis).base();
   // Every basis but non-embedding carries the head in its per-token count; serving engines
   // run the head on the last position only.
-  const double head_flops =
-      basis == FlopBasis::non_embedding ? 0.0 : 2.0 * static_cast<double>(c.head_matmul);
+  const double head_flops = basis == FlopBasis::non_embedding ? 0.0 : 2.0 * static_cast<double>(c.head_matmul);
   const double head_positions = head == LmHeadPositions::all ? s : std::min(s, 1.0);
   const double linear = s * (per_token - head_flops) + head_positions * head_flops;
   return units::Flop{linear} + attention_flops_prefill(m, s, mode);

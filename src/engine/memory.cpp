@@ -36,8 +36,7 @@ std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units:
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,
                          double kv_bytes_per_element) {
   const auto fits = [&](std::int64_t t) {
-    return static_cast<double>(batch) *
-               kv_bytes_per_sequence(m, static_cast<double>(t), kv_bytes_per_element).base() <=
+    return static_cast<double>(batch) * kv_bytes_per_sequence(m, static_cast<double>(t), kv_bytes_per_element).base() <=
            free_bytes.base();
   };
   constexpr std::int64_t kCap = std::int64_t{1} << 40;
@@ -63,8 +62,8 @@ units::Bytes elementwise_bytes_per_token_layer(const ModelConfig& m, double b) {
   const units::Bytes norms = norm_bytes_per_token(d, b) * static_cast<double>(m.norms_per_layer);
   const units::Bytes rope = m.position == PositionKind::rope ? rope_bytes_per_token(wq, wkv, b) : units::Bytes{};
   const units::Bytes residuals = residual_add_bytes_per_token(d, b) * 2.0;  // after attention and after the MLP
-  const units::Bytes act = m.mlp == MlpKind::gated ? gated_activation_bytes_per_token(f, b)
-                                                   : plain_activation_bytes_per_token(f, b);
+  const units::Bytes act =
+      m.mlp == MlpKind::gated ? gated_activation_bytes_per_token(f, b) : plain_activation_bytes_per_token(f, b);
   return norms + rope + residuals + act;
 }
 

@@ -10,10 +10,14 @@ using i64 = std::int64_t;
 // Parameters in one norm of width w: RMSNorm has a gain, LayerNorm a gain and a bias.
 i64 norm_params(NormKind k, i64 w) {
   switch (k) {
-    case NormKind::rmsnorm: return w;
-    case NormKind::layernorm_nobias: return w;
-    case NormKind::layernorm: return checked_mul(2, w);
-    case NormKind::nonparametric: return 0;
+    case NormKind::rmsnorm:
+      return w;
+    case NormKind::layernorm_nobias:
+      return w;
+    case NormKind::layernorm:
+      return checked_mul(2, w);
+    case NormKind::nonparametric:
+      return 0;
   }
   return 0;
 }
@@ -71,9 +75,14 @@ void add_attention(const ModelConfig& m, LayerBuilder& b) {
   if (m.o_bias) bias = checked_add(bias, d);
   b.add("attn_bias", bias, false);
   switch (m.qk_norm) {
-    case QkNorm::none: break;
-    case QkNorm::per_head: b.add("qk_norm", norm_params(m.norm, 2 * m.head_dim), false); break;
-    case QkNorm::full_width: b.add("qk_norm", norm_params(m.norm, q_width + kv_width), false); break;
+    case QkNorm::none:
+      break;
+    case QkNorm::per_head:
+      b.add("qk_norm", norm_params(m.norm, 2 * m.head_dim), false);
+      break;
+    case QkNorm::full_width:
+      b.add("qk_norm", norm_params(m.norm, q_width + kv_width), false);
+      break;
   }
 }
 
@@ -153,10 +162,8 @@ ParamCounts count_params(const ModelConfig& m) {
   c.lm_head = c.lm_head_weight;
   if (m.lm_head_bias) c.lm_head = checked_add(c.lm_head, m.vocab_size);
 
-  c.non_embedding = checked_add(checked_add(c.blocks, c.final_norm),
-                                checked_add(c.embedding_norm, c.embed_proj));
-  c.total = checked_add(checked_add(c.non_embedding, c.embedding),
-                        checked_add(c.positions, c.lm_head));
+  c.non_embedding = checked_add(checked_add(c.blocks, c.final_norm), checked_add(c.embedding_norm, c.embed_proj));
+  c.total = checked_add(checked_add(c.non_embedding, c.embedding), checked_add(c.positions, c.lm_head));
   c.active = c.total - c.blocks + c.blocks_active;
 
   if (m.mtp_layers > 0) {

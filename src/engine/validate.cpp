@@ -1,9 +1,9 @@
 // validate(): every problem with a config at once, so a user fixes them in one pass.
-#include <cmath>
-#include <string>
-
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
+
+#include <cmath>
+#include <string>
 
 namespace roofline {
 namespace {
@@ -18,11 +18,10 @@ void need(std::vector<std::string>& out, bool ok, std::string msg) {
   if (!ok) out.push_back(std::move(msg));
 }
 
-void in_range(std::vector<std::string>& out, const char* field, std::int64_t v, std::int64_t lo,
-              std::int64_t hi) {
+void in_range(std::vector<std::string>& out, const char* field, std::int64_t v, std::int64_t lo, std::int64_t hi) {
   need(out, v >= lo && v <= hi,
-       std::string(field) + ": " + std::to_string(v) + " is out of range; allowed " +
-           std::to_string(lo) + " to " + std::to_string(hi));
+       std::string(field) + ": " + std::to_string(v) + " is out of range; allowed " + std::to_string(lo) + " to " +
+           std::to_string(hi));
 }
 
 }  // namespace
@@ -51,8 +50,7 @@ std::vector<std::string> validate(const ModelConfig& m) {
     in_range(e, "n_kv_heads", m.n_kv_heads, 1, kMaxWidth);
     in_range(e, "head_dim", m.head_dim, 1, kMaxWidth);
     need(e, m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads == 0,
-         "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " +
-             std::to_string(m.n_heads));
+         "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " + std::to_string(m.n_heads));
   }
   const bool has_dense = !m.moe.enabled() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
   if (has_dense) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);

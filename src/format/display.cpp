@@ -1,9 +1,9 @@
-#include <array>
-#include <cmath>
+#include "format/report.hpp"
 
 #include <fmt/format.h>
 
-#include "format/report.hpp"
+#include <array>
+#include <cmath>
 
 namespace roofline::format {
 namespace {
@@ -42,9 +42,7 @@ std::string seconds_text(double s) {
   return sig4(s / 86400.0) + " days";
 }
 
-std::string grouped(double x) {
-  return fmt::format("{}", fmt::group_digits(static_cast<long long>(std::llround(x))));
-}
+std::string grouped(double x) { return fmt::format("{}", fmt::group_digits(static_cast<long long>(std::llround(x)))); }
 
 }  // namespace
 
@@ -63,8 +61,8 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
   if (std::holds_alternative<std::monostate>(v)) return "n/a";
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
-  const double x = std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
-                                                           : std::get<double>(v);
+  const double x =
+      std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v)) : std::get<double>(v);
   switch (u) {
     case Unit::count:
       if (std::holds_alternative<std::int64_t>(v)) {
@@ -73,14 +71,20 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
       return std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
     case Unit::bytes:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSiBytes, "B");
-    case Unit::bytes_iec: return with_prefix(x, kIec, "B");
+    case Unit::bytes_iec:
+      return with_prefix(x, kIec, "B");
     case Unit::bytes_per_s:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B/s") : with_prefix(x, kSi, "B/s");
-    case Unit::flop: return with_prefix(x, kSi, "FLOP");
-    case Unit::flop_per_s: return with_prefix(x, kSi, "FLOP/s");
-    case Unit::flop_per_byte: return sig4(x) + " FLOP/B";
-    case Unit::seconds: return seconds_text(x);
-    case Unit::per_s: return (std::fabs(x) >= 1e4 ? grouped(x) : sig4(x)) + " tok/s";
+    case Unit::flop:
+      return with_prefix(x, kSi, "FLOP");
+    case Unit::flop_per_s:
+      return with_prefix(x, kSi, "FLOP/s");
+    case Unit::flop_per_byte:
+      return sig4(x) + " FLOP/B";
+    case Unit::seconds:
+      return seconds_text(x);
+    case Unit::per_s:
+      return (std::fabs(x) >= 1e4 ? grouped(x) : sig4(x)) + " tok/s";
     case Unit::tokens:
       if (std::holds_alternative<std::int64_t>(v)) {
         return fmt::format("{} tokens", fmt::group_digits(std::get<std::int64_t>(v)));
@@ -91,10 +95,14 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
         return fmt::format("{}", fmt::group_digits(std::get<std::int64_t>(v)));
       }
       return sig4(x);
-    case Unit::fraction: return sig4(x * 100.0) + " %";
-    case Unit::ratio: return sig4(x) + "x";
-    case Unit::days: return sig4(x) + " days";
-    case Unit::watts: return sig4(x) + " W";
+    case Unit::fraction:
+      return sig4(x * 100.0) + " %";
+    case Unit::ratio:
+      return sig4(x) + "x";
+    case Unit::days:
+      return sig4(x) + " days";
+    case Unit::watts:
+      return sig4(x) + " W";
     case Unit::none:
     case Unit::text:
     case Unit::boolean:

@@ -1,8 +1,8 @@
-#include <algorithm>
+#include "format/report.hpp"
 
 #include <fmt/format.h>
 
-#include "format/report.hpp"
+#include <algorithm>
 
 namespace roofline::format {
 namespace {
@@ -17,9 +17,7 @@ std::size_t width(const std::string& s) {
 std::string pad_right(const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, width(s)), ' '); }
 std::string pad_left(const std::string& s, std::size_t w) { return std::string(w - std::min(w, width(s)), ' ') + s; }
 
-bool numeric(const Value& v) {
-  return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
-}
+bool numeric(const Value& v) { return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v); }
 
 // The table as people see it: machine-only columns dropped.
 Table visible(const Table& t) {
@@ -56,8 +54,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     out += "\n" + bold(s.title, o.color) + "\n";
     for (const Row& row : s.rows) {
       const std::string v = display(row.value, row.unit, o.units);
-      std::string line = "  " + pad_right(row.label, label_w) + "  " +
-                         pad_left(v, value_w);
+      std::string line = "  " + pad_right(row.label, label_w) + "  " + pad_left(v, value_w);
       if (!row.note.empty()) line += "  " + row.note;
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
@@ -197,10 +194,14 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
 
 std::string render(const Report& r, const RenderOptions& o) {
   switch (o.format) {
-    case OutputFormat::table: return render_table(r, o);
-    case OutputFormat::json: return to_json(r, o.explain).dump(2) + "\n";
-    case OutputFormat::csv: return render_csv(r);
-    case OutputFormat::markdown: return render_markdown(r, o);
+    case OutputFormat::table:
+      return render_table(r, o);
+    case OutputFormat::json:
+      return to_json(r, o.explain).dump(2) + "\n";
+    case OutputFormat::csv:
+      return render_csv(r);
+    case OutputFormat::markdown:
+      return render_markdown(r, o);
   }
   return {};
 }

@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include "format/report.hpp"
+
+#include <cmath>
 
 namespace roofline::format {
 
@@ -40,9 +40,8 @@ nlohmann::json to_json(const Report& r, bool explain) {
     for (const Row& row : s.rows) {
       sec[row.key] = value_json(row.value, row.unit);
       if (explain && !row.formula.empty()) {
-        formulas[s.key + "." + row.key] = {{"formula", row.formula},
-                                           {"substituted", row.substituted},
-                                           {"source", row.formula_id}};
+        formulas[s.key + "." + row.key] = {
+            {"formula", row.formula}, {"substituted", row.substituted}, {"source", row.formula_id}};
       }
     }
     results[s.key] = std::move(sec);

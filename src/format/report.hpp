@@ -1,31 +1,31 @@
 // Report: the one result model of every command, rendered as a table, JSON, CSV or Markdown.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace roofline::format {
 
 /// How a value is displayed; JSON always carries base SI units, named by the key's suffix.
 enum class Unit {
-  none,           ///< plain number
-  count,          ///< exact integer (parameters, elements)
+  none,   ///< plain number
+  count,  ///< exact integer (parameters, elements)
   bytes,
-  bytes_iec,      ///< bytes shown with binary prefixes whatever --units says (device capacities)
+  bytes_iec,  ///< bytes shown with binary prefixes whatever --units says (device capacities)
   bytes_per_s,
   flop,
   flop_per_s,
   flop_per_byte,
   seconds,
-  per_s,          ///< tokens/s
+  per_s,  ///< tokens/s
   tokens,
   sequences,
-  fraction,       ///< shown as a percentage
-  ratio,          ///< shown as "x"
+  fraction,  ///< shown as a percentage
+  ratio,     ///< shown as "x"
   days,
   watts,
   text,
@@ -35,8 +35,8 @@ enum class Unit {
 using Value = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
 
 struct Row {
-  std::string key;          ///< JSON key with the unit suffix, e.g. "kv_cache_bytes_per_token"
-  std::string label;        ///< table label
+  std::string key;    ///< JSON key with the unit suffix, e.g. "kv_cache_bytes_per_token"
+  std::string label;  ///< table label
   Value value;
   Unit unit = Unit::none;
   std::string formula_id;   ///< citation key, e.g. "S000-eq1.1"
@@ -67,7 +67,7 @@ struct Table {
 
 struct Report {
   std::string command;
-  std::string headline;        ///< one line describing the inputs, for the table view
+  std::string headline;  ///< one line describing the inputs, for the table view
   nlohmann::json inputs = nlohmann::json::object();
   std::vector<Section> sections;
   std::vector<Table> tables;

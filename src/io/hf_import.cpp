@@ -3,13 +3,13 @@
 // engine cannot represent is an error, never a guess. Facts per family: docs/hf-import.md.
 #include "io/hf_import.hpp"
 
+#include "roofline/errors.hpp"
+
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <string>
-
-#include "roofline/errors.hpp"
 
 namespace roofline::io {
 
@@ -364,10 +364,9 @@ void import_gpt2(const Cfg& c, ModelConfig& m) {
   m.norm = NormKind::layernorm;
   m.qkv_bias = m.o_bias = m.mlp_bias = true;
   m.tied_embeddings = c.boolean("tie_word_embeddings", true);
-  m.non_parameter_notes.push_back(
-      "attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, " +
-      std::to_string(m.n_layers * m.max_seq_len * m.max_seq_len) +
-      " elements) are stored in some checkpoints; not parameters, excluded");
+  m.non_parameter_notes.push_back("attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, " +
+                                  std::to_string(m.n_layers * m.max_seq_len * m.max_seq_len) +
+                                  " elements) are stored in some checkpoints; not parameters, excluded");
 }
 
 void import_gpt_neox(const Cfg& c, ModelConfig& m) {
@@ -510,21 +509,33 @@ struct Family {
 void import_deepseek_v2(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, false); }
 void import_deepseek_v3(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, true); }
 
-constexpr std::array kFamilies = {
-    Family{"llama", import_llama},           Family{"mistral", import_mistral},
-    Family{"mixtral", import_mixtral},       Family{"qwen2", import_qwen2},
-    Family{"qwen2_moe", import_qwen2_moe},   Family{"qwen3", import_qwen3},
-    Family{"qwen3_moe", import_qwen3_moe},   Family{"gemma", import_gemma},
-    Family{"gemma2", import_gemma2},         Family{"gemma3_text", import_gemma3_text},
-    Family{"phi", import_phi},               Family{"phi3", import_phi3},
-    Family{"gpt2", import_gpt2},             Family{"gpt_neox", import_gpt_neox},
-    Family{"gptj", import_gptj},             Family{"opt", import_opt},
-    Family{"bloom", import_bloom},           Family{"falcon", import_falcon},
-    Family{"RefinedWeb", import_falcon},     Family{"RefinedWebModel", import_falcon},
-    Family{"olmo", import_olmo},             Family{"olmo2", import_olmo2},
-    Family{"starcoder2", import_starcoder2},  Family{"cohere", import_cohere},
-    Family{"dbrx", import_dbrx},             Family{"deepseek_v2", import_deepseek_v2},
-    Family{"deepseek_v3", import_deepseek_v3}};
+constexpr std::array kFamilies = {Family{"llama", import_llama},
+                                  Family{"mistral", import_mistral},
+                                  Family{"mixtral", import_mixtral},
+                                  Family{"qwen2", import_qwen2},
+                                  Family{"qwen2_moe", import_qwen2_moe},
+                                  Family{"qwen3", import_qwen3},
+                                  Family{"qwen3_moe", import_qwen3_moe},
+                                  Family{"gemma", import_gemma},
+                                  Family{"gemma2", import_gemma2},
+                                  Family{"gemma3_text", import_gemma3_text},
+                                  Family{"phi", import_phi},
+                                  Family{"phi3", import_phi3},
+                                  Family{"gpt2", import_gpt2},
+                                  Family{"gpt_neox", import_gpt_neox},
+                                  Family{"gptj", import_gptj},
+                                  Family{"opt", import_opt},
+                                  Family{"bloom", import_bloom},
+                                  Family{"falcon", import_falcon},
+                                  Family{"RefinedWeb", import_falcon},
+                                  Family{"RefinedWebModel", import_falcon},
+                                  Family{"olmo", import_olmo},
+                                  Family{"olmo2", import_olmo2},
+                                  Family{"starcoder2", import_starcoder2},
+                                  Family{"cohere", import_cohere},
+                                  Family{"dbrx", import_dbrx},
+                                  Family{"deepseek_v2", import_deepseek_v2},
+                                  Family{"deepseek_v3", import_deepseek_v3}};
 
 struct Refused {
   const char* model_type;
@@ -532,21 +543,21 @@ struct Refused {
 };
 
 constexpr std::array kRefused = {
-    Refused{"mamba", "a state-space model"},        Refused{"mamba2", "a state-space model"},
-    Refused{"falcon_mamba", "a state-space model"}, Refused{"rwkv", "a recurrent (RWKV) model"},
-    Refused{"jamba", "a hybrid state-space model"}, Refused{"zamba", "a hybrid state-space model"},
-    Refused{"zamba2", "a hybrid state-space model"},
-    Refused{"t5", "an encoder-decoder model"},      Refused{"mt5", "an encoder-decoder model"},
-    Refused{"umt5", "an encoder-decoder model"},    Refused{"bart", "an encoder-decoder model"},
-    Refused{"mbart", "an encoder-decoder model"},   Refused{"whisper", "an encoder-decoder model"},
-    Refused{"pegasus", "an encoder-decoder model"}, Refused{"marian", "an encoder-decoder model"},
-    Refused{"bert", "an encoder-only model"},       Refused{"roberta", "an encoder-only model"},
-    Refused{"llava", "a multimodal wrapper"},       Refused{"llava_next", "a multimodal wrapper"},
-    Refused{"mllama", "a multimodal wrapper"},      Refused{"qwen2_vl", "a multimodal wrapper"},
-    Refused{"qwen2_5_vl", "a multimodal wrapper"},  Refused{"paligemma", "a multimodal wrapper"},
-    Refused{"idefics2", "a multimodal wrapper"},    Refused{"idefics3", "a multimodal wrapper"},
-    Refused{"pixtral", "a multimodal wrapper"},     Refused{"llama4", "a multimodal wrapper"},
-    Refused{"gemma3", "a multimodal wrapper"},      Refused{"mistral3", "a multimodal wrapper"}};
+    Refused{"mamba", "a state-space model"},         Refused{"mamba2", "a state-space model"},
+    Refused{"falcon_mamba", "a state-space model"},  Refused{"rwkv", "a recurrent (RWKV) model"},
+    Refused{"jamba", "a hybrid state-space model"},  Refused{"zamba", "a hybrid state-space model"},
+    Refused{"zamba2", "a hybrid state-space model"}, Refused{"t5", "an encoder-decoder model"},
+    Refused{"mt5", "an encoder-decoder model"},      Refused{"umt5", "an encoder-decoder model"},
+    Refused{"bart", "an encoder-decoder model"},     Refused{"mbart", "an encoder-decoder model"},
+    Refused{"whisper", "an encoder-decoder model"},  Refused{"pegasus", "an encoder-decoder model"},
+    Refused{"marian", "an encoder-decoder model"},   Refused{"bert", "an encoder-only model"},
+    Refused{"roberta", "an encoder-only model"},     Refused{"llava", "a multimodal wrapper"},
+    Refused{"llava_next", "a multimodal wrapper"},   Refused{"mllama", "a multimodal wrapper"},
+    Refused{"qwen2_vl", "a multimodal wrapper"},     Refused{"qwen2_5_vl", "a multimodal wrapper"},
+    Refused{"paligemma", "a multimodal wrapper"},    Refused{"idefics2", "a multimodal wrapper"},
+    Refused{"idefics3", "a multimodal wrapper"},     Refused{"pixtral", "a multimodal wrapper"},
+    Refused{"llama4", "a multimodal wrapper"},       Refused{"gemma3", "a multimodal wrapper"},
+    Refused{"mistral3", "a multimodal wrapper"}};
 
 }  // namespace
 

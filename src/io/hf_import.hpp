@@ -1,12 +1,12 @@
 // Import of Hugging Face config.json files as published.
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "roofline/model_config.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "roofline/model_config.hpp"
+#include <string>
+#include <string_view>
 
 namespace roofline::io {
 

@@ -1,12 +1,13 @@
 #include "io/preset_json.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <array>
-
 #include "io/hf_import.hpp"
 #include "io/quantity_parse.hpp"
+
 #include "roofline/errors.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
 
 namespace roofline::io {
 
@@ -113,16 +114,13 @@ E parse_enum(ObjectReader& r, const char* key, const std::array<std::pair<const 
 }
 
 constexpr std::array kMlpKinds = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
-constexpr std::array kNormKinds = {std::pair{"rmsnorm", NormKind::rmsnorm},
-                                   std::pair{"layernorm", NormKind::layernorm},
+constexpr std::array kNormKinds = {std::pair{"rmsnorm", NormKind::rmsnorm}, std::pair{"layernorm", NormKind::layernorm},
                                    std::pair{"layernorm_nobias", NormKind::layernorm_nobias},
                                    std::pair{"nonparametric", NormKind::nonparametric}};
 constexpr std::array kQkNorms = {std::pair{"none", QkNorm::none}, std::pair{"per_head", QkNorm::per_head},
                                  std::pair{"full_width", QkNorm::full_width}};
-constexpr std::array kPositions = {std::pair{"rope", PositionKind::rope},
-                                   std::pair{"learned", PositionKind::learned},
-                                   std::pair{"alibi", PositionKind::alibi},
-                                   std::pair{"none", PositionKind::none}};
+constexpr std::array kPositions = {std::pair{"rope", PositionKind::rope}, std::pair{"learned", PositionKind::learned},
+                                   std::pair{"alibi", PositionKind::alibi}, std::pair{"none", PositionKind::none}};
 
 template <typename E, std::size_t N>
 const char* enum_name(E v, const std::array<std::pair<const char*, E>, N>& table) {
@@ -184,9 +182,7 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
   return h;
 }
 
-bool is_hf_config(const json& j) {
-  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
-}
+bool is_hf_config(const json& j) { return j.is_object() && (j.contains("model_type") || j.contains("architectures")); }
 
 void architecture_from_json(const json& j, std::string_view where, ModelConfig& m) {
   ObjectReader r(j, std::string(where), "/architecture");

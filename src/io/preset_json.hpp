@@ -1,15 +1,15 @@
 // Strict JSON <-> config conversion: unknown keys rejected, JSON pointers in every error.
 #pragma once
 
+#include "roofline/hardware_config.hpp"
+#include "roofline/model_config.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
-
-#include "roofline/hardware_config.hpp"
-#include "roofline/model_config.hpp"
 
 namespace roofline::io {
 
@@ -21,7 +21,7 @@ struct ModelPreset {
   std::string notes;
   std::optional<std::int64_t> published_params;
   std::string published_params_source;
-  std::string origin;  ///< "builtin", a file path, "stdin" or "flags"
+  std::string origin;        ///< "builtin", a file path, "stdin" or "flags"
   std::string input_format;  ///< "preset", "hf_config" or "flags"
 };
 
@@ -30,8 +30,7 @@ HardwareConfig hardware_from_json(const nlohmann::json& j, std::string_view wher
 
 /// Reads a model preset ({"name", "source", "architecture" | "hf_config", ...}) or a bare
 /// Hugging Face config.json (detected by "model_type" / "architectures").
-ModelPreset model_from_json(const nlohmann::json& j, std::string_view where,
-                            std::string_view fallback_name);
+ModelPreset model_from_json(const nlohmann::json& j, std::string_view where, std::string_view fallback_name);
 
 /// True when `j` looks like a Hugging Face config.json rather than a roofline preset.
 bool is_hf_config(const nlohmann::json& j);

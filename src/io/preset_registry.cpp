@@ -1,14 +1,15 @@
 #include "io/preset_registry.hpp"
 
+#include "io/embedded_presets.hpp"
+
+#include "roofline/errors.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <sstream>
-
-#include "io/embedded_presets.hpp"
-#include "roofline/errors.hpp"
 
 namespace roofline::io {
 
@@ -38,8 +39,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
 
 PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs) {
   for (const EmbeddedPreset& p : embedded_presets()) {
-    add(p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin",
-        std::string(p.text));
+    add(p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", std::string(p.text));
   }
   for (const std::string& dir : dirs) {
     std::error_code ec;
@@ -63,8 +63,7 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs) {
 
 void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, std::string text) {
   if (const PresetEntry* e = find(kind, name)) {
-    throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " +
-                     e->origin + ")");
+    throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " + e->origin + ")");
   }
   entries_.push_back({kind, std::move(name), std::move(origin), std::move(text)});
 }
@@ -87,14 +86,12 @@ std::vector<const PresetEntry*> PresetRegistry::entries(PresetKind kind) const {
 
 namespace {
 std::string where_of(const PresetEntry& e) {
-  return e.origin == "builtin" ? std::string(e.kind == PresetKind::gpu ? "presets/gpus/" : "presets/models/") +
-                                     e.name + ".json"
-                               : e.origin;
+  return e.origin == "builtin"
+             ? std::string(e.kind == PresetKind::gpu ? "presets/gpus/" : "presets/models/") + e.name + ".json"
+             : e.origin;
 }
 
-bool looks_like_path(std::string_view s) {
-  return s.find('/') != std::string_view::npos || s.ends_with(".json");
-}
+bool looks_like_path(std::string_view s) { return s.find('/') != std::string_view::npos || s.ends_with(".json"); }
 }  // namespace
 
 ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {

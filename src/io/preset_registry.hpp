@@ -1,13 +1,14 @@
 // PresetRegistry: built-in presets plus user directories; lazy parsing; did-you-mean.
 #pragma once
 
+#include "io/preset_json.hpp"
+
+#include "roofline/hardware_config.hpp"
+
 #include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "io/preset_json.hpp"
-#include "roofline/hardware_config.hpp"
 
 namespace roofline::io {
 

@@ -1,12 +1,12 @@
 #include "io/quantity_parse.hpp"
 
+#include "roofline/errors.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <string>
 #include <utility>
-
-#include "roofline/errors.hpp"
 
 namespace roofline::io {
 namespace {
@@ -16,28 +16,24 @@ struct UnitScale {
   double scale;
 };
 
-constexpr std::array kSizes = {
-    UnitScale{"B", 1.0},      UnitScale{"kB", 1e3},     UnitScale{"KB", 1e3},
-    UnitScale{"MB", 1e6},     UnitScale{"GB", 1e9},     UnitScale{"TB", 1e12},
-    UnitScale{"PB", 1e15},    UnitScale{"KiB", 0x1p10}, UnitScale{"MiB", 0x1p20},
-    UnitScale{"GiB", 0x1p30}, UnitScale{"TiB", 0x1p40}, UnitScale{"PiB", 0x1p50}};
-constexpr std::array kRates = {
-    UnitScale{"B/s", 1.0},      UnitScale{"kB/s", 1e3},     UnitScale{"KB/s", 1e3},
-    UnitScale{"MB/s", 1e6},     UnitScale{"GB/s", 1e9},     UnitScale{"TB/s", 1e12},
-    UnitScale{"KiB/s", 0x1p10}, UnitScale{"MiB/s", 0x1p20}, UnitScale{"GiB/s", 0x1p30},
-    UnitScale{"TiB/s", 0x1p40}, UnitScale{"PB/s", 1e15}};
-constexpr std::array kFlopRates = {
-    UnitScale{"FLOP/s", 1.0},    UnitScale{"GFLOP/s", 1e9},  UnitScale{"TFLOP/s", 1e12},
-    UnitScale{"PFLOP/s", 1e15},  UnitScale{"FLOPS", 1.0},    UnitScale{"GFLOPS", 1e9},
-    UnitScale{"TFLOPS", 1e12},   UnitScale{"PFLOPS", 1e15},  UnitScale{"OP/s", 1.0},
-    UnitScale{"GOP/s", 1e9},     UnitScale{"TOP/s", 1e12},   UnitScale{"POP/s", 1e15},
-    UnitScale{"TOPS", 1e12},     UnitScale{"POPS", 1e15}};
+constexpr std::array kSizes = {UnitScale{"B", 1.0},      UnitScale{"kB", 1e3},     UnitScale{"KB", 1e3},
+                               UnitScale{"MB", 1e6},     UnitScale{"GB", 1e9},     UnitScale{"TB", 1e12},
+                               UnitScale{"PB", 1e15},    UnitScale{"KiB", 0x1p10}, UnitScale{"MiB", 0x1p20},
+                               UnitScale{"GiB", 0x1p30}, UnitScale{"TiB", 0x1p40}, UnitScale{"PiB", 0x1p50}};
+constexpr std::array kRates = {UnitScale{"B/s", 1.0},      UnitScale{"kB/s", 1e3},     UnitScale{"KB/s", 1e3},
+                               UnitScale{"MB/s", 1e6},     UnitScale{"GB/s", 1e9},     UnitScale{"TB/s", 1e12},
+                               UnitScale{"KiB/s", 0x1p10}, UnitScale{"MiB/s", 0x1p20}, UnitScale{"GiB/s", 0x1p30},
+                               UnitScale{"TiB/s", 0x1p40}, UnitScale{"PB/s", 1e15}};
+constexpr std::array kFlopRates = {UnitScale{"FLOP/s", 1.0},   UnitScale{"GFLOP/s", 1e9}, UnitScale{"TFLOP/s", 1e12},
+                                   UnitScale{"PFLOP/s", 1e15}, UnitScale{"FLOPS", 1.0},   UnitScale{"GFLOPS", 1e9},
+                                   UnitScale{"TFLOPS", 1e12},  UnitScale{"PFLOPS", 1e15}, UnitScale{"OP/s", 1.0},
+                                   UnitScale{"GOP/s", 1e9},    UnitScale{"TOP/s", 1e12},  UnitScale{"POP/s", 1e15},
+                                   UnitScale{"TOPS", 1e12},    UnitScale{"POPS", 1e15}};
 constexpr std::array kWatts = {UnitScale{"W", 1.0}, UnitScale{"kW", 1e3}};
-constexpr std::array kCounts = {
-    UnitScale{"", 1.0},       UnitScale{"k", 1e3},      UnitScale{"K", 1e3},
-    UnitScale{"M", 1e6},      UnitScale{"G", 1e9},      UnitScale{"B", 1e9},
-    UnitScale{"T", 1e12},     UnitScale{"Ki", 0x1p10},  UnitScale{"Mi", 0x1p20},
-    UnitScale{"Gi", 0x1p30},  UnitScale{"Ti", 0x1p40}};
+constexpr std::array kCounts = {UnitScale{"", 1.0},      UnitScale{"k", 1e3},     UnitScale{"K", 1e3},
+                                UnitScale{"M", 1e6},     UnitScale{"G", 1e9},     UnitScale{"B", 1e9},
+                                UnitScale{"T", 1e12},    UnitScale{"Ki", 0x1p10}, UnitScale{"Mi", 0x1p20},
+                                UnitScale{"Gi", 0x1p30}, UnitScale{"Ti", 0x1p40}};
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -53,8 +49,7 @@ std::pair<double, std::string_view> split(std::string_view text, std::string_vie
   double v = 0.0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || s.empty()) {
-    throw InputError(quoted(text) + " is not a number with a unit; expected a value such as " +
-                     quoted(example));
+    throw InputError(quoted(text) + " is not a number with a unit; expected a value such as " + quoted(example));
   }
   if (!std::isfinite(v)) throw InputError(quoted(text) + " is not a finite number");
   return {v, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
@@ -82,18 +77,17 @@ double parse_with(std::string_view text, const std::array<UnitScale, N>& table, 
                   std::string_view example) {
   const auto [v, unit] = split(text, example);
   if (unit.empty()) {
-    throw InputError(quoted(text) + " has no unit; expected " + std::string(what) + " such as " +
-                     quoted(example));
+    throw InputError(quoted(text) + " has no unit; expected " + std::string(what) + " such as " + quoted(example));
   }
   const UnitScale* u = find(table, unit);
   if (u == nullptr) {
     const std::string_view other = kind_of(unit);
     if (!other.empty()) {
-      throw InputError(quoted(text) + " is " + std::string(other) + ", expected " +
-                       std::string(what) + " such as " + quoted(example));
+      throw InputError(quoted(text) + " is " + std::string(other) + ", expected " + std::string(what) + " such as " +
+                       quoted(example));
     }
-    throw InputError(quoted(text) + ": unknown unit " + quoted(unit) + "; expected " +
-                     std::string(what) + " such as " + quoted(example));
+    throw InputError(quoted(text) + ": unknown unit " + quoted(unit) + "; expected " + std::string(what) + " such as " +
+                     quoted(example));
   }
   if (v < 0.0) throw InputError(quoted(text) + " is negative; expected " + std::string(what));
   if (!std::isfinite(v * u->scale)) throw InputError(quoted(text) + " is too large");
@@ -102,9 +96,7 @@ double parse_with(std::string_view text, const std::array<UnitScale, N>& table, 
 
 }  // namespace
 
-units::Bytes parse_bytes(std::string_view text) {
-  return units::Bytes{parse_with(text, kSizes, "a size", "80 GiB")};
-}
+units::Bytes parse_bytes(std::string_view text) { return units::Bytes{parse_with(text, kSizes, "a size", "80 GiB")}; }
 
 units::BytesPerSecond parse_bandwidth(std::string_view text) {
   return units::BytesPerSecond{parse_with(text, kRates, "a bandwidth", "3.35 TB/s")};

@@ -1,10 +1,10 @@
 // The one parser for quantities with units, shared by the CLI and the preset loader.
 #pragma once
 
+#include "roofline/units.hpp"
+
 #include <cstdint>
 #include <string_view>
-
-#include "roofline/units.hpp"
 
 namespace roofline::io {
 

@@ -1,23 +1,22 @@
 // roofline_bench: throughput of the engine and of whole in-process commands.
 // Run: ./build/release-bench/tests/bench/roofline_bench  (see docs/performance.md)
-#include <chrono>
-#include <cstdio>
-#include <sstream>
-
 #include "cli/app.hpp"
 #include "io/preset_registry.hpp"
+
 #include "roofline/decode.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
 
 using namespace roofline;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Keeps the optimiser from dropping work whose result is otherwise unused.
 volatile double g_sink = 0.0;

@@ -1,13 +1,13 @@
 // Every example shown in --help and in README.md runs, succeeds and prints something: a
 // documented command that fails is a bug in the docs or the code.
+#include "cli/app.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include "cli/app.hpp"
 
 namespace {
 

@@ -1,12 +1,11 @@
 // --explain: every derived number carries its formula, the values substituted, and a source.
+#include "cli/app.hpp"
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
-
-#include "cli/app.hpp"
 
 namespace {
 
@@ -23,9 +22,9 @@ nlohmann::json run_json(std::vector<std::string> args) {
 
 TEST_CASE("every derived result has an explanation", "[explain]") {
   // Inputs echoed as results (not derived) are the only rows without a formula.
-  const std::set<std::string> inputs = {"capacity.capacity_bytes", "capacity.reserve_bytes",
-                                        "hardware.memory_bandwidth_bytes_per_s", "hardware.memory_capacity_bytes",
-                                        "hardware.peak_flop_per_s", "params.published_params"};
+  const std::set<std::string> inputs = {
+      "capacity.capacity_bytes",        "capacity.reserve_bytes",   "hardware.memory_bandwidth_bytes_per_s",
+      "hardware.memory_capacity_bytes", "hardware.peak_flop_per_s", "params.published_params"};
   const std::vector<std::vector<std::string>> commands = {
       {"report", "llama3-8b", "--gpu", "h100-sxm"},
       {"report", "deepseek-v3", "--gpu", "mi355x", "--train-tokens", "1T", "--measured-tokens-per-s", "1e6"},

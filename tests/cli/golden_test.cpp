@@ -1,17 +1,16 @@
 // Golden JSON: tests/golden/<case>.args runs through run_cli in-process; the output must equal
 // <case>.json in structure and strings, numbers within 1e-12 relative. ROOFLINE_UPDATE_GOLDEN=1
 // rewrites the files; review the diff like code.
+#include "cli/app.hpp"
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
-
-#include "cli/app.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -1,13 +1,12 @@
 // Every built-in model reports on an accelerator and every accelerator hosts a model: exit 0,
 // valid JSON, the model's total equal to its published count, and no negative sizes or rates
 // (except the free memory of a model that does not fit, which is reported as a shortfall).
+#include "cli/app.hpp"
+
 #include <catch2/catch.hpp>
-
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
-#include "cli/app.hpp"
+#include <sstream>
 
 namespace {
 

@@ -1,12 +1,13 @@
 // Decode bytes for MoE and embeddings, the compute-bound batch, the longest context.
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include "roofline/decode.hpp"
+
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
 
 using namespace roofline;
 using Catch::Matchers::WithinRel;

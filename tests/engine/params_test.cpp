@@ -1,8 +1,10 @@
 // Parameter counts against seed 000 Table 1.1 (Llama-3-8B) and the textbook layer of seed 003.
-#include <catch2/catch.hpp>
+#include "roofline/params.hpp"
 
 #include "roofline/checked.hpp"
-#include "roofline/params.hpp"
+
+#include <catch2/catch.hpp>
+
 #include "seed_models.hpp"
 
 using namespace roofline;

@@ -2,9 +2,9 @@
 // engine tests. Each is a ModelConfig literal so engine tests do not depend on preset files.
 #pragma once
 
-#include <cstdint>
-
 #include "roofline/model_config.hpp"
+
+#include <cstdint>
 
 namespace roofline::test_models {
 

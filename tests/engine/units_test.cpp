@@ -1,9 +1,10 @@
 // Unit safety: conversions checked at compile time, and the dimensions that must not mix do not.
-#include <catch2/catch.hpp>
+#include "roofline/units.hpp"
 
 #include "roofline/dtype.hpp"
 #include "roofline/roofline.hpp"
-#include "roofline/units.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace roofline;
 using namespace roofline::units;
@@ -25,9 +26,13 @@ static_assert(std::is_same_v<decltype(FlopPerByte{} * BytesPerSecond{}), FlopPer
 
 // What must not compile: adding different dimensions, and quotients outside the closed set.
 template <typename A, typename B>
-concept Addable = requires(A a, B b) { a + b; };
+concept Addable = requires(A a, B b) {
+  a + b;
+};
 template <typename A, typename B>
-concept Divisible = requires(A a, B b) { a / b; };
+concept Divisible = requires(A a, B b) {
+  a / b;
+};
 static_assert(Addable<Bytes, Bytes>);
 static_assert(!Addable<Bytes, Seconds>);
 static_assert(!Addable<Flop, Bytes>);

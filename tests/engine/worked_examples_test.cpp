@@ -12,7 +12,7 @@
 // time, fails on any id without a row, and ties each row's source, status, tolerance and leading
 // expected value to the TSV line.
 #include "io/preset_registry.hpp"
-#include "seed_models.hpp"
+
 #include "roofline/decode.hpp"
 #include "roofline/dtype.hpp"
 #include "roofline/flops.hpp"
@@ -39,6 +39,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "seed_models.hpp"
 
 using namespace roofline;
 using namespace roofline::test_models;
@@ -1490,7 +1492,6 @@ const std::vector<Row>& rows_j_misc() {
   return rows;
 }
 
-
 // ============================================================================================
 // Checking a row
 // ============================================================================================
@@ -1736,7 +1737,6 @@ TEST_CASE("worked examples I: training memory, ZeRO, MFU", "[worked-examples]") 
 TEST_CASE("worked examples J: Amdahl and miscellany", "[worked-examples]") {
   check_row(GENERATE(from_range(rows_j_misc())));
 }
-
 
 TEST_CASE("worked-examples.tsv: every row has a test, and each test matches its row", "[worked-examples]") {
   const std::vector<TsvRow> tsv = read_tsv();

@@ -2,7 +2,6 @@
 // Every file is loaded the way --preset-dir loads it (copied into DIR/gpus or DIR/models of a
 // temp directory), and again through the from_json functions with `where` = the file name.
 // "{file}" in a message stands for the path or name that prefixes it.
-#include "io_test_support.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -15,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "io_test_support.hpp"
 
 using namespace roofline;
 using namespace roofline::io;

@@ -1,8 +1,8 @@
 // Hugging Face config.json import: every fixture in tests/fixtures/hf reproduces expected_params
 // (and the computed active count) of published-group*.tsv exactly, and each family trap listed
 // in FAMILY-NOTES-group*.md has its own test.
-#include "io_test_support.hpp"
 #include "io/hf_import.hpp"
+
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "io_test_support.hpp"
 
 using namespace roofline;
 using namespace roofline::io;

@@ -1,7 +1,6 @@
 // Every built-in preset loads and validates; model presets reproduce the published parameter
 // counts exactly; GPU presets carry the figures the seeds use; the registry merges user
 // directories, rejects duplicates and suggests near names.
-#include "io_test_support.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -18,6 +17,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "io_test_support.hpp"
 
 using namespace roofline;
 using namespace roofline::io;
