@@ -214,9 +214,10 @@ Section section_flops(const Ctx& c) {
         "S004", "C_fwd = 2 N_total", fmt::format("2 x {}", n(flop_params(p, FlopBasis::all_params))),
         "whiteboard rule; seed 004");
   const double basis = fwd(c.w.basis);
-  s.add("training_flop_per_token", "training per token (6N)", training_flops_per_token(units::Flop{basis}).base(),
+  const std::string basis_name = inputs_json(c).at("conventions").at("flops_basis").get<std::string>();
+  s.add("training_flop_per_token", "training per token (6N, " + basis_name + ")", training_flops_per_token(units::Flop{basis}).base(),
         Unit::flop, "KA20-2.1", "C_train = 3 C_fwd = 6 N", fmt::format("3 x {}", g(basis)));
-  s.add("recompute_flop_per_token", "training, full recompute (8N)",
+  s.add("recompute_flop_per_token", "training, full recompute (8N, " + basis_name + ")",
         recompute_flops_per_token(units::Flop{basis}).base(), Unit::flop, "KO22", "C = 4 C_fwd = 8 N",
         fmt::format("4 x {}", g(basis)));
   s.add("lm_head_flop_per_token", "lm_head per token", 2.0 * static_cast<double>(p.head_matmul), Unit::flop, "S003-6",
