@@ -54,6 +54,10 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
 std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c, const Workload& w,
                                                        Machine hw);
 
+/// Time to generate O tokens after an S-token prompt, each step reading the cache as long as it is
+/// then: sum_{i<O} t_step(T = S + i)  [S003-2.5]
+units::Seconds generation_time(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
+
 struct PrefillPass {
   units::Flop flops{};
   units::Flop attention_flops{};

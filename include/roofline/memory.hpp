@@ -27,6 +27,12 @@ units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_elemen
 /// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l)  [S000-eq1.1]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 
+/// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]
+constexpr units::Bytes inference_bytes(units::Bytes weights, units::Bytes reserve, units::Bytes kv_per_sequence,
+                                       double batch) {
+  return weights + reserve + kv_per_sequence * batch;
+}
+
 /// Sequences that fit: floor((C - M_w - R) / M_KV(T)), 0 when nothing is free  [S003-3.4]
 std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
                              units::Bytes kv_per_sequence);

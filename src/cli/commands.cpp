@@ -4,6 +4,7 @@
 
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
 #include "roofline/roofline.hpp"
 #include "roofline/training.hpp"
 
@@ -457,7 +458,7 @@ Section section_capacity(const Ctx& c) {
   const double b = c.kv_b();
   const units::Bytes w = weight_bytes(static_cast<double>(c.counts.total), c.w.weight_bits);
   const units::Bytes cap = c.capacity * static_cast<double>(c.devices);
-  const units::Bytes free = cap - w - c.w.reserve;
+  const units::Bytes free = free_memory(cap, w, c.w.reserve);
   const double ctx = static_cast<double>(c.w.context);
   const units::Bytes seq = kv_bytes_per_sequence(m, ctx, b);
   Rows s("capacity", fmt::format("Capacity ({} x {})", c.devices,
@@ -468,7 +469,7 @@ Section section_capacity(const Ctx& c) {
   s.add("reserve_bytes", "reserve", c.w.reserve.base(), Unit::bytes);
   s.add("free_for_kv_bytes", "free for KV", free.base(), Unit::bytes, "S003-3.4", "C - M_w - R",
         fmt::format("{} - {} - {}", gb(cap.base()), gb(w.base()), gb(c.w.reserve.base())));
-  const units::Bytes need = w + c.w.reserve + seq * static_cast<double>(c.w.batch);
+  const units::Bytes need = inference_bytes(w, c.w.reserve, seq, static_cast<double>(c.w.batch));
   s.add("required_bytes", fmt::format("needed for batch {} at {} tokens", n(c.w.batch), n(c.w.context)), need.base(),
         Unit::bytes, "S003-3.4", "M_w + R + B M_KV(T)", "");
   s.add("fits", "fits", need <= cap, Unit::boolean, "S003-3.4", "M_w + R + B M_KV(T) <= C",
@@ -501,7 +502,7 @@ Section section_elementwise(const Ctx& c) {
         "b (norms 2d + RoPE 2(w_q + w_kv) + residuals 6d + act n d_ff)", "");
   s.add("fusion_crossover_tokens", "equals the layer weight read at", fusion_crossover_tokens(layer_w, ew),
         Unit::tokens, "S003-3.3", "W_layer / e", fmt::format("{} / {}", g(layer_w.base()), g(ew.base())));
-  s.add("elementwise_share_decode_fraction", "share of traffic at 1 token", ew / (layer_w + ew), Unit::fraction,
+  s.add("elementwise_share_decode_fraction", "share of traffic at 1 token", elementwise_traffic_share(layer_w, ew, 1.0), Unit::fraction,
         "S003-3.3", "e / (W_layer + e)", "");
   return s.take();
 }
@@ -556,13 +557,8 @@ format::Report build_serve(const Ctx& c) {
   r.sections.push_back(section_capacity(c));
   const ModelConfig& m = c.m();
   const PrefillPass p = prefill_pass(m, c.counts, c.w, c.machine);
-  // Each generated token reads the cache as long as it is then: sum the steps exactly.
+  const double decode_time = generation_time(m, c.counts, c.w, c.machine).base();
   Workload wd = c.w;
-  double decode_time = 0.0;
-  for (i64 i = 0; i < c.w.output; ++i) {
-    wd.context = c.w.prompt + i;
-    decode_time += decode_step(m, c.counts, wd, c.machine).t_step.base();
-  }
   wd.context = c.w.prompt + c.w.output;  // the last token reads the longest cache
   const DecodeStep d = decode_step(m, c.counts, wd, c.machine);
   const double tpot = c.w.output > 0 ? decode_time / static_cast<double>(c.w.output) : d.t_step.base();

@@ -81,6 +81,16 @@ std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, con
   return hi;
 }
 
+units::Seconds generation_time(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
+  Workload step = w;
+  units::Seconds total{};
+  for (std::int64_t i = 0; i < w.output; ++i) {
+    step.context = w.prompt + i;
+    total += decode_step(m, c, step, hw).t_step;
+  }
+  return total;
+}
+
 PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
   PrefillPass p;
   const double batch = static_cast<double>(w.batch);

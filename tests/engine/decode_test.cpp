@@ -99,3 +99,28 @@ TEST_CASE("concurrency floors and reports zero when nothing is free [S003-3.4]",
   CHECK(max_concurrency(units::gb(192), units::Bytes{137953296384.0}, {}, units::Bytes{1342177280.0}) == 40);
   CHECK(max_concurrency(units::gb(100), units::gb(120), {}, units::gb(1)) == 0);
 }
+
+TEST_CASE("generation time sums each step over the growing cache [S003-2.5]", "[decode]") {
+  ModelConfig m = mixtral();
+  m.moe = {};
+  const ParamCounts c = count_params(m);
+  Workload w;
+  w.prompt = 1000;
+  w.output = 100;
+  w.decode_bytes = DecodeBytes::all_weights;
+  const Machine hw{units::tflop_per_s(989.4), units::tb_per_s(3.35)};
+  // Memory-bound at batch 1: t(T) = (W + k T) / BW, so the sum is (O W + k (O S + O (O - 1) / 2)) / BW.
+  const double weights = 2.0 * static_cast<double>(c.total);
+  const double k = kv_bytes_per_token(m, 2.0).base();
+  const double expected = (100.0 * weights + k * (100.0 * 1000.0 + 100.0 * 99.0 / 2.0)) / 3.35e12;
+  CHECK_THAT(generation_time(m, c, w, hw).base(), WithinRel(expected, 1e-12));
+  w.output = 0;
+  CHECK(generation_time(m, c, w, hw).base() == 0.0);
+}
+
+TEST_CASE("inference memory M_w + R + B M_KV(T) [S003-3.4]", "[memory]") {
+  // Seed 003: Llama-2-70B fp16 weights plus 32 sequences of 4k-token GQA cache.
+  const units::Bytes need =
+      inference_bytes(units::Bytes{137953296384.0}, units::gb(2), units::Bytes{1342177280.0}, 32.0);
+  CHECK(need.base() == 137953296384.0 + 2e9 + 32.0 * 1342177280.0);
+}
