@@ -16,11 +16,11 @@ _roofline_model_flags="--layers --hidden --heads --kv-heads --head-dim --ffn --v
   --shared-experts --shared-ffn --first-dense"
 _roofline_gpu_flags="--gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak"
 _roofline_workload_flags="-b --batch -c --context -p --prompt --output --train-tokens --measured-tokens-per-s --dtype --weight-bits
-  --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu"
+  --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit"
 _roofline_convention_flags="--flops-basis --attention --lm-head --decode-bytes --moe-decode"
 
 # Options that take no value; every other option consumes the next word.
-_roofline_no_value="--explain -q --quiet -h --help --version --tied --untied --names"
+_roofline_no_value="--explain -q --quiet -h --help --version --tied --untied --names --require-fit"
 
 _roofline_dtypes="fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
 

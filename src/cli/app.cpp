@@ -70,7 +70,8 @@ const char* kMainFooter =
     "\n"
     "MODEL is a preset (roofline models --names), a preset file, a Hugging Face config.json, or - for stdin.\n"
     "Sizes and rates take units: 80GiB, 3.35TB/s, 989.4TFLOP/s; counts take k/M (x1000) or Ki/Mi (x1024).\n"
-    "Exit codes: 0 ok (a result such as \"does not fit\" is data), 1 bad input, 2 bad usage.\n"
+    "Exit codes: 0 ok (a result such as \"does not fit\" is data), 1 bad input, 2 bad usage,\n"
+    "3 the capacity check failed under --require-fit.\n"
     "See man roofline and docs/ for every formula and its source.";
 
 std::vector<std::string> preset_dirs(const GlobalOptions& g, const Env& env) {
@@ -98,6 +99,17 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   const bool auto_color = (env.stdout_is_tty || env.clicolor_force) && !env.term_dumb && !env.no_color;
   o.color = o.format == format::OutputFormat::table && (g.color == "always" || (g.color == "auto" && auto_color));
   return o;
+}
+
+// The "fits" row of a report's capacity section, if it has one.
+std::optional<bool> capacity_fits(const format::Report& r) {
+  for (const format::Section& s : r.sections) {
+    if (s.key != "capacity") continue;
+    for (const format::Row& row : s.rows) {
+      if (row.key == "fits") return std::get<bool>(row.value);
+    }
+  }
+  return std::nullopt;
 }
 
 void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
@@ -228,6 +240,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     const io::PresetRegistry reg(preset_dirs(g, env));
     const format::RenderOptions ro = render_options(g, env);
     std::string text;
+    int exit_code = 0;
     if (gpus->parsed()) {
       if (gpu_names) {
         for (const io::PresetEntry* e : reg.entries(io::PresetKind::gpu)) text += e->name + "\n";
@@ -265,12 +278,18 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
         if (!b.sub->parsed()) continue;
         const Ctx c = resolve(*b.mo, *b.go, *b.wo, reg, in);
         check_ctx(c, err, g);
-        text = format::render(b.cmd->build(c), ro);
+        const format::Report report = b.cmd->build(c);
+        text = format::render(report, ro);
+        if (b.wo->require_fit) {
+          const std::optional<bool> fits = capacity_fits(report);
+          if (!fits) throw UsageError("--require-fit: " + std::string(b.cmd->name) + " has no capacity check; use memory, serve or report with --gpu");
+          if (!*fits) exit_code = 3;
+        }
       }
     }
     // Never print partial results: everything is rendered before anything is written.
     out << text;
-    return 0;
+    return exit_code;
   } catch (const Error& e) {
     err << "roofline: error: " << e.what() << "\n";
     return e.exit_code();

@@ -155,6 +155,9 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
       ->type_name("FRACTION")
       ->group(g);
   app->add_option("--mfu", o.mfu, "Achieved / peak FLOP/s [default: 1]")->type_name("FRACTION")->group(g);
+  app->add_flag("--require-fit", o.require_fit,
+                "Exit with status 3 when the weights and KV cache do not fit (for shell if/&&)")
+      ->group(g);
   const char* c = "Conventions";
   app->add_option("--flops-basis", o.basis, "physical, non-embedding or all-params [default: physical]")
       ->type_name("BASIS")

@@ -48,6 +48,7 @@ struct WorkloadOptions {
   std::string lm_head = "last";
   std::string decode_bytes = "touched";
   std::string moe_decode = "expected";
+  bool require_fit = false;  ///< exit 3 when the capacity check fails
 };
 
 void add_model_options(CLI::App* app, ModelOptions& o, bool model_required);
