@@ -716,14 +716,18 @@ format::Report build_models(const io::PresetRegistry& reg) {
            {"active_params", "active", Unit::count},
            {"kv_cache_bytes_per_token_bf16", "KV B/token", Unit::count},
            {"max_seq_len", "context", Unit::count},
-           {"origin", "origin", Unit::text}},
+           {"origin", "origin", Unit::text},
+           {"display_name", "display name", Unit::text, true},
+           {"published_params", "published", Unit::count, true},
+           {"source", "source", Unit::text, true}},
           {}};
   for (const io::PresetEntry* e : reg.entries(io::PresetKind::model)) {
     const io::ModelPreset p = reg.parse_model(*e);
     const ModelConfig& m = p.config;
     const ParamCounts pc = count_params(m);
     t.rows.push_back({m.name, m.family, m.n_layers, m.d_model, m.n_heads, m.n_kv_heads, pc.total, pc.active,
-                      static_cast<i64>(kv_bytes_per_token(m, 2.0).base()), m.max_seq_len, e->origin});
+                      static_cast<i64>(kv_bytes_per_token(m, 2.0).base()), m.max_seq_len, e->origin, p.display_name,
+                      p.published_params ? Value{*p.published_params} : Value{}, p.source});
   }
   r.tables.push_back(std::move(t));
   return r;
