@@ -268,6 +268,9 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
   c.context_given = wo.context.has_value();
   w.context = wo.context ? count_flag("--context", *wo.context)
                          : (c.model.config.max_seq_len > 0 ? c.model.config.max_seq_len : 4096);
+  if (!c.context_given && c.model.config.max_seq_len == 0) {
+    c.notes.emplace_back("the config does not state a trained context; --context defaults to 4096 tokens");
+  }
   w.prompt = count_flag("--prompt", wo.prompt);
   if (w.prompt < 1) throw InputError("--prompt: \"" + wo.prompt + "\" must be at least 1");
   w.output = count_flag("--output", wo.output);
