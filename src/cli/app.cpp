@@ -124,6 +124,10 @@ void check_ctx(const Ctx& c, std::ostream& err, const GlobalOptions& g) {
          "--context " + std::to_string(c.w.context) + " exceeds the model's trained context of " +
              std::to_string(m.max_seq_len) + " tokens");
   }
+  if (m.max_seq_len > 0 && c.w.prompt > m.max_seq_len) {
+    warn(err, g, "--prompt " + std::to_string(c.w.prompt) + " exceeds the model's trained context of " +
+                     std::to_string(m.max_seq_len) + " tokens");
+  }
   if (c.model.published_params && *c.model.published_params != c.counts.total) {
     warn(err, g,
          "computed " + std::to_string(c.counts.total) + " parameters, but the preset publishes " +

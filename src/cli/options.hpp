@@ -32,7 +32,7 @@ struct GpuOptions {
 struct WorkloadOptions {
   std::string batch = "1";
   std::optional<std::string> context;
-  std::string prompt = "2048";
+  std::optional<std::string> prompt;
   std::string output = "256";
   std::optional<std::string> train_tokens;
   std::optional<std::string> measured_tokens_per_s;
