@@ -125,8 +125,9 @@ void check_ctx(const Ctx& c, std::ostream& err, const GlobalOptions& g) {
              std::to_string(m.max_seq_len) + " tokens");
   }
   if (m.max_seq_len > 0 && c.w.prompt > m.max_seq_len) {
-    warn(err, g, "--prompt " + std::to_string(c.w.prompt) + " exceeds the model's trained context of " +
-                     std::to_string(m.max_seq_len) + " tokens");
+    warn(err, g,
+         "--prompt " + std::to_string(c.w.prompt) + " exceeds the model's trained context of " +
+             std::to_string(m.max_seq_len) + " tokens");
   }
   if (c.model.published_params && *c.model.published_params != c.counts.total) {
     warn(err, g,
@@ -286,7 +287,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
         text = format::render(report, ro);
         if (b.wo->require_fit) {
           const std::optional<bool> fits = capacity_fits(report);
-          if (!fits) throw UsageError("--require-fit: " + std::string(b.cmd->name) + " has no capacity check; use memory, serve or report with --gpu");
+          if (!fits)
+            throw UsageError("--require-fit: " + std::string(b.cmd->name) +
+                             " has no capacity check; use memory, serve or report with --gpu");
           if (!*fits) exit_code = 3;
         }
       }

@@ -216,8 +216,9 @@ Section section_flops(const Ctx& c) {
         "whiteboard rule; seed 004");
   const double basis = fwd(c.w.basis);
   const std::string basis_name = inputs_json(c).at("conventions").at("flops_basis").get<std::string>();
-  s.add("training_flop_per_token", "training per token (6N, " + basis_name + ")", training_flops_per_token(units::Flop{basis}).base(),
-        Unit::flop, "KA20-2.1", "C_train = 3 C_fwd = 6 N", fmt::format("3 x {}", g(basis)));
+  s.add("training_flop_per_token", "training per token (6N, " + basis_name + ")",
+        training_flops_per_token(units::Flop{basis}).base(), Unit::flop, "KA20-2.1", "C_train = 3 C_fwd = 6 N",
+        fmt::format("3 x {}", g(basis)));
   s.add("recompute_flop_per_token", "training, full recompute (8N, " + basis_name + ")",
         recompute_flops_per_token(units::Flop{basis}).base(), Unit::flop, "KO22", "C = 4 C_fwd = 8 N",
         fmt::format("4 x {}", g(basis)));
@@ -502,8 +503,8 @@ Section section_elementwise(const Ctx& c) {
         "b (norms 2d + RoPE 2(w_q + w_kv) + residuals 6d + act n d_ff)", "");
   s.add("fusion_crossover_tokens", "equals the layer weight read at", fusion_crossover_tokens(layer_w, ew),
         Unit::tokens, "S003-3.3", "W_layer / e", fmt::format("{} / {}", g(layer_w.base()), g(ew.base())));
-  s.add("elementwise_share_decode_fraction", "share of traffic at 1 token", elementwise_traffic_share(layer_w, ew, 1.0), Unit::fraction,
-        "S003-3.3", "e / (W_layer + e)", "");
+  s.add("elementwise_share_decode_fraction", "share of traffic at 1 token", elementwise_traffic_share(layer_w, ew, 1.0),
+        Unit::fraction, "S003-3.3", "e / (W_layer + e)", "");
   return s.take();
 }
 

@@ -128,7 +128,10 @@ void add_workload_options(CLI::App* app, WorkloadOptions& o) {
                   "Tokens in the KV cache (8192, 8k = 8000, 8Ki = 8192) [default: the model's context]")
       ->type_name("N")
       ->group(g);
-  app->add_option("-p,--prompt", o.prompt, "Prefill tokens per sequence [default: 2048, or the model's context if shorter]")->type_name("N")->group(g);
+  app->add_option("-p,--prompt", o.prompt,
+                  "Prefill tokens per sequence [default: 2048, or the model's context if shorter]")
+      ->type_name("N")
+      ->group(g);
   app->add_option("--output", o.output, "Generated tokens per request [default: 256]")->type_name("N")->group(g);
   app->add_option("--train-tokens", o.train_tokens, "Training tokens D for C = 6ND and time to train, e.g. 2T")
       ->type_name("N")
@@ -272,7 +275,8 @@ Ctx resolve(const ModelOptions& mo, const GpuOptions& go, const WorkloadOptions&
     c.notes.emplace_back("the config does not state a trained context; --context defaults to 4096 tokens");
   }
   const std::int64_t trained = c.model.config.max_seq_len;
-  w.prompt = wo.prompt ? count_flag("--prompt", *wo.prompt) : (trained > 0 ? std::min<std::int64_t>(2048, trained) : 2048);
+  w.prompt =
+      wo.prompt ? count_flag("--prompt", *wo.prompt) : (trained > 0 ? std::min<std::int64_t>(2048, trained) : 2048);
   if (w.prompt < 1) throw InputError("--prompt: \"" + *wo.prompt + "\" must be at least 1");
   w.output = count_flag("--output", wo.output);
   if (wo.train_tokens) c.train_tokens = count_flag("--train-tokens", *wo.train_tokens);
