@@ -75,7 +75,7 @@ std::string model_headline(const Ctx& c) {
 
 // The conventions in force, so a table reader knows which of the field's rules produced it.
 std::string conventions_line(const Ctx& c) {
-  const nlohmann::json conv = inputs_json(c).at("conventions");
+  const nlohmann::json conv = conventions_json(c);
   std::string s = fmt::format(
       "weights {} ({} bits), KV {}, compute {}; FLOPs {}, attention {}, lm_head {}, decode bytes {}",
       dtype_name(c.w.weight_dtype), g(c.w.weight_bits), dtype_name(c.w.kv_dtype), dtype_name(c.w.compute_dtype),
@@ -215,7 +215,7 @@ Section section_flops(const Ctx& c) {
         "S004", "C_fwd = 2 N_total", fmt::format("2 x {}", n(flop_params(p, FlopBasis::all_params))),
         "whiteboard rule; seed 004");
   const double basis = fwd(c.w.basis);
-  const std::string basis_name = inputs_json(c).at("conventions").at("flops_basis").get<std::string>();
+  const std::string basis_name = conventions_json(c).at("flops_basis").get<std::string>();
   s.add("training_flop_per_token", "training per token (6N, " + basis_name + ")",
         training_flops_per_token(units::Flop{basis}).base(), Unit::flop, "KA20-2.1", "C_train = 3 C_fwd = 6 N",
         fmt::format("3 x {}", g(basis)));

@@ -41,6 +41,9 @@ struct Ctx {
 nlohmann::json gpu_json(const HardwareConfig& h, units::Bytes capacity,
                         std::optional<units::FlopPerSecond> compute_peak);
 
+/// The conventions in force, by name (the JSON `inputs.conventions`).
+nlohmann::json conventions_json(const Ctx& c);
+
 /// The JSON echo of every resolved input and convention.
 nlohmann::json inputs_json(const Ctx& c);
 

@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include "io/enum_table.hpp"
 #include "io/quantity_parse.hpp"
 
 #include "roofline/errors.hpp"
@@ -32,13 +33,9 @@ DType dtype_flag(const char* flag, std::string text) {
 }
 
 template <typename E, std::size_t N>
-E choice(const char* flag, const std::string& text, const std::array<std::pair<const char*, E>, N>& table) {
-  std::string allowed;
-  for (const auto& [name, value] : table) {
-    if (text == name) return value;
-    allowed += allowed.empty() ? name : std::string(", ") + name;
-  }
-  throw UsageError(std::string(flag) + ": \"" + text + "\" is not one of: " + allowed);
+E choice(const char* flag, const std::string& text, const io::EnumTable<E, N>& table) {
+  if (auto v = io::find_enum(table, text)) return *v;
+  throw UsageError(std::string(flag) + ": " + io::not_one_of(text, table));
 }
 
 constexpr std::array kBases = {std::pair{"physical", FlopBasis::physical},
@@ -55,14 +52,6 @@ constexpr std::array kMlp = {std::pair{"gated", MlpKind::gated}, std::pair{"plai
 constexpr std::array kNorm = {std::pair{"rmsnorm", NormKind::rmsnorm}, std::pair{"layernorm", NormKind::layernorm},
                               std::pair{"layernorm-nobias", NormKind::layernorm_nobias},
                               std::pair{"none", NormKind::nonparametric}};
-
-template <typename E, std::size_t N>
-const char* name_of(E v, const std::array<std::pair<const char*, E>, N>& table) {
-  for (const auto& [name, value] : table) {
-    if (value == v) return name;
-  }
-  return "?";
-}
 
 void apply(const std::optional<std::string>& flag, const char* name, std::int64_t& field) {
   if (flag) field = count_flag(name, *flag);
@@ -377,6 +366,17 @@ nlohmann::json gpu_json(const HardwareConfig& h, units::Bytes capacity,
           {"compute_peak_flop_per_s", compute_peak ? nlohmann::json(compute_peak->base()) : nlohmann::json()}};
 }
 
+nlohmann::json conventions_json(const Ctx& c) {
+  const Workload& w = c.w;
+  return {{"flops_basis", io::enum_name(w.basis, kBases)},
+          {"attention", io::enum_name(w.attention, kAttention)},
+          {"lm_head_positions", io::enum_name(w.lm_head, kHead)},
+          {"decode_bytes", io::enum_name(w.decode_bytes, kDecodeBytes)},
+          {"moe_decode_bytes", io::enum_name(w.moe_decode, kMoeDecode)},
+          {"capacity", c.gpu ? c.capacity_convention : "none"},
+          {"concurrency_rounding", "floor"}};
+}
+
 nlohmann::json inputs_json(const Ctx& c) {
   nlohmann::json j;
   const io::ModelPreset& p = c.model;
@@ -400,13 +400,7 @@ nlohmann::json inputs_json(const Ctx& c) {
                    {"bw_efficiency", w.bw_efficiency},
                    {"mfu", w.mfu},
                    {"devices", c.devices}};
-  j["conventions"] = {{"flops_basis", name_of(w.basis, kBases)},
-                      {"attention", name_of(w.attention, kAttention)},
-                      {"lm_head_positions", name_of(w.lm_head, kHead)},
-                      {"decode_bytes", name_of(w.decode_bytes, kDecodeBytes)},
-                      {"moe_decode_bytes", name_of(w.moe_decode, kMoeDecode)},
-                      {"capacity", c.gpu ? c.capacity_convention : "none"},
-                      {"concurrency_rounding", "floor"}};
+  j["conventions"] = conventions_json(c);
   if (c.gpu) {
     j["gpu"] = gpu_json(*c.gpu, c.capacity, c.has_peak ? std::optional(c.peak_nominal) : std::nullopt);
   }

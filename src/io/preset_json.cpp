@@ -1,5 +1,6 @@
 #include "io/preset_json.hpp"
 
+#include "io/enum_table.hpp"
 #include "io/hf_import.hpp"
 #include "io/quantity_parse.hpp"
 
@@ -103,14 +104,10 @@ auto with_context(ObjectReader& r, const char* key, const std::string& text, F p
 }
 
 template <typename E, std::size_t N>
-E parse_enum(ObjectReader& r, const char* key, const std::array<std::pair<const char*, E>, N>& table) {
+E parse_enum(ObjectReader& r, const char* key, const EnumTable<E, N>& table) {
   const std::string s = r.str(key);
-  std::string allowed;
-  for (const auto& [name, value] : table) {
-    if (s == name) return value;
-    allowed += allowed.empty() ? name : std::string(", ") + name;
-  }
-  r.fail(key, "\"" + s + "\" is not one of: " + allowed);
+  if (auto v = find_enum(table, s)) return *v;
+  r.fail(key, not_one_of(s, table));
 }
 
 constexpr std::array kMlpKinds = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
@@ -121,14 +118,6 @@ constexpr std::array kQkNorms = {std::pair{"none", QkNorm::none}, std::pair{"per
                                  std::pair{"full_width", QkNorm::full_width}};
 constexpr std::array kPositions = {std::pair{"rope", PositionKind::rope}, std::pair{"learned", PositionKind::learned},
                                    std::pair{"alibi", PositionKind::alibi}, std::pair{"none", PositionKind::none}};
-
-template <typename E, std::size_t N>
-const char* enum_name(E v, const std::array<std::pair<const char*, E>, N>& table) {
-  for (const auto& [name, value] : table) {
-    if (value == v) return name;
-  }
-  return "?";
-}
 
 void set_int(ObjectReader& r, const char* key, std::int64_t& field) {
   if (auto v = r.opt_integer(key)) field = *v;
