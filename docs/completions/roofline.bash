@@ -10,7 +10,7 @@
 _roofline_commands="report params flops kv memory decode prefill serve gemm gpus models"
 _roofline_model_commands="report params flops kv memory decode prefill serve"
 
-_roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet -h --help --version"
+_roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
 _roofline_model_flags="--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len
   --mlp --norm --tied --untied --window --global-every --experts --top-k --expert-ffn
   --shared-experts --shared-ffn --first-dense"
@@ -20,7 +20,7 @@ _roofline_workload_flags="-b --batch -c --context -p --prompt --output --train-t
 _roofline_convention_flags="--flops-basis --attention --lm-head --decode-bytes --moe-decode"
 
 # Options that take no value; every other option consumes the next word.
-_roofline_no_value="--explain -q --quiet -h --help --version --tied --untied --names --require-fit"
+_roofline_no_value="--explain -q --quiet --no-header -h --help --version --tied --untied --names --require-fit"
 
 _roofline_dtypes="fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
 

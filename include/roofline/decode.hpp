@@ -75,4 +75,16 @@ struct PrefillPass {
 /// t = max(F/P, Q/BW)  [S004]
 PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
 
+/// Mean time per output token: TPOT = (1/O) sum_{i<O} t_step(S + i); with no output, the step at
+/// the longest cache  [S003-2.5]
+constexpr units::Seconds mean_time_per_output_token(units::Seconds generation, std::int64_t output,
+                                                    units::Seconds last_step) {
+  return output > 0 ? generation / static_cast<double>(output) : last_step;
+}
+
+/// Cost of a decode token against a prefill token: t_step(T = S) / (t_prefill / (B S))  [S004]
+constexpr double decode_prefill_cost_ratio(units::Seconds decode_step, units::Seconds prefill, double tokens) {
+  return decode_step / (prefill / tokens);
+}
+
 }  // namespace roofline

@@ -41,6 +41,20 @@ units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMod
 /// Attention FLOPs of one decode token against T cached tokens: sum_l a_l min(T, W_l)  [S003-2.4]
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context);
 
+/// The terms of an S-token prefill: F = S (C_fwd - H) + n_head H + A(S).
+struct PrefillFlopTerms {
+  double tokens = 0.0;                   ///< S
+  units::Flop per_token_without_head{};  ///< C_fwd - H
+  units::Flop head{};                    ///< H = 2 V e where the basis counts the head, else 0
+  double head_positions = 0.0;           ///< n_head: 1 (last position) or S (all)
+  units::Flop attention{};               ///< A(S)
+  units::Flop total{};
+};
+
+/// F = S (C_fwd - H) + n_head H + A(S), H = 2 V e, n_head = 1 (last) or S (all)  [S004]
+PrefillFlopTerms prefill_flop_terms(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
+                                    LmHeadPositions head, AttentionMode mode);
+
 /// Prefill FLOPs of S tokens: S (C_fwd - 2 V d) + n_head 2 V d + attention, n_head = 1 (last) or S
 /// (head term only where the basis has it)  [S004]
 units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis, LmHeadPositions head,
@@ -49,6 +63,9 @@ units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, 
 /// Crossover context where attention FLOPs equal projection FLOPs per layer:
 /// full N* = 2 P_layer / a = P_layer/(2d); causal N* = 4 P_layer / a = P_layer/d  [S003-2.3]
 double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode);
+
+/// P̄: mean weight-matrix parameters one token multiplies per layer, over all L layers  [S003-2.3]
+double mean_layer_matrix_params(const ModelConfig& m, const ParamCounts& c);
 
 /// Attention share of layer FLOPs in an S-token prefill: A / (A + 2 S P_blocks)  [S003-2.3]
 double attention_share(const ModelConfig& m, const ParamCounts& c, double s, AttentionMode mode);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 
 namespace roofline::units {
 
@@ -108,5 +109,23 @@ constexpr BytesPerSecond tb_per_s(double v) { return BytesPerSecond{v * kTB}; }
 constexpr BytesPerSecond gb_per_s(double v) { return BytesPerSecond{v * kGB}; }
 constexpr FlopPerByte flop_per_byte(double v) { return FlopPerByte{v}; }
 constexpr PerSecond per_s(double v) { return PerSecond{v}; }
+
+/// Dimensionless amounts the field confuses with one another: each is its own type so a result
+/// member says what it counts, and a view takes the display unit from the member's type.
+template <typename Tag, typename Rep>
+struct Amount {
+  Rep value{};
+  constexpr Amount() = default;
+  constexpr explicit Amount(Rep v) : value(v) {}
+  [[nodiscard]] constexpr Rep base() const { return value; }
+  friend constexpr auto operator<=>(Amount a, Amount b) = default;
+};
+
+using Tokens = Amount<struct TokensTag, double>;                ///< a real-valued token count (a crossover)
+using TokenCount = Amount<struct TokenCountTag, std::int64_t>;  ///< a whole number of tokens
+using Sequences = Amount<struct SequencesTag, std::int64_t>;    ///< concurrent sequences
+using Fraction = Amount<struct FractionTag, double>;            ///< a share in [0, 1]
+using Ratio = Amount<struct RatioTag, double>;                  ///< a quotient of like quantities ("x")
+using Watts = Amount<struct WattsTag, double>;
 
 }  // namespace roofline::units

@@ -5,6 +5,7 @@
 #include "roofline/units.hpp"
 
 #include <cstdint>
+#include <string_view>
 
 namespace roofline {
 
@@ -22,17 +23,19 @@ enum class DecodeBytes { touched, all_weights };
 enum class MoeDecodeBytes { expected, all_experts, top_k };
 
 struct Workload {
-  std::int64_t batch = 1;            ///< sequences decoded together
-  std::int64_t context = 0;          ///< tokens already in the KV cache (decode)
-  std::int64_t prompt = 2048;        ///< prefill tokens
-  std::int64_t output = 256;         ///< generated tokens (serve)
-  double weight_bits = 16.0;         ///< storage bits per weight, scales included
-  DType weight_dtype = DType::bf16;  ///< nominal weight format
+  std::int64_t batch = 1;                   ///< sequences decoded together
+  std::int64_t context = 0;                 ///< tokens already in the KV cache (decode)
+  std::int64_t prompt = 2048;               ///< prefill tokens
+  std::int64_t output = 256;                ///< generated tokens (serve)
+  double weight_bits = 16.0;                ///< storage bits per weight, scales included
+  DType weight_dtype = DType::bf16;         ///< storage type of the weights
+  std::string_view weight_format = "bf16";  ///< the weight type by name: a dtype or a named format (q4_k)
   DType kv_dtype = DType::bf16;
-  DType compute_dtype = DType::bf16;  ///< which dense peak applies
-  units::Bytes reserve{};             ///< runtime reserve subtracted from capacity
-  double bw_efficiency = 1.0;         ///< achieved / peak bandwidth
-  double mfu = 1.0;                   ///< achieved / peak FLOP/s
+  DType compute_dtype = DType::bf16;     ///< which dense peak applies
+  DType activation_dtype = DType::bf16;  ///< activations (elementwise traffic, score matrix)
+  units::Bytes reserve{};                ///< runtime reserve per device, subtracted from its capacity
+  double bw_efficiency = 1.0;            ///< achieved / peak bandwidth
+  double mfu = 1.0;                      ///< achieved / peak FLOP/s
   FlopBasis basis = FlopBasis::physical;
   AttentionMode attention = AttentionMode::causal;
   LmHeadPositions lm_head = LmHeadPositions::last;

@@ -1,25 +1,29 @@
 // The command table and the one catch site. main() forwards here; tests call it in-process.
+// run_cli is a list of passes: split the global flags from the command, check the command's flags,
+// parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
-#include "cli/commands.hpp"
-#include "cli/options.hpp"
+#include "format/views.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
+#include "io/scenario_spec.hpp"
 
+#include "roofline/analysis.hpp"
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
 #include "roofline/version.hpp"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
-#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace roofline::cli {
 namespace {
+
+using io::InputGroup;
 
 struct GlobalOptions {
   std::string format = "table";
@@ -28,37 +32,199 @@ struct GlobalOptions {
   std::string color = "auto";
   std::vector<std::string> preset_dirs;
   bool quiet = false;
+  bool no_header = false;
 };
 
-/// One model command: its options and the builder that turns a Ctx into a Report.
-struct ModelCommand {
+/// What a command's run produced: the report, and the capacity verdict where it has one.
+struct Outcome {
+  format::Report report;
+  std::optional<bool> fits;
+  std::string text;  ///< plain text instead of a report (--names)
+};
+
+/// The inputs of one invocation after parsing.
+struct Invocation {
+  const io::PresetRegistry* reg = nullptr;
+  io::ScenarioSpec spec;
+  std::vector<std::string> gemm_dims;
+  std::string gemm_dtype = "bf16";
+  bool names = false;
+  bool explain = false;
+  unsigned groups = 0;  ///< the command's input groups
+};
+
+enum class Kind { model, gemm, listing };
+
+struct Command {
   const char* name;
   const char* help;
+  Kind kind;
+  unsigned groups;  ///< the inputs this command reads (io::InputGroup bits)
   bool needs_gpu;
-  format::Report (*build)(const Ctx&);
+  Outcome (*run)(Invocation&, const io::Resolved*);
   const char* examples;
 };
 
-constexpr ModelCommand kModelCommands[] = {
-    {"report", "The whole picture for one model on one accelerator", false, build_report,
+constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kWeights |
+                                    io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
+                                    io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | io::kModelOverrides;
+
+Outcome run_report(Invocation& inv, const io::Resolved* in) {
+  const Scenario& s = in->scenario;
+  Outcome o{format::start_report("report", *in, inv.groups), std::nullopt, {}};
+  format::add_params(o.report, *in, analyze_params(s), inv.explain, false);
+  format::add_flops(o.report, *in, analyze_flops(s), inv.explain);
+  format::add_kv(o.report, *in, analyze_kv(s), inv.explain, false);
+  format::add_elementwise(o.report, *in, analyze_elementwise(s), inv.explain);
+  if (s.accelerator) {
+    format::add_hardware(o.report, *in, analyze_hardware(s), inv.explain);
+    format::add_decode(o.report, *in, analyze_decode(s), inv.explain);
+    format::add_prefill(o.report, *in, analyze_prefill(s), inv.explain);
+    const CapacityResult cap = analyze_capacity(s);
+    format::add_capacity(o.report, *in, cap, inv.explain);
+    o.fits = cap.fits;
+  }
+  format::add_model_notes(o.report, *in);
+  o.report.notes.emplace_back(
+      "ceilings and floors: perfect overlap, no launch overhead, full published bandwidth and peak "
+      "unless --bw-efficiency/--mfu say otherwise");
+  return o;
+}
+
+Outcome run_params(Invocation& inv, const io::Resolved* in) {
+  Outcome o{format::start_report("params", *in, inv.groups), std::nullopt, {}};
+  format::add_params(o.report, *in, analyze_params(in->scenario), inv.explain, true);
+  format::add_model_notes(o.report, *in);
+  return o;
+}
+
+Outcome run_flops(Invocation& inv, const io::Resolved* in) {
+  Outcome o{format::start_report("flops", *in, inv.groups), std::nullopt, {}};
+  format::add_flops(o.report, *in, analyze_flops(in->scenario), inv.explain);
+  return o;
+}
+
+Outcome run_kv(Invocation& inv, const io::Resolved* in) {
+  Outcome o{format::start_report("kv", *in, inv.groups), std::nullopt, {}};
+  format::add_kv(o.report, *in, analyze_kv(in->scenario), inv.explain, true);
+  return o;
+}
+
+Outcome run_memory(Invocation& inv, const io::Resolved* in) {
+  const CapacityResult cap = analyze_capacity(in->scenario);
+  Outcome o{format::start_report("memory", *in, inv.groups), cap.fits, {}};
+  format::add_capacity(o.report, *in, cap, inv.explain);
+  return o;
+}
+
+Outcome run_decode(Invocation& inv, const io::Resolved* in) {
+  const DecodeResult d = analyze_decode(in->scenario);
+  Outcome o{format::start_report("decode", *in, inv.groups), d.capacity.fits, {}};
+  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
+  format::add_decode(o.report, *in, d, inv.explain);
+  return o;
+}
+
+Outcome run_prefill(Invocation& inv, const io::Resolved* in) {
+  const PrefillResult p = analyze_prefill(in->scenario);
+  Outcome o{format::start_report("prefill", *in, inv.groups), p.capacity.fits, {}};
+  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
+  format::add_prefill(o.report, *in, p, inv.explain);
+  return o;
+}
+
+Outcome run_serve(Invocation& inv, const io::Resolved* in) {
+  const ServeResult sr = analyze_serve(in->scenario);
+  Outcome o{format::start_report("serve", *in, inv.groups), sr.capacity.fits, {}};
+  format::add_serve(o.report, *in, sr, inv.explain);
+  return o;
+}
+
+Outcome run_gemm(Invocation& inv, const io::Resolved*) {
+  GemmInputs g;
+  const char* names[] = {"M", "N", "K"};
+  double* dims[] = {&g.m, &g.n, &g.k};
+  io::Diagnostics diag;
+  for (std::size_t i = 0; i < 3; ++i) {
+    diag.capture(names[i], [&] {
+      const std::int64_t v = io::parse_count(inv.gemm_dims.at(i));
+      if (v < 1) throw InputError("must be at least 1");
+      *dims[i] = static_cast<double>(v);
+    });
+  }
+  std::string lowered = inv.gemm_dtype;
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (auto t = dtype_from_name(lowered)) {
+    g.dtype = *t;
+  } else {
+    std::string allowed;
+    for (DType t2 : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t2));
+    diag.usage("--dtype: \"" + inv.gemm_dtype + "\" is not a data type; allowed: " + allowed);
+  }
+  std::optional<HardwareConfig> hw;
+  if (!inv.spec.gpu.empty()) diag.capture("", [&] { hw = inv.reg->load_gpu(inv.spec.gpu); });
+  diag.check();
+  return {format::gemm_report(analyze_gemm(g, hw), hw, inv.spec.gpu, inv.explain), std::nullopt, {}};
+}
+
+std::string names_text(const io::PresetRegistry& reg, io::PresetKind kind) {
+  std::string text;
+  for (const io::PresetEntry* e : reg.entries(kind)) text += e->name + "\n";
+  return text;
+}
+
+Outcome run_gpus(Invocation& inv, const io::Resolved*) {
+  if (inv.names) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::gpu)};
+  return {format::gpus_report(*inv.reg), std::nullopt, {}};
+}
+
+Outcome run_models(Invocation& inv, const io::Resolved*) {
+  if (inv.names) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::model)};
+  return {format::models_report(*inv.reg), std::nullopt, {}};
+}
+
+// Every command: its inputs are the groups it names, and nothing else.
+const Command kCommands[] = {
+    {"report", "The whole picture for one model on one accelerator", Kind::model,
+     kWorkloadOnGpu | io::kContext | io::kPrompt | io::kAttentionMode | io::kLmHead | io::kTraining, false, run_report,
      "  roofline report llama3-8b --gpu h100-sxm\n"
      "  roofline report llama2-70b --gpu mi300x --batch 32 --context 4096\n"},
-    {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", false, build_params,
+    {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", Kind::model,
+     io::kModelOverrides | io::kWeights, false, run_params,
      "  roofline params llama3-8b\n"
      "  roofline params mixtral-8x7b --format json\n"},
-    {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", false, build_flops,
+    {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", Kind::model,
+     io::kModelOverrides | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode | io::kLmHead |
+         io::kTraining | io::kGpu | io::kDevices | io::kMfu | io::kWeights | io::kComputeDtype,
+     false, run_flops,
      "  roofline flops llama3-8b --prompt 2048\n"
      "  roofline flops llama3-8b --train-tokens 15T --gpu h100-sxm --gpus 1024 --mfu 40%\n"},
-    {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", false, build_kv,
+    {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", Kind::model,
+     io::kModelOverrides | io::kContext | io::kBatch | io::kKvDtype, false, run_kv,
      "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
-    {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", true, build_memory,
-     "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
-    {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", true, build_decode,
+    {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Kind::model,
+     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights |
+         io::kKvDtype | io::kReserve | io::kRequireFit,
+     true, run_memory, "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
+    {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Kind::model,
+     kWorkloadOnGpu | io::kContext, true, run_decode,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
-    {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", true, build_prefill,
+    {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Kind::model,
+     kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
-    {"serve", "Concurrency under the KV budget and one request's latency floors", true, build_serve,
+    {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
+     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead, true, run_serve,
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
+    {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
+     "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
+     "  roofline gemm 1 4096 4096 --dtype fp8\n"},
+    {"gpus", "Accelerator presets with ridge points per dtype", Kind::listing, 0, false, run_gpus,
+     "  roofline gpus\n"
+     "  roofline gpus --format json\n"},
+    {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
+     "  roofline models\n"
+     "  roofline models --names\n"},
 };
 
 const char* kMainFooter =
@@ -71,14 +237,67 @@ const char* kMainFooter =
     "MODEL is a preset (roofline models --names), a preset file, a Hugging Face config.json, or - for stdin.\n"
     "Sizes and rates take units: 80GiB, 3.35TB/s, 989.4TFLOP/s; counts take k/M (x1000) or Ki/Mi (x1024).\n"
     "Exit codes: 0 ok (a result such as \"does not fit\" is data), 1 bad input, 2 bad usage,\n"
-    "3 the capacity check failed under --require-fit.\n"
+    "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
+
+// Global options that take a value: the command is the first word that is not one of these.
+constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
+constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-header", "--help", "-h", "--version"};
+
+void add_global_options(CLI::App* app, GlobalOptions& g) {
+  const char* grp = "Global";
+  app->add_option("--format", g.format, "table, json, csv or markdown [default: table]")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->type_name("FORMAT")
+      ->group(grp);
+  app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
+  app->add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal")
+      ->check(CLI::IsMember({"si", "iec"}))
+      ->type_name("SYSTEM")
+      ->group(grp);
+  app->add_option("--color", g.color, "auto, always or never [default: auto]")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN")
+      ->group(grp);
+  app->add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
+      ->type_name("DIR")
+      ->group(grp);
+  app->add_flag("-q,--quiet", g.quiet, "Silence warnings")->group(grp);
+  app->add_flag("--no-header", g.no_header, "CSV without its header line, for concatenating runs")->group(grp);
+}
+
+const char* group_title(InputGroup g) {
+  switch (g) {
+    case io::kModelOverrides:
+      return "Model overrides";
+    case io::kGpu:
+    case io::kGpuMemory:
+    case io::kDevices:
+      return "Accelerator";
+    case io::kFlopsBasis:
+    case io::kAttentionMode:
+    case io::kLmHead:
+    case io::kDecodeBytes:
+      return "Conventions";
+    case io::kTraining:
+      return "Training";
+    default:
+      return "Workload";
+  }
+}
+
+// The value storage for one command's inputs, bound to CLI11.
+struct Bound {
+  const io::InputDef* def;
+  std::vector<std::string> values;
+  int count = 0;  ///< switches
+};
 
 std::vector<std::string> preset_dirs(const GlobalOptions& g, const Env& env) {
   std::vector<std::string> dirs;
   std::string p = env.preset_path;
   std::size_t start = 0;
-  while (start <= p.size() && !p.empty()) {
+  while (!p.empty() && start <= p.size()) {
     const std::size_t end = p.find(':', start);
     const std::string d = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (!d.empty()) dirs.push_back(d);
@@ -96,44 +315,127 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   if (g.format == "markdown") o.format = format::OutputFormat::markdown;
   o.units = g.units == "iec" ? format::UnitSystem::iec : format::UnitSystem::si;
   o.explain = g.explain;
+  o.csv_header = !g.no_header;
   const bool auto_color = (env.stdout_is_tty || env.clicolor_force) && !env.term_dumb && !env.no_color;
   o.color = o.format == format::OutputFormat::table && (g.color == "always" || (g.color == "auto" && auto_color));
   return o;
 }
 
-// The "fits" row of a report's capacity section, if it has one.
-std::optional<bool> capacity_fits(const format::Report& r) {
-  for (const format::Section& s : r.sections) {
-    if (s.key != "capacity") continue;
-    for (const format::Row& row : s.rows) {
-      if (row.key == "fits") return std::get<bool>(row.value);
+// Pass 1: the command is the first word that is neither a global option nor a global option's value.
+const Command* find_command(const std::vector<std::string>& args, std::size_t& index) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if (std::find(kGlobalValued.begin(), kGlobalValued.end(), flag) != kGlobalValued.end()) {
+      if (a.find('=') == std::string::npos) ++i;  // skip its value
+      continue;
     }
+    if (std::find(kGlobalSwitches.begin(), kGlobalSwitches.end(), flag) != kGlobalSwitches.end()) continue;
+    if (!a.empty() && a[0] == '-') {
+      std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
+      globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
+      const std::string guess = io::did_you_mean(flag, globals);
+      throw UsageError(
+          "unknown option " + flag +
+          (guess.empty() ? "; give a command first, see roofline --help" : "; did you mean " + guess + "?"));
+    }
+    for (const Command& c : kCommands) {
+      if (a == c.name) {
+        index = i;
+        return &c;
+      }
+    }
+    std::vector<std::string> names;
+    for (const Command& c : kCommands) names.emplace_back(c.name);
+    const std::string guess = io::did_you_mean(a, names);
+    throw UsageError("unknown command \"" + a + "\"" +
+                     (guess.empty() ? "; see roofline --help" : "; did you mean \"" + guess + "\"?"));
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+// Pass 2: every flag after the command is one the command reads; a flag of another command or a
+// typo gets its own message before CLI11 sees it.
+void check_flags(const Command& cmd, const std::vector<std::string>& args, std::size_t from) {
+  std::vector<std::string> own;
+  for (const io::InputDef& d : io::input_defs()) {
+    if ((d.group & cmd.groups) != 0U) own.push_back(std::string("--") + d.name);
+  }
+  for (const char* g : kGlobalValued) own.emplace_back(g);
+  for (const char* g : kGlobalSwitches) own.emplace_back(g);
+  if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
+  if (cmd.kind == Kind::listing) own.emplace_back("--names");
+  for (std::size_t i = from; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.rfind("--", 0) != 0) continue;
+    const std::string flag = a.substr(0, a.find('='));
+    if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
+    const std::string bare = flag.substr(2);
+    const bool elsewhere = std::any_of(io::input_defs().begin(), io::input_defs().end(),
+                                       [&](const io::InputDef& d) { return bare == d.name; }) ||
+                           flag == "--names";
+    if (elsewhere) {
+      throw UsageError(flag + " does not apply to " + cmd.name + "; see roofline " + cmd.name + " --help");
+    }
+    const std::string guess = io::did_you_mean(flag, own);
+    throw UsageError(
+        "unknown option " + flag +
+        (guess.empty() ? "; see roofline " + std::string(cmd.name) + " --help" : "; did you mean " + guess + "?"));
+  }
+}
+
+// Pass 3 (setup): the command's own options, in its groups, plus the global ones.
+std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invocation& inv) {
+  io::ScenarioSpec& spec = inv.spec;
+  std::vector<Bound> bound;
+  if (cmd.kind == Kind::model) {
+    sub->add_option("MODEL", spec.model, "Preset name or alias, preset file, Hugging Face config.json, or - for stdin")
+        ->type_name("");
+  }
+  if (cmd.kind == Kind::gemm) {
+    sub->add_option("M", inv.gemm_dims, "C(M x N) = A(M x K) B(K x N): M N K")
+        ->expected(3)
+        ->required()
+        ->type_name("M N K");
+    sub->add_option("--dtype", inv.gemm_dtype, "Element type [default: bf16]")->type_name("DTYPE");
+    sub->add_option("--gpu", spec.gpu, "Accelerator for ridge, attainable rate and bound")->type_name("GPU");
+    return bound;
+  }
+  if (cmd.kind == Kind::listing) {
+    sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
+    return bound;
+  }
+  bound.reserve(io::input_defs().size());
+  for (const io::InputDef& d : io::input_defs()) {
+    if ((d.group & cmd.groups) == 0U) continue;
+    bound.push_back({&d, {}, 0});
+  }
+  for (Bound& b : bound) {
+    const io::InputDef& d = *b.def;
+    std::string names = std::string("--") + d.name;
+    if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;
+    CLI::Option* o = nullptr;
+    if (*d.value_name == '\0') {
+      o = sub->add_flag(names, b.count, d.help);
+    } else {
+      o = sub->add_option(names, b.values, d.help)->type_name(d.value_name);
+      if (!d.repeatable) o->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+    }
+    o->group(group_title(d.group));
+  }
+  return bound;
 }
 
 void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
   if (!g.quiet) err << "roofline: warning: " << msg << "\n";
 }
 
-// Warnings about inputs that are allowed but probably not meant.
-void check_ctx(const Ctx& c, std::ostream& err, const GlobalOptions& g) {
-  const ModelConfig& m = c.m();
-  if (c.context_given && m.max_seq_len > 0 && c.w.context > m.max_seq_len) {
-    warn(err, g,
-         "--context " + std::to_string(c.w.context) + " exceeds the model's trained context of " +
-             std::to_string(m.max_seq_len) + " tokens");
-  }
-  if (m.max_seq_len > 0 && c.w.prompt > m.max_seq_len) {
-    warn(err, g,
-         "--prompt " + std::to_string(c.w.prompt) + " exceeds the model's trained context of " +
-             std::to_string(m.max_seq_len) + " tokens");
-  }
-  if (c.model.published_params && *c.model.published_params != c.counts.total) {
-    warn(err, g,
-         "computed " + std::to_string(c.counts.total) + " parameters, but the preset publishes " +
-             std::to_string(*c.model.published_params));
-  }
+// One line per message, each with the prefix.
+void print_error(std::ostream& err, const std::string& what) {
+  std::istringstream lines(what);
+  std::string line;
+  while (std::getline(lines, line)) err << "roofline: error: " << line << "\n";
 }
 
 }  // namespace
@@ -145,79 +447,26 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
   app.footer(kMainFooter);
   app.require_subcommand(1);
   GlobalOptions g;
-  app.add_option("--format", g.format, "table, json, csv or markdown [default: table]")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
-  app.add_flag("--explain", g.explain, "Show every formula with its values substituted and its source");
-  app.add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte displays [default: si]")
-      ->check(CLI::IsMember({"si", "iec"}));
-  app.add_option("--color", g.color, "auto, always or never [default: auto]")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
-      ->type_name("DIR");
-  app.add_flag("-q,--quiet", g.quiet, "Silence warnings");
-
-  struct Bound {
-    const ModelCommand* cmd;
-    CLI::App* sub;
-    std::unique_ptr<ModelOptions> mo = std::make_unique<ModelOptions>();
-    std::unique_ptr<GpuOptions> go = std::make_unique<GpuOptions>();
-    std::unique_ptr<WorkloadOptions> wo = std::make_unique<WorkloadOptions>();
-  };
-  // CLI11 checks every new option against all the others, so building all ~300 options costs
-  // more than the whole computation. Only the command named on the line gets its options; the
-  // others exist by name for the command list and --help.
-  std::string selected;
-  for (const std::string& a : args) {
-    const bool is_command = std::any_of(std::begin(kModelCommands), std::end(kModelCommands),
-                                        [&](const ModelCommand& c) { return a == c.name; });
-    if (is_command) {
-      selected = a;
-      break;
-    }
-  }
+  Invocation inv;
   std::vector<Bound> bound;
-  for (const ModelCommand& cmd : kModelCommands) {
-    Bound b{&cmd, app.add_subcommand(cmd.name, cmd.help)};
-    b.sub->fallthrough();
-    b.sub->footer(std::string("Examples:\n") + cmd.examples);
-    if (selected == cmd.name) {
-      add_model_options(b.sub, *b.mo, false);
-      add_gpu_options(b.sub, *b.go, cmd.needs_gpu);
-      add_workload_options(b.sub, *b.wo);
-    }
-    bound.push_back(std::move(b));
-  }
-
-  std::vector<std::string> gemm_dims;
-  std::string gemm_dtype = "bf16";
-  std::string gemm_gpu;
-  CLI::App* gemm = app.add_subcommand("gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply");
-  gemm->fallthrough();
-  gemm->add_option("M N K", gemm_dims, "C(M x N) = A(M x K) B(K x N)")->expected(3)->required()->type_name("N");
-  gemm->add_option("--dtype", gemm_dtype, "Element type [default: bf16]")->type_name("DTYPE");
-  gemm->add_option("--gpu", gemm_gpu, "Accelerator for ridge, attainable rate and bound")->type_name("GPU");
-  gemm->footer("Examples:\n  roofline gemm 4096 4096 4096 --gpu h100-sxm\n  roofline gemm 1 4096 4096 --dtype fp8\n");
-
-  bool gpu_names = false;
-  bool model_names = false;
-  CLI::App* gpus = app.add_subcommand("gpus", "Accelerator presets with ridge points per dtype");
-  gpus->fallthrough();
-  gpus->add_flag("--names", gpu_names, "Bare names, one per line (for scripts and completion)");
-  CLI::App* models = app.add_subcommand("models", "Model presets with their parameter counts");
-  models->fallthrough();
-  models->add_flag("--names", model_names, "Bare names, one per line (for scripts and completion)");
-
+  const Command* cmd = nullptr;
   try {
-    // Did-you-mean for a mistyped command, before CLI11 reports it as a stray argument.
-    if (!args.empty() && !args.front().empty() && args.front()[0] != '-') {
-      std::vector<std::string> names;
-      for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
-      if (std::find(names.begin(), names.end(), args.front()) == names.end()) {
-        const std::string guess = io::did_you_mean(args.front(), names);
-        throw UsageError("unknown command \"" + args.front() + "\"" +
-                         (guess.empty() ? "; see roofline --help" : "; did you mean \"" + guess + "\"?"));
-      }
+    add_global_options(&app, g);
+    // Pass 1: the command, found past the global options and their values.
+    std::size_t at = 0;
+    cmd = find_command(args, at);
+    // Every command is listed in --help; only the one named gets its options, since CLI11 checks
+    // each new option against all the others and building them all costs more than the work.
+    for (const Command& c : kCommands) {
+      CLI::App* sub = app.add_subcommand(c.name, c.help);
+      sub->footer(std::string("Examples:\n") + c.examples);
+      if (&c != cmd) continue;
+      // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
+      check_flags(c, args, at + 1);
+      add_global_options(sub, g);
+      bound = add_command_options(c, sub, inv);
     }
+    // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
@@ -231,84 +480,61 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     }
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    for (char& ch : msg) {
-      if (ch == '\n') ch = ' ';
-    }
-    err << "roofline: error: " << msg << "; see roofline --help\n";
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    err << "roofline: error: " << msg << "; see roofline " << (cmd != nullptr ? std::string(cmd->name) + " " : "")
+        << "--help\n";
     return 2;
   } catch (const Error& e) {
-    err << "roofline: error: " << e.what() << "\n";
+    print_error(err, e.what());
     return e.exit_code();
   }
 
   try {
+    // Pass 4: the preset registry (files are parsed only when a command asks for them).
     const io::PresetRegistry reg(preset_dirs(g, env));
-    const format::RenderOptions ro = render_options(g, env);
-    std::string text;
-    int exit_code = 0;
-    if (gpus->parsed()) {
-      if (gpu_names) {
-        for (const io::PresetEntry* e : reg.entries(io::PresetKind::gpu)) text += e->name + "\n";
-      } else {
-        text = format::render(build_gpus(reg), ro);
-      }
-    } else if (models->parsed()) {
-      if (model_names) {
-        for (const io::PresetEntry* e : reg.entries(io::PresetKind::model)) text += e->name + "\n";
-      } else {
-        text = format::render(build_models(reg), ro);
-      }
-    } else if (gemm->parsed()) {
-      GemmArgs a;
-      const char* names[] = {"M", "N", "K"};
-      double* dims[] = {&a.m, &a.n, &a.k};
-      for (std::size_t i = 0; i < 3; ++i) {
-        try {
-          *dims[i] = static_cast<double>(io::parse_count(gemm_dims.at(i)));
-        } catch (const InputError& e) {
-          throw InputError(std::string(names[i]) + ": " + e.what());
-        }
-        if (*dims[i] < 1) throw InputError(std::string(names[i]) + ": must be at least 1");
-      }
-      const auto t = dtype_from_name(gemm_dtype);
-      if (!t)
-        throw UsageError("--dtype: \"" + gemm_dtype +
-                         "\" is not a data type; allowed: fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4");
-      a.dtype = *t;
-      std::optional<HardwareConfig> hw;
-      if (!gemm_gpu.empty()) hw = reg.load_gpu(gemm_gpu);
-      text = format::render(build_gemm(a, hw), ro);
-    } else {
-      for (const Bound& b : bound) {
-        if (!b.sub->parsed()) continue;
-        const Ctx c = resolve(*b.mo, *b.go, *b.wo, reg, in);
-        check_ctx(c, err, g);
-        const format::Report report = b.cmd->build(c);
-        text = format::render(report, ro);
-        if (b.wo->require_fit) {
-          const std::optional<bool> fits = capacity_fits(report);
-          if (!fits)
-            throw UsageError("--require-fit: " + std::string(b.cmd->name) +
-                             " has no capacity check; use memory, serve or report with --gpu");
-          if (!*fits) exit_code = 3;
-        }
-      }
+    inv.reg = &reg;
+    inv.explain = g.explain;
+    inv.groups = cmd->groups;
+    // Pass 5: flags into the typed spec, every error collected.
+    io::Diagnostics diag;
+    for (const Bound& b : bound) {
+      for (const std::string& v : b.values) io::set_input(inv.spec, *b.def, v, diag);
+      if (b.count > 0) io::set_input(inv.spec, *b.def, "", diag);
     }
-    // Never print partial results: everything is rendered before anything is written.
+    diag.check();
+    // Pass 6: resolve the scenario: presets, overrides, every default.
+    std::optional<io::Resolved> resolved;
+    if (cmd->kind == Kind::model) {
+      resolved = io::resolve(inv.spec, reg, in, cmd->needs_gpu);
+      for (const std::string& w : resolved->warnings) warn(err, g, w);
+    }
+    // Pass 7: analyze and build the view.
+    const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);
+    // Pass 8: render everything, then write: output is never partial.
+    const std::string text = o.text.empty() ? format::render(o.report, render_options(g, env)) : o.text;
+    int exit_code = 0;
+    if (inv.spec.require_fit) {
+      if (!o.fits)
+        throw UsageError("--require-fit: " + std::string(cmd->name) + " has no capacity check without --gpu");
+      if (!*o.fits) exit_code = 3;
+    }
     out << text;
+    out.flush();
+    if (!out) {
+      err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+      return 1;
+    }
     return exit_code;
   } catch (const Error& e) {
-    err << "roofline: error: " << e.what() << "\n";
+    print_error(err, e.what());
     return e.exit_code();
   } catch (const OverflowError& e) {
     err << "roofline: error: " << e.what() << "; the inputs are too large to count exactly\n";
     return 1;
-  } catch (const nlohmann::json::exception& e) {
-    err << "roofline: error: " << e.what() << "\n";
-    return 1;
   } catch (const std::exception& e) {
-    err << "roofline: error: " << e.what() << "\n";
-    return 1;
+    // Anything else is a bug, not bad input: say so, with its own exit code.
+    err << "roofline: internal error: " << e.what() << "; please report it\n";
+    return kInternalErrorExit;
   }
 }
 

@@ -16,8 +16,11 @@ struct Env {
   std::string preset_path;  ///< ROOFLINE_PRESET_PATH (colon-separated)
 };
 
+/// Exit code of an internal error (a bug): EX_SOFTWARE from sysexits.h.
+inline constexpr int kInternalErrorExit = 70;
+
 /// Parses args (without argv[0]), runs the command, writes results to out and diagnostics to err.
-/// Returns the exit code: 0 ok, 1 input error, 2 usage error.
+/// Returns the exit code: 0 ok, 1 input error, 2 usage error, 3 --require-fit failed, 70 internal error.
 int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env);
 

@@ -57,37 +57,42 @@ units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
   return units::Flop{a * keys};
 }
 
-units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis, LmHeadPositions head,
-                          AttentionMode mode) {
-  const double per_token = forward_flops_per_token(c, basis).base();
+PrefillFlopTerms prefill_flop_terms(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
+                                    LmHeadPositions head, AttentionMode mode) {
+  PrefillFlopTerms t;
+  t.tokens = s;
   // Every basis but non-embedding carries the head in its per-token count; serving engines
   // run the head on the last position only.
-  const double head_flops = basis == FlopBasis::non_embedding ? 0.0 : 2.0 * static_cast<double>(c.head_matmul);
-  const double head_positions = head == LmHeadPositions::all ? s : std::min(s, 1.0);
-  const double linear = s * (per_token - head_flops) + head_positions * head_flops;
-  return units::Flop{linear} + attention_flops_prefill(m, s, mode);
+  t.head = units::Flop{basis == FlopBasis::non_embedding ? 0.0 : 2.0 * static_cast<double>(c.head_matmul)};
+  t.per_token_without_head = forward_flops_per_token(c, basis) - t.head;
+  t.head_positions = head == LmHeadPositions::all ? s : std::min(s, 1.0);
+  t.attention = attention_flops_prefill(m, s, mode);
+  t.total = t.per_token_without_head * s + t.head * t.head_positions + t.attention;
+  return t;
 }
 
-namespace {
-// Mean weight-matrix parameters one token multiplies per layer.
-double mean_layer_matrix_active(const ModelConfig& m, const ParamCounts& c) {
+units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis, LmHeadPositions head,
+                          AttentionMode mode) {
+  return prefill_flop_terms(m, c, s, basis, head, mode).total;
+}
+
+double mean_layer_matrix_params(const ModelConfig& m, const ParamCounts& c) {
   double sum = 0.0;
   for (const LayerKindParams& k : c.layer_kinds) {
     sum += static_cast<double>(k.n_layers) * static_cast<double>(k.matrix_active);
   }
   return m.n_layers > 0 ? sum / static_cast<double>(m.n_layers) : 0.0;
 }
-}  // namespace
 
 double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode) {
-  const double p = mean_layer_matrix_active(m, c);
+  const double p = mean_layer_matrix_params(m, c);
   const double a = attention_flops_per_pair(m);
   return (mode == AttentionMode::full ? 2.0 : 4.0) * p / a;
 }
 
 double attention_share(const ModelConfig& m, const ParamCounts& c, double s, AttentionMode mode) {
   const double attn = attention_flops_prefill(m, s, mode).base();
-  const double proj = 2.0 * s * mean_layer_matrix_active(m, c) * static_cast<double>(m.n_layers);
+  const double proj = 2.0 * s * mean_layer_matrix_params(m, c) * static_cast<double>(m.n_layers);
   return attn / (attn + proj);
 }
 

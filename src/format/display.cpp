@@ -1,9 +1,13 @@
 #include "format/report.hpp"
 
+#include "roofline/units.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace roofline::format {
 namespace {
@@ -15,8 +19,6 @@ struct Prefix {
 
 constexpr std::array kSi = {Prefix{1e15, "P"}, Prefix{1e12, "T"}, Prefix{1e9, "G"},
                             Prefix{1e6, "M"},  Prefix{1e3, "k"},  Prefix{1.0, ""}};
-constexpr std::array kSiBytes = {Prefix{1e15, "P"}, Prefix{1e12, "T"}, Prefix{1e9, "G"},
-                                 Prefix{1e6, "M"},  Prefix{1e3, "k"},  Prefix{1.0, ""}};
 constexpr std::array kIec = {Prefix{0x1p50, "Pi"}, Prefix{0x1p40, "Ti"}, Prefix{0x1p30, "Gi"},
                              Prefix{0x1p20, "Mi"}, Prefix{0x1p10, "Ki"}, Prefix{1.0, ""}};
 
@@ -38,11 +40,24 @@ std::string seconds_text(double s) {
   if (a < 0.9995e-6) return sig4(s * 1e9) + " ns";
   if (a < 0.9995e-3) return sig4(s * 1e6) + " µs";
   if (a < 0.9995) return sig4(s * 1e3) + " ms";
-  if (a < 86400.0) return sig4(s) + " s";
-  return sig4(s / 86400.0) + " days";
+  if (a < units::kSecondsPerDay) return sig4(s) + " s";
+  return sig4(s / units::kSecondsPerDay) + " days";
 }
 
-std::string grouped(double x) { return fmt::format("{}", fmt::group_digits(static_cast<long long>(std::llround(x)))); }
+// A whole number with separators; negative numbers keep their sign (fmt 9's group_digits prints
+// them as unsigned), and values past 1e15 fall back to 4 significant digits.
+std::string grouped_int(std::int64_t v) {
+  if (v < 0) {
+    if (v == std::numeric_limits<std::int64_t>::min()) return fmt::format("{}", v);
+    return "-" + fmt::format("{}", fmt::group_digits(-v));
+  }
+  return fmt::format("{}", fmt::group_digits(v));
+}
+
+std::string grouped(double x) {
+  if (!std::isfinite(x) || std::fabs(x) >= 1e15) return sig4(x);
+  return grouped_int(static_cast<std::int64_t>(std::llround(x)));
+}
 
 }  // namespace
 
@@ -51,30 +66,49 @@ std::string sig4(double x) {
   if (!std::isfinite(x)) return "n/a";
   const double a = std::fabs(x);
   if (a >= 1e6 || a < 1e-3) return fmt::format("{:.4g}", x);
-  const int digits = static_cast<int>(std::floor(std::log10(a))) + 1;  // before the point
-  const int decimals = std::max(0, 4 - digits);
-  std::string s = fmt::format("{:.{}f}", x, decimals);
-  return s;
+  int digits = static_cast<int>(std::floor(std::log10(a))) + 1;  // before the point
+  // Rounding can carry into a new digit (999.96 -> 1000.0): then one decimal fewer.
+  if (std::fabs(std::round(x * std::pow(10.0, std::max(0, 4 - digits))) / std::pow(10.0, std::max(0, 4 - digits))) >=
+      std::pow(10.0, digits)) {
+    ++digits;
+  }
+  if (digits > 4) {
+    // Four significant digits of a number in [1e4, 1e6): rounded, with separators.
+    const double unit = std::pow(10.0, digits - 4);
+    return grouped_int(static_cast<std::int64_t>(std::llround(std::round(x / unit) * unit)));
+  }
+  return fmt::format("{:.{}f}", x, std::max(0, 4 - digits));
 }
 
 std::string display(const Value& v, Unit u, UnitSystem units) {
   if (std::holds_alternative<std::monostate>(v)) return "n/a";
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    switch (u) {
+      case Unit::tokens:
+        return grouped_int(*i) + " tokens";
+      case Unit::count:
+      case Unit::sequences:
+      case Unit::none:
+      case Unit::text:
+      case Unit::boolean:
+        return grouped_int(*i);
+      default:
+        break;
+    }
+  }
   const double x =
       std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v)) : std::get<double>(v);
   switch (u) {
     case Unit::count:
-      if (std::holds_alternative<std::int64_t>(v)) {
-        return fmt::format("{}", fmt::group_digits(std::get<std::int64_t>(v)));
-      }
-      return std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
+    case Unit::sequences:
+      return x == std::floor(x) || std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
     case Unit::bytes:
-      return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSiBytes, "B");
-    case Unit::bytes_iec:
-      return with_prefix(x, kIec, "B");
+      return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSi, "B");
     case Unit::bytes_per_s:
-      return units == UnitSystem::iec ? with_prefix(x, kIec, "B/s") : with_prefix(x, kSi, "B/s");
+      // Bandwidth is decimal whatever --units says: datasheets and links quote GB/s and TB/s.
+      return with_prefix(x, kSi, "B/s");
     case Unit::flop:
       return with_prefix(x, kSi, "FLOP");
     case Unit::flop_per_s:
@@ -86,29 +120,16 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
     case Unit::per_s:
       return (std::fabs(x) >= 1e4 ? grouped(x) : sig4(x)) + " tok/s";
     case Unit::tokens:
-      if (std::holds_alternative<std::int64_t>(v)) {
-        return fmt::format("{} tokens", fmt::group_digits(std::get<std::int64_t>(v)));
-      }
-      return (std::fabs(x) >= 1e4 ? grouped(x) : sig4(x)) + " tokens";
-    case Unit::sequences:
-      if (std::holds_alternative<std::int64_t>(v)) {
-        return fmt::format("{}", fmt::group_digits(std::get<std::int64_t>(v)));
-      }
-      return sig4(x);
+      return grouped(x) + " tokens";
     case Unit::fraction:
       return sig4(x * 100.0) + " %";
     case Unit::ratio:
       return sig4(x) + "x";
-    case Unit::days:
-      return sig4(x) + " days";
     case Unit::watts:
       return sig4(x) + " W";
     case Unit::none:
     case Unit::text:
     case Unit::boolean:
-      if (std::holds_alternative<std::int64_t>(v)) {
-        return fmt::format("{}", fmt::group_digits(std::get<std::int64_t>(v)));
-      }
       return sig4(x);
   }
   return sig4(x);

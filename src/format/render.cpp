@@ -5,6 +5,9 @@
 #include <algorithm>
 
 namespace roofline::format {
+
+std::string render_json(const Report& r, bool explain);  // report.cpp
+
 namespace {
 
 // Display width in code points, so "µs" aligns like "ms".
@@ -35,6 +38,31 @@ Table visible(const Table& t) {
     v.rows.push_back(std::move(cells));
   }
   return v;
+}
+
+// The table view fits a 100-column terminal; notes wrap at word boundaries.
+constexpr std::size_t kTableWidth = 100;
+
+std::string wrap(const std::string& text, const std::string& first, const std::string& rest, std::size_t limit) {
+  std::string out;
+  std::string line = first;
+  bool empty = true;  // no word on this line yet
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(pos, end - pos);
+    if (!empty && width(line) + 1 + width(word) > limit) {
+      out += line + "\n";
+      line = rest;
+      empty = true;
+    }
+    if (!empty) line += " ";
+    line += word;
+    empty = false;
+    pos = end + 1;
+  }
+  return out + line + "\n";
 }
 
 std::string bold(const std::string& s, bool color) { return color ? "\033[1m" + s + "\033[0m" : s; }
@@ -96,7 +124,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
   }
   if (!r.notes.empty()) {
     out += "\n" + bold("Notes", o.color) + "\n";
-    for (const std::string& n : r.notes) out += "  - " + n + "\n";
+    for (const std::string& n : r.notes) out += wrap(n, "  - ", "    ", kTableWidth);
   }
   return out;
 }
@@ -116,20 +144,33 @@ std::string raw_value(const Value& v) {
   return "";
 }
 
-// CSV: machine values in base SI units; sections as key/value rows, tables as their own blocks.
-std::string render_csv(const Report& r) {
-  std::string out;
+// CSV: one flat table per command. A model command writes one row: the inputs that identify it
+// (model, accelerator, workload) and every result as `section.key`, so the rows of a shell loop
+// concatenate into one table (--no-header drops the header). Listings write one row per preset.
+// Per-matrix and per-layer tables are in the JSON only.
+std::string render_csv(const Report& r, bool header) {
+  std::string names;
+  std::string values;
+  bool first = true;
+  const auto add = [&](const std::string& name, const Value& v) {
+    names += (first ? "" : ",") + csv_field(name);
+    values += (first ? "" : ",") + csv_field(raw_value(v));
+    first = false;
+  };
   if (!r.sections.empty()) {
-    out += "section,key,value\n";
+    for (const auto& [key, v] : r.csv_inputs) add(key, v);
     for (const Section& s : r.sections) {
-      for (const Row& row : s.rows) out += s.key + "," + row.key + "," + csv_field(raw_value(row.value)) + "\n";
+      for (const Row& row : s.rows) add(s.key + "." + row.key, row.value);
     }
+    return (header ? names + "\n" : std::string()) + values + "\n";
   }
+  std::string out;
   for (const Table& t : r.tables) {
-    if (!out.empty()) out += "\n";
-    std::string header;
-    for (const Column& c : t.columns) header += (header.empty() ? "" : ",") + c.key;
-    out += header + "\n";
+    if (header) {
+      std::string line;
+      for (const Column& c : t.columns) line += (line.empty() ? "" : ",") + c.key;
+      out += line + "\n";
+    }
     for (const auto& row : t.rows) {
       std::string line;
       for (std::size_t c = 0; c < t.columns.size(); ++c) {
@@ -197,9 +238,9 @@ std::string render(const Report& r, const RenderOptions& o) {
     case OutputFormat::table:
       return render_table(r, o);
     case OutputFormat::json:
-      return to_json(r, o.explain).dump(2) + "\n";
+      return render_json(r, o.explain);
     case OutputFormat::csv:
-      return render_csv(r);
+      return render_csv(r, o.csv_header);
     case OutputFormat::markdown:
       return render_markdown(r, o);
   }

@@ -1,5 +1,7 @@
 #include "format/report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 namespace roofline::format {
@@ -7,9 +9,7 @@ namespace roofline::format {
 namespace {
 
 // Counts of bytes, parameters, tokens and sequences are integers in JSON whenever they are whole.
-bool integral_unit(Unit u) {
-  return u == Unit::bytes || u == Unit::bytes_iec || u == Unit::count || u == Unit::tokens || u == Unit::sequences;
-}
+bool integral_unit(Unit u) { return u == Unit::bytes || u == Unit::count || u == Unit::tokens || u == Unit::sequences; }
 
 nlohmann::json value_json(const Value& v, Unit u) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
@@ -28,11 +28,11 @@ nlohmann::json value_json(const Value& v, Unit u) {
 
 }  // namespace
 
-nlohmann::json to_json(const Report& r, bool explain) {
+std::string render_json(const Report& r, bool explain) {
   nlohmann::json j;
   j["schema_version"] = kSchemaVersion;
   j["command"] = r.command;
-  j["inputs"] = r.inputs;
+  j["inputs"] = r.inputs ? *r.inputs : nlohmann::json::object();
   nlohmann::json results = nlohmann::json::object();
   nlohmann::json formulas = nlohmann::json::object();
   for (const Section& s : r.sections) {
@@ -59,8 +59,10 @@ nlohmann::json to_json(const Report& r, bool explain) {
   }
   j["results"] = std::move(results);
   j["notes"] = r.notes;
+  j["warnings"] = r.warnings;
   if (explain) j["explain"] = std::move(formulas);
-  return j;
+  // Invalid UTF-8 in a user's file name or preset text is replaced, never an internal error.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace roofline::format

@@ -1,9 +1,10 @@
 // Report: the one result model of every command, rendered as a table, JSON, CSV or Markdown.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,7 +16,6 @@ enum class Unit {
   none,   ///< plain number
   count,  ///< exact integer (parameters, elements)
   bytes,
-  bytes_iec,  ///< bytes shown with binary prefixes whatever --units says (device capacities)
   bytes_per_s,
   flop,
   flop_per_s,
@@ -26,7 +26,6 @@ enum class Unit {
   sequences,
   fraction,  ///< shown as a percentage
   ratio,     ///< shown as "x"
-  days,
   watts,
   text,
   boolean,
@@ -67,11 +66,14 @@ struct Table {
 
 struct Report {
   std::string command;
-  std::string headline;  ///< one line describing the inputs, for the table view
-  nlohmann::json inputs = nlohmann::json::object();
+  std::string headline;                          ///< lines describing the inputs, for the table view
+  std::shared_ptr<const nlohmann::json> inputs;  ///< the resolved inputs echoed in JSON
+  /// Identifying columns of the one flat CSV row (model, accelerator, workload inputs).
+  std::vector<std::pair<std::string, Value>> csv_inputs;
   std::vector<Section> sections;
   std::vector<Table> tables;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  ///< also printed on stderr
 };
 
 enum class UnitSystem { si, iec };
@@ -82,6 +84,7 @@ struct RenderOptions {
   UnitSystem units = UnitSystem::si;
   bool explain = false;
   bool color = false;
+  bool csv_header = true;  ///< --no-header omits it, so a shell loop's rows concatenate
 };
 
 inline constexpr int kSchemaVersion = 1;
@@ -89,14 +92,11 @@ inline constexpr int kSchemaVersion = 1;
 /// Renders a report; the string ends with a newline. No I/O.
 std::string render(const Report& r, const RenderOptions& o);
 
-/// The JSON document of a report (schema_version, command, inputs, results, notes).
-nlohmann::json to_json(const Report& r, bool explain);
-
-/// Human display of one value: thousands separators for counts, 4 significant digits with a
-/// decimal (si) or binary (iec, bytes only) prefix for measures.
+/// Human display of one value: thousands separators for counts, at most 4 significant digits with a
+/// decimal (si) or binary (iec, byte sizes only; bandwidth stays decimal) prefix for measures.
 std::string display(const Value& v, Unit u, UnitSystem units);
 
-/// 4 significant digits, fixed notation, no exponent for |x| in [1e-3, 1e6).
+/// At most 4 significant digits, fixed notation, no exponent for |x| in [1e-3, 1e6).
 std::string sig4(double x);
 
 }  // namespace roofline::format

@@ -1,38 +1,178 @@
-// --explain: every derived number carries its formula, the values substituted, and a source.
+// --explain: every derived number carries its formula, the values substituted, and a source; and
+// the substituted arithmetic evaluates to the value printed beside it.
 #include "cli/app.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <cmath>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace {
 
 nlohmann::json run_json(std::vector<std::string> args) {
-  args.insert(args.end(), {"--format", "json", "--explain"});
+  args.insert(args.end(), {"--format", "json", "--explain", "-q"});
   std::istringstream in;
   std::ostringstream out;
   std::ostringstream err;
+  INFO(err.str());
   REQUIRE(roofline::cli::run_cli(args, in, out, err, {}) == 0);
   return nlohmann::json::parse(out.str());
 }
+
+// Test-only evaluator of the substituted arithmetic: numbers (1,234.5, 6.2e+12), + - x * /,
+// parentheses, max, min, floor, ceil, and one <= comparison (1 or 0).
+class Arithmetic {
+ public:
+  explicit Arithmetic(std::string s) : s_(std::move(s)) {}
+  double evaluate() {
+    double v = sum();
+    skip();
+    if (s_.compare(i_, 2, "<=") == 0) {
+      i_ += 2;
+      v = v <= sum() ? 1.0 : 0.0;
+    }
+    skip();
+    if (i_ != s_.size()) throw std::runtime_error("unexpected text at " + s_.substr(i_));
+    return v;
+  }
+
+ private:
+  void skip() {
+    while (i_ < s_.size() && s_[i_] == ' ') ++i_;
+  }
+  bool eat(char c) {
+    skip();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  double sum() {
+    double v = product();
+    for (;;) {
+      if (eat('+')) {
+        v += product();
+      } else if (eat('-')) {
+        v -= product();
+      } else {
+        return v;
+      }
+    }
+  }
+  double product() {
+    double v = factor();
+    for (;;) {
+      if (eat('x') || eat('*')) {
+        v *= factor();
+      } else if (eat('/')) {
+        v /= factor();
+      } else {
+        return v;
+      }
+    }
+  }
+  double factor() {
+    skip();
+    if (eat('-')) return -factor();
+    if (eat('(')) {
+      const double v = sum();
+      if (!eat(')')) throw std::runtime_error("missing ) in " + s_);
+      return v;
+    }
+    for (const char* f : {"max", "min", "floor", "ceil"}) {
+      const std::string name(f);
+      if (s_.compare(i_, name.size(), name) == 0) {
+        i_ += name.size();
+        if (!eat('(')) throw std::runtime_error("missing ( after " + name);
+        const double a = sum();
+        double b = 0.0;
+        if (name == "max" || name == "min") {
+          if (!eat(',')) throw std::runtime_error("missing , in " + name);
+          b = sum();
+        }
+        if (!eat(')')) throw std::runtime_error("missing ) after " + name);
+        if (name == "max") return std::max(a, b);
+        if (name == "min") return std::min(a, b);
+        return name == "floor" ? std::floor(a) : std::ceil(a);
+      }
+    }
+    std::string digits;
+    while (i_ < s_.size() &&
+           (std::isdigit(static_cast<unsigned char>(s_[i_])) != 0 || s_[i_] == ',' || s_[i_] == '.' || s_[i_] == 'e' ||
+            ((s_[i_] == '+' || s_[i_] == '-') && !digits.empty() && digits.back() == 'e'))) {
+      // A comma followed by a space separates max/min arguments; inside a number it groups digits.
+      if (s_[i_] == ',' && (i_ + 1 >= s_.size() || s_[i_ + 1] == ' ')) break;
+      if (s_[i_] != ',') digits += s_[i_];
+      ++i_;
+    }
+    if (digits.empty()) throw std::runtime_error("expected a number at " + s_.substr(i_));
+    return std::stod(digits);
+  }
+  std::string s_;
+  std::size_t i_ = 0;
+};
+
+// Every substitution of one output evaluates to its value: numbers to 1e-5 relative (operands
+// carry 6 significant digits), booleans exactly; a null value has no substitution.
+void check_substitutions(const nlohmann::json& j, const std::string& what) {
+  std::size_t checked = 0;
+  for (const auto& [id, e] : j.at("explain").items()) {
+    const std::string sub = e.at("substituted").get<std::string>();
+    const auto dot = id.find('.');
+    const nlohmann::json& v = j.at("results").at(id.substr(0, dot)).at(id.substr(dot + 1));
+    INFO(what << ": " << id << " = " << e.at("formula").get<std::string>() << " = " << sub << " -> " << v.dump());
+    if (v.is_null()) {
+      CHECK(sub.empty());
+      continue;
+    }
+    if (sub.empty() || v.is_string()) continue;
+    const double got = Arithmetic(sub).evaluate();
+    if (v.is_boolean()) {
+      CHECK((got != 0.0) == v.get<bool>());
+    } else {
+      const double want = v.get<double>();
+      CHECK(std::fabs(got - want) <= 1e-5 * std::max(std::fabs(want), 1e-300) + 1e-300);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 3);
+}
+
+const std::vector<std::vector<std::string>> kCommands = {
+    {"report", "llama3-8b", "--gpu", "h100-sxm"},
+    {"report", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8", "--train-tokens", "1T", "--measured-tokens-per-s",
+     "1M"},
+    {"report", "gemma2-9b", "--gpu", "h200-sxm", "--context", "8192", "--batch", "4"},
+    {"report", "mixtral-8x7b", "--gpu", "a100-80gb-sxm", "--weight-bits", "q4_k", "--bw-efficiency", "0.8"},
+    {"report", "llama2-7b", "--gpu", "v100-sxm2-32gb"},
+    {"memory", "llama2-70b", "--gpu", "h100-sxm", "--reserve", "10%"},
+    {"serve", "mixtral-8x7b", "--gpu", "h200-sxm", "--prompt", "4096", "--output", "8192"},
+    {"serve", "gemma2-9b", "--gpu", "l4", "--prompt", "1000", "--output", "20000"},
+    {"decode", "llama3-70b", "--gpu", "h100-sxm", "--batch", "64", "--context", "4096"},
+    {"prefill", "qwen2.5-72b", "--gpu", "mi300x", "--batch", "8"},
+    {"flops", "gpt2", "--gpu", "a100-80gb-sxm", "--gpus", "64", "--mfu", "40%", "--train-tokens", "1T",
+     "--measured-tokens-per-s", "1e5"},
+    {"kv", "deepseek-v3", "--context", "32Ki", "--batch", "16"},
+    {"params", "opt-350m"},
+    {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},
+};
 
 }  // namespace
 
 TEST_CASE("every derived result has an explanation", "[explain]") {
   // Inputs echoed as results (not derived) are the only rows without a formula.
-  const std::set<std::string> inputs = {
-      "capacity.capacity_bytes",        "capacity.reserve_bytes",   "hardware.memory_bandwidth_bytes_per_s",
-      "hardware.memory_capacity_bytes", "hardware.peak_flop_per_s", "params.published_params"};
-  const std::vector<std::vector<std::string>> commands = {
-      {"report", "llama3-8b", "--gpu", "h100-sxm"},
-      {"report", "deepseek-v3", "--gpu", "mi355x", "--train-tokens", "1T", "--measured-tokens-per-s", "1e6"},
-      {"serve", "mixtral-8x7b", "--gpu", "h200-sxm"},
-      {"flops", "gpt2", "--gpu", "a100-80gb-sxm", "--train-tokens", "1T", "--measured-tokens-per-s", "1e5"},
-      {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},
-  };
-  for (const auto& args : commands) {
+  const std::set<std::string> inputs = {"capacity.capacity_per_device_bytes",
+                                        "hardware.memory_bandwidth_bytes_per_s",
+                                        "hardware.memory_capacity_bytes",
+                                        "hardware.peak_flop_per_s",
+                                        "hardware.devices",
+                                        "params.published_params"};
+  for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {
       if (!rows.is_object()) continue;
@@ -47,4 +187,21 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
       }
     }
   }
+}
+
+TEST_CASE("every --explain substitution evaluates to its value", "[explain]") {
+  for (const auto& args : kCommands) {
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    check_substitutions(run_json(args), what);
+  }
+}
+
+TEST_CASE("the substitution evaluator is itself right", "[explain]") {
+  CHECK(Arithmetic("2 x 3 + 4").evaluate() == 10.0);
+  CHECK(Arithmetic("1,234 + 6.5e+3").evaluate() == 7734.0);
+  CHECK(Arithmetic("max(0, floor((10 - 25) / 3))").evaluate() == 0.0);
+  CHECK(Arithmetic("ceil(7 / 2) <= 4").evaluate() == 1.0);
+  CHECK(Arithmetic("min(2, 3) x (1 - 0.5)").evaluate() == 1.0);
+  CHECK_THROWS(Arithmetic("2 GB").evaluate());
 }

@@ -37,6 +37,20 @@ for args in commands:
     out = subprocess.run([binary, *args, "--format", "json"], check=True, capture_output=True, text=True).stdout
     documents["roofline " + " ".join(args)] = json.loads(out)
 
+# The schema pins every result key and its type per command: a renamed or mistyped key fails.
+import copy
+probe = documents["roofline kv mistral-7b --context 32768"]
+renamed = copy.deepcopy(probe)
+renamed["results"]["kv"]["kv_bytes_per_token"] = renamed["results"]["kv"].pop("kv_cache_bytes_per_token")
+retyped = copy.deepcopy(documents["roofline memory llama3.1-405b --gpu b200 --gpus 8"])
+retyped["results"]["capacity"]["fits"] = "yes"
+foreign = copy.deepcopy(probe)
+foreign["results"]["decode"] = {}
+for label, bad in (("renamed key", renamed), ("mistyped key", retyped), ("section of another command", foreign)):
+    if validator.is_valid(bad):
+        print(f"schema accepts a {label}")
+        sys.exit(1)
+
 failures = 0
 for name, doc in documents.items():
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))

@@ -1,0 +1,258 @@
+// One pure analysis per question. Each takes a resolved Scenario and returns a plain result that
+// holds every number its command prints, as typed quantities, plus the operands its formulas used,
+// so a view can print the formula with the values substituted without computing anything.
+#pragma once
+
+#include "roofline/decode.hpp"
+#include "roofline/dtype.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/scenario.hpp"
+#include "roofline/units.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline {
+
+// --- params ------------------------------------------------------------------------------------
+
+struct WeightsAtDtype {
+  DType dtype = DType::bf16;
+  double bits = 16.0;
+  units::Bytes bytes{};
+};
+
+struct ParamsResult {
+  const ParamCounts* counts = nullptr;  ///< the scenario's counts (every count the view prints)
+  double main_layer_over_d2 = 0.0;      ///< P_layer / d² of the most common layer kind
+  std::int64_t main_layer_params = 0;   ///< P_layer of that kind
+  std::int64_t embedding_width = 0;     ///< e: embed_proj_dim or d
+  bool published_applies = false;       ///< a published count exists and the model is unmodified
+  bool published_matches = false;
+  // Weights at the scenario's format, and the training state rule of thumb.
+  units::Bytes weight_bytes{};
+  units::Bytes training_state_bytes{};
+  double training_state_bytes_per_param = 0.0;
+  std::vector<WeightsAtDtype> weights_by_dtype;
+};
+ParamsResult analyze_params(const Scenario& s);
+
+// --- flops -------------------------------------------------------------------------------------
+
+struct TrainingCompute {
+  std::int64_t tokens = 0;   ///< D
+  std::int64_t params = 0;   ///< N under the basis
+  units::Flop compute{};     ///< C = 6 N D
+  std::int64_t devices = 1;  ///< G
+  double mfu = 1.0;
+  std::optional<units::FlopPerSecond> achieved_per_device;  ///< X = P_peak mfu
+  std::optional<units::Seconds> time;                       ///< T = C / (G X)
+};
+
+struct Utilisation {
+  double tokens_per_s = 0.0;
+  std::int64_t params = 0;
+  std::int64_t devices = 1;
+  units::FlopPerSecond peak{};  ///< one device
+  units::Fraction mfu{};
+  units::Fraction hfu{};  ///< with full recomputation (8N)
+};
+
+struct FlopsResult {
+  std::array<std::int64_t, 3> basis_params{};      ///< N per FlopBasis (physical, non-embedding, all-params)
+  std::array<units::Flop, 3> forward_per_token{};  ///< 2 N per basis
+  FlopBasis basis = FlopBasis::physical;
+  units::Flop forward{};  ///< under the chosen basis
+  units::Flop training_per_token{};
+  units::Flop recompute_per_token{};
+  std::int64_t vocab = 0;       ///< V
+  std::int64_t head_width = 0;  ///< e
+  units::Flop lm_head_per_token{};
+  double flops_per_pair = 0.0;  ///< a = 2 (w_qk + w_v)
+  std::int64_t context = 0;     ///< T
+  double attended_keys = 0.0;   ///< sum_l min(T, W_l)
+  units::Flop attention_per_decode_token{};
+  std::int64_t prompt = 0;  ///< S
+  PrefillFlopTerms prefill;
+  double mean_layer_matrix_params = 0.0;  ///< P̄: mean weight-matrix parameters per layer a token uses
+  std::int64_t layers = 0;
+  units::Fraction attention_share{};
+  units::Tokens crossover_causal{};
+  units::Tokens crossover_full{};
+  std::optional<TrainingCompute> train;
+  std::optional<Utilisation> utilisation;
+};
+FlopsResult analyze_flops(const Scenario& s);
+
+// --- kv ----------------------------------------------------------------------------------------
+
+/// Layers that share an attention kind (global or sliding), for the per-layer layout.
+struct KvLayerGroup {
+  bool sliding = false;
+  std::int64_t layers = 0;  ///< how many
+  std::int64_t first = 0;   ///< first layer index
+  std::int64_t last = 0;    ///< last layer index
+  std::int64_t every = 1;   ///< 1: a contiguous run; k: every k-th layer from `first`
+  std::int64_t window = 0;  ///< tokens (sliding only)
+  units::Bytes bytes_per_token_per_layer{};
+};
+
+struct KvResult {
+  bool mla = false;
+  std::int64_t elements_per_token_per_layer = 0;
+  double bytes_per_element = 0.0;
+  units::Bytes per_token{};
+  std::int64_t context = 0;    ///< T
+  double cached_tokens = 0.0;  ///< sum_l min(T, W_l)
+  units::Bytes per_sequence{};
+  std::int64_t batch = 1;
+  units::Bytes batch_bytes{};
+  std::optional<units::Bytes> per_token_mha;  ///< the same model with h_kv = h (GQA/MQA only)
+  std::optional<units::Ratio> mha_ratio;      ///< h / h_kv
+  std::vector<KvLayerGroup> layout;
+};
+KvResult analyze_kv(const Scenario& s);
+
+// --- capacity ------------------------------------------------------------------------------------
+
+struct CapacityResult {
+  units::Bytes device_capacity{};
+  std::int64_t devices = 1;
+  units::Bytes capacity{};  ///< all devices
+  CapacitySource source = CapacitySource::device;
+  units::Bytes weights{};
+  units::Bytes reserve_per_device{};
+  units::Bytes reserve{};  ///< all devices
+  units::Bytes free{};     ///< C - M_w - R; negative when the weights do not fit
+  std::int64_t batch = 1;
+  std::int64_t context = 0;
+  units::Bytes kv_per_sequence{};
+  units::Bytes required{};  ///< M_w + R + B M_KV(T)
+  bool fits = false;
+  std::optional<units::Sequences> max_sequences;  ///< nullopt: unbounded (no KV at this context)
+  std::optional<units::Bytes> kv_per_sequence_mha;
+  std::optional<units::Sequences> max_sequences_mha;
+  units::TokenCount max_context{};
+  bool max_context_beyond_trained = false;
+  std::optional<std::int64_t> devices_needed;  ///< nullopt: the reserve leaves nothing on a device
+};
+/// Capacity at the scenario's batch and context.
+CapacityResult analyze_capacity(const Scenario& s);
+
+// --- hardware ----------------------------------------------------------------------------------
+
+struct HardwareResult {
+  std::string name;
+  std::string display_name;
+  std::int64_t devices = 1;
+  units::Bytes device_capacity{};
+  CapacitySource source = CapacitySource::device;
+  units::BytesPerSecond device_bandwidth{};
+  DType compute_dtype = DType::bf16;
+  std::optional<units::FlopPerSecond> device_peak;
+  std::optional<units::FlopPerByte> ridge;
+  Machine machine;       ///< effective rates of all devices
+  bool derated = false;  ///< mfu or bandwidth efficiency below 1
+  double mfu = 1.0;
+  double bw_efficiency = 1.0;
+};
+HardwareResult analyze_hardware(const Scenario& s);
+
+// --- decode --------------------------------------------------------------------------------------
+
+struct DecodeResult {
+  Machine machine;
+  bool has_peak = false;
+  std::int64_t batch = 1;
+  std::int64_t context = 0;
+  DecodeStep step;
+  units::Flop forward_per_token{};    ///< C_fwd under the basis
+  units::Flop attention_per_token{};  ///< a sum_l min(T, W_l)
+  DecodeStep touched_no_kv;           ///< batch 1, no KV, weights actually read
+  DecodeStep all_weights_no_kv;       ///< batch 1, no KV, every weight (the whiteboard rule)
+  std::optional<std::int64_t> compute_bound_batch;
+  std::optional<std::int64_t> compute_bound_batch_no_kv;
+  std::optional<units::FlopPerByte> ridge;  ///< effective P / BW
+  std::optional<units::Tokens> projection_compute_bound_tokens;
+  CapacityResult capacity;  ///< at this batch and context
+};
+DecodeResult analyze_decode(const Scenario& s);
+
+// --- prefill -------------------------------------------------------------------------------------
+
+struct PrefillResult {
+  Machine machine;
+  bool has_peak = false;
+  std::int64_t batch = 1;
+  std::int64_t prompt = 0;
+  PrefillPass pass;
+  units::Fraction attention_share{};
+  std::optional<units::Ratio> ridge_ratio;  ///< I / I*
+  units::Bytes score_matrix_bytes{};        ///< one layer, one sequence, unfused
+  double activation_bytes = 2.0;
+  units::Seconds decode_step_at_prompt{};  ///< t_step(T = S), batch 1
+  std::optional<units::Ratio> decode_prefill_ratio;
+  CapacityResult capacity;  ///< at this batch, context = prompt
+};
+PrefillResult analyze_prefill(const Scenario& s);
+
+// --- serve ---------------------------------------------------------------------------------------
+
+struct ServeResult {
+  CapacityResult capacity;  ///< at T = S + O, the longest cache a request reaches
+  bool has_peak = false;
+  std::int64_t batch = 1;
+  std::int64_t prompt = 0;
+  std::int64_t output = 0;
+  PrefillPass prefill;
+  units::Seconds decode_time{};  ///< sum_{i<O} t_step(T = S + i)
+  units::Seconds tpot{};         ///< mean over the output
+  DecodeStep last_step;          ///< the step at T = S + O
+  units::Seconds tpot_last{};    ///< t_step(T = S + O)
+  units::Seconds e2e{};
+  units::PerSecond output_tokens_per_s{};  ///< B / t_step(S + O)
+  std::optional<std::int64_t> full_batch;  ///< the most sequences that fit at S + O
+  std::optional<units::Seconds> tpot_full;
+  std::optional<units::PerSecond> output_tokens_per_s_full;
+};
+ServeResult analyze_serve(const Scenario& s);
+
+// --- elementwise ---------------------------------------------------------------------------------
+
+struct ElementwiseResult {
+  double activation_bytes = 2.0;
+  units::Bytes per_token_per_layer{};
+  units::Bytes layer_weight_bytes{};  ///< mean weight matrices of one layer at the weight format
+  units::Tokens crossover{};
+  units::Fraction share_at_one_token{};
+};
+ElementwiseResult analyze_elementwise(const Scenario& s);
+
+// --- gemm ----------------------------------------------------------------------------------------
+
+struct GemmInputs {
+  double m = 0.0;
+  double n = 0.0;
+  double k = 0.0;
+  DType dtype = DType::bf16;
+};
+
+struct GemmResult {
+  GemmInputs in;
+  double element_bytes = 2.0;
+  units::Flop flops{};
+  units::Bytes bytes{};
+  units::FlopPerByte intensity{};
+  std::optional<units::FlopPerSecond> peak;
+  units::BytesPerSecond bandwidth{};
+  std::optional<units::FlopPerByte> ridge;
+  std::optional<units::FlopPerSecond> attainable;
+  std::optional<units::Seconds> time;
+  std::optional<Bound> bound;
+};
+GemmResult analyze_gemm(const GemmInputs& g, const std::optional<HardwareConfig>& gpu);
+
+}  // namespace roofline

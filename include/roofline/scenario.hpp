@@ -1,0 +1,70 @@
+// Scenario: one fully resolved question (model, counts, accelerator, deployment, workload), the
+// input of every analyze_* function. Built by io::resolve(), which holds every default.
+#pragma once
+
+#include "roofline/decode.hpp"
+#include "roofline/hardware_config.hpp"
+#include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
+#include "roofline/workload.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace roofline {
+
+/// How the devices are used. Today G devices act as one ideal device: capacities and rates add
+/// and communication is free, so time results are lower bounds. Later issues add the tensor,
+/// pipeline, data and expert parallel degrees here.
+struct Deployment {
+  std::int64_t devices = 1;  ///< G
+};
+
+enum class CapacitySource { device, override_bytes };
+
+/// The accelerator as this scenario uses it: the preset with every override applied.
+struct Accelerator {
+  HardwareConfig hw;
+  CapacitySource capacity_source = CapacitySource::device;
+};
+
+/// Training inputs of the flops command: C = 6ND, time to train, MFU and HFU.
+struct TrainingInputs {
+  std::optional<std::int64_t> tokens;           ///< D
+  std::optional<double> measured_tokens_per_s;  ///< of the whole job
+};
+
+/// Where the model came from, for the published-count check.
+struct Provenance {
+  std::optional<std::int64_t> published_params;
+  bool modified = false;  ///< a preset with architecture overrides: nothing published applies
+};
+
+struct Scenario {
+  ModelConfig model;
+  ParamCounts counts;
+  Provenance provenance;
+  std::optional<Accelerator> accelerator;
+  Deployment deployment;
+  Workload workload;
+  TrainingInputs training;
+};
+
+/// Dense peak of one device for the compute dtype; nullopt without an accelerator or a published peak.
+std::optional<units::FlopPerSecond> device_peak(const Scenario& s);
+
+/// C = G C_device: N ideal devices hold what one holds, N times  [deployment, D13]
+units::Bytes total_capacity(const Scenario& s);
+
+/// R = G R_device: the reserve applies on every device  [deployment, D13]
+units::Bytes total_reserve(const Scenario& s);
+
+/// Effective rates of the deployment: P = G P_peak mfu, BW = G B_peak eta_bw  [WI09] [D13]
+/// An unknown peak is infinite, so the memory side stays exact; results mark the compute side unknown.
+Machine effective_machine(const Scenario& s);
+
+/// Ideal devices the weights and KV need: G* = ceil((M_w + B M_KV(T)) / (C - R)) per device;
+/// nullopt when the reserve leaves nothing on a device  [S003-3.6] [D13]
+std::optional<std::int64_t> devices_to_fit(units::Bytes need, units::Bytes usable_per_device);
+
+}  // namespace roofline

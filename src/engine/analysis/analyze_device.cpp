@@ -1,0 +1,183 @@
+// Analyses on an accelerator: hardware, capacity, decode, prefill, serve, gemm.
+#include "roofline/analysis.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
+#include "roofline/roofline.hpp"
+
+#include <algorithm>
+
+namespace roofline {
+namespace {
+
+CapacityResult capacity_at(const Scenario& s, std::int64_t batch, std::int64_t context) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  CapacityResult r;
+  if (s.accelerator) {
+    r.device_capacity = s.accelerator->hw.memory_capacity;
+    r.source = s.accelerator->capacity_source;
+  }
+  r.devices = s.deployment.devices;
+  r.capacity = total_capacity(s);
+  r.weights = weight_bytes(static_cast<double>(s.counts.total), w.weight_bits);
+  r.reserve_per_device = w.reserve;
+  r.reserve = total_reserve(s);
+  r.free = free_memory(r.capacity, r.weights, r.reserve);
+  r.batch = batch;
+  r.context = context;
+  const double b = dtype_bytes(w.kv_dtype);
+  r.kv_per_sequence = kv_bytes_per_sequence(m, static_cast<double>(context), b);
+  r.required = inference_bytes(r.weights, r.reserve, r.kv_per_sequence, static_cast<double>(batch));
+  r.fits = r.required <= r.capacity;
+  if (r.kv_per_sequence.base() > 0.0) {
+    r.max_sequences = units::Sequences{max_concurrency(r.capacity, r.weights, r.reserve, r.kv_per_sequence)};
+  }
+  if (r.max_sequences && !m.mla.enabled() && m.n_kv_heads != m.n_heads) {
+    ModelConfig mha = m;
+    mha.n_kv_heads = m.n_heads;
+    r.kv_per_sequence_mha = kv_bytes_per_sequence(mha, static_cast<double>(context), b);
+    r.max_sequences_mha = units::Sequences{max_concurrency(r.capacity, r.weights, r.reserve, *r.kv_per_sequence_mha)};
+  }
+  r.max_context = units::TokenCount{max_context(m, r.free, batch, b)};
+  r.max_context_beyond_trained = m.max_seq_len > 0 && r.max_context.base() > m.max_seq_len;
+  const units::Bytes kv_batch = r.kv_per_sequence * static_cast<double>(batch);
+  r.devices_needed = devices_to_fit(r.weights + kv_batch, r.device_capacity - r.reserve_per_device);
+  return r;
+}
+
+}  // namespace
+
+CapacityResult analyze_capacity(const Scenario& s) { return capacity_at(s, s.workload.batch, s.workload.context); }
+
+HardwareResult analyze_hardware(const Scenario& s) {
+  HardwareResult r;
+  const HardwareConfig& h = s.accelerator->hw;
+  r.name = h.name;
+  r.display_name = h.display_name;
+  r.devices = s.deployment.devices;
+  r.device_capacity = h.memory_capacity;
+  r.source = s.accelerator->capacity_source;
+  r.device_bandwidth = h.memory_bandwidth;
+  r.compute_dtype = s.workload.compute_dtype;
+  r.device_peak = device_peak(s);
+  if (r.device_peak) r.ridge = ridge_point(*r.device_peak, h.memory_bandwidth);
+  r.machine = effective_machine(s);
+  r.mfu = s.workload.mfu;
+  r.bw_efficiency = s.workload.bw_efficiency;
+  r.derated = r.mfu < 1.0 || r.bw_efficiency < 1.0;
+  return r;
+}
+
+DecodeResult analyze_decode(const Scenario& s) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  DecodeResult r;
+  r.machine = effective_machine(s);
+  r.has_peak = device_peak(s).has_value();
+  r.batch = w.batch;
+  r.context = w.context;
+  r.step = decode_step(m, s.counts, w, r.machine);
+  r.forward_per_token = forward_flops_per_token(s.counts, w.basis);
+  r.attention_per_token = attention_flops_decode_token(m, static_cast<double>(w.context));
+  // The two whiteboard ceilings beside the physical one: one sequence, weights only.
+  Workload w0 = w;
+  w0.batch = 1;
+  w0.context = 0;
+  r.touched_no_kv = decode_step(m, s.counts, w0, r.machine);
+  w0.decode_bytes = DecodeBytes::all_weights;
+  r.all_weights_no_kv = decode_step(m, s.counts, w0, r.machine);
+  if (r.has_peak) {
+    r.compute_bound_batch = decode_compute_bound_batch(m, s.counts, w, r.machine);
+    Workload wk = w;
+    wk.context = 0;
+    r.compute_bound_batch_no_kv = decode_compute_bound_batch(m, s.counts, wk, r.machine);
+    r.ridge = ridge_point(r.machine.peak, r.machine.bandwidth);
+    const double t = projection_compute_bound_tokens(static_cast<double>(m.d_model), *r.ridge);
+    if (t > 0.0) r.projection_compute_bound_tokens = units::Tokens{t};
+  }
+  r.capacity = capacity_at(s, w.batch, w.context);
+  return r;
+}
+
+PrefillResult analyze_prefill(const Scenario& s) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  PrefillResult r;
+  r.machine = effective_machine(s);
+  r.has_peak = device_peak(s).has_value();
+  r.batch = w.batch;
+  r.prompt = w.prompt;
+  r.pass = prefill_pass(m, s.counts, w, r.machine);
+  r.attention_share = units::Fraction{r.pass.attention_flops / r.pass.flops};
+  r.activation_bytes = dtype_bytes(w.activation_dtype);
+  r.score_matrix_bytes =
+      score_matrix_bytes(static_cast<double>(m.n_heads), static_cast<double>(w.prompt), r.activation_bytes);
+  if (r.has_peak) {
+    r.ridge_ratio = units::Ratio{r.pass.intensity / ridge_point(r.machine.peak, r.machine.bandwidth)};
+    Workload w1 = w;
+    w1.batch = 1;
+    w1.context = w.prompt;  // the first decode step after this prompt
+    r.decode_step_at_prompt = decode_step(m, s.counts, w1, r.machine).t_step;
+    // Products of counts in double: prompt x batch can pass 2^63.
+    const double tokens = static_cast<double>(w.prompt) * static_cast<double>(w.batch);
+    r.decode_prefill_ratio = units::Ratio{decode_prefill_cost_ratio(r.decode_step_at_prompt, r.pass.t_floor, tokens)};
+  }
+  r.capacity = capacity_at(s, w.batch, w.prompt);
+  return r;
+}
+
+ServeResult analyze_serve(const Scenario& s) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  ServeResult r;
+  const Machine machine = effective_machine(s);
+  r.has_peak = device_peak(s).has_value();
+  r.batch = w.batch;
+  r.prompt = w.prompt;
+  r.output = w.output;
+  // Capacity and latency at the same token counts: the cache a request reaches at its last token.
+  const std::int64_t longest = w.prompt + w.output;
+  r.capacity = capacity_at(s, w.batch, longest);
+  r.prefill = prefill_pass(m, s.counts, w, machine);
+  r.decode_time = generation_time(m, s.counts, w, machine);
+  Workload last = w;
+  last.context = longest;
+  r.last_step = decode_step(m, s.counts, last, machine);
+  const DecodeStep& step = r.last_step;
+  r.tpot_last = step.t_step;
+  r.tpot = mean_time_per_output_token(r.decode_time, w.output, r.tpot_last);
+  r.e2e = r.prefill.t_floor + r.decode_time;
+  r.output_tokens_per_s = units::PerSecond{step.tokens_per_s};
+  if (r.capacity.max_sequences && r.capacity.max_sequences->base() >= 1) {
+    Workload full = w;
+    full.batch = r.capacity.max_sequences->base();
+    r.full_batch = full.batch;
+    const units::Seconds generation = generation_time(m, s.counts, full, machine);
+    full.context = longest;
+    const DecodeStep full_step = decode_step(m, s.counts, full, machine);
+    r.tpot_full = mean_time_per_output_token(generation, w.output, full_step.t_step);
+    r.output_tokens_per_s_full = units::PerSecond{full_step.tokens_per_s};
+  }
+  return r;
+}
+
+GemmResult analyze_gemm(const GemmInputs& g, const std::optional<HardwareConfig>& gpu) {
+  GemmResult r;
+  r.in = g;
+  r.element_bytes = dtype_bytes(g.dtype);
+  r.flops = gemm_flops(g.m, g.n, g.k);
+  r.bytes = gemm_bytes(g.m, g.n, g.k, r.element_bytes);
+  r.intensity = r.flops / r.bytes;
+  if (!gpu) return r;
+  r.bandwidth = gpu->memory_bandwidth;
+  r.peak = gpu->peak_for(g.dtype);
+  if (!r.peak) return r;
+  r.ridge = ridge_point(*r.peak, r.bandwidth);
+  r.attainable = attainable(*r.peak, r.bandwidth, r.intensity);
+  r.time = roofline_time(r.flops, r.bytes, *r.peak, r.bandwidth);
+  r.bound = bound_of(r.flops, r.bytes, *r.peak, r.bandwidth);
+  return r;
+}
+
+}  // namespace roofline

@@ -1,0 +1,112 @@
+// Field tables: a view is a list of fields, each naming its key, label, formula and source, reading
+// its value from a typed result member (the display unit comes from the member's type), and
+// building its substitution only under --explain from the operands the engine stored.
+#pragma once
+
+#include "format/report.hpp"
+
+#include "roofline/units.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofline::format {
+
+/// A value with the display unit its type implies.
+struct Cell {
+  Value value;
+  Unit unit = Unit::none;
+};
+
+inline Cell cell(units::Bytes v) { return {v.base(), Unit::bytes}; }
+inline Cell cell(units::Flop v) { return {v.base(), Unit::flop}; }
+inline Cell cell(units::Seconds v) { return {v.base(), Unit::seconds}; }
+inline Cell cell(units::FlopPerSecond v) { return {v.base(), Unit::flop_per_s}; }
+inline Cell cell(units::BytesPerSecond v) { return {v.base(), Unit::bytes_per_s}; }
+inline Cell cell(units::FlopPerByte v) { return {v.base(), Unit::flop_per_byte}; }
+inline Cell cell(units::PerSecond v) { return {v.base(), Unit::per_s}; }
+inline Cell cell(units::Tokens v) { return {v.base(), Unit::tokens}; }
+inline Cell cell(units::TokenCount v) { return {v.base(), Unit::tokens}; }
+inline Cell cell(units::Sequences v) { return {v.base(), Unit::sequences}; }
+inline Cell cell(units::Fraction v) { return {v.base(), Unit::fraction}; }
+inline Cell cell(units::Ratio v) { return {v.base(), Unit::ratio}; }
+inline Cell cell(units::Watts v) { return {v.base(), Unit::watts}; }
+inline Cell cell(std::int64_t v) { return {v, Unit::count}; }
+inline Cell cell(bool v) { return {v, Unit::boolean}; }
+inline Cell cell(std::string v) { return {std::move(v), Unit::text}; }
+/// A plain number (a quotient such as P_layer / d²).
+inline Cell number(double v) { return {v, Unit::none}; }
+
+/// An unknown value keeps the unit its type would have had; it prints as n/a and JSON null.
+template <typename T>
+Cell cell(const std::optional<T>& v) {
+  if (v) return cell(*v);
+  Cell c = cell(T{});
+  c.value = std::monostate{};
+  return c;
+}
+
+/// One row of a view over context C.
+template <typename C>
+struct Field {
+  const char* key;         ///< JSON key with its unit suffix
+  const char* label;       ///< table label; label_fn overrides it
+  const char* formula_id;  ///< citation key in docs/formulas.md ("" for inputs echoed)
+  const char* formula;     ///< the formula in the source's symbols
+  Cell (*value)(const C&);
+  std::string (*substitute)(const C&) = nullptr;  ///< the formula with the operands the engine used
+  std::string (*note)(const C&) = nullptr;
+  bool (*present)(const C&) = nullptr;  ///< nullptr: always
+  std::string (*label_fn)(const C&) = nullptr;
+};
+
+/// Builds a section from a field table; substitutions only when `explain`.
+template <typename C>
+Section make_section(std::string key, std::string title, const std::vector<Field<C>>& fields, const C& c,
+                     bool explain) {
+  Section s;
+  s.key = std::move(key);
+  s.title = std::move(title);
+  for (const Field<C>& f : fields) {
+    if (f.present != nullptr && !f.present(c)) continue;
+    Cell v = f.value(c);
+    Row row;
+    row.key = f.key;
+    row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
+    row.value = std::move(v.value);
+    row.unit = v.unit;
+    row.formula_id = f.formula_id;
+    row.formula = f.formula;
+    if (explain && f.substitute != nullptr) row.substituted = f.substitute(c);
+    if (f.note != nullptr) row.note = f.note(c);
+    s.rows.push_back(std::move(row));
+  }
+  return s;
+}
+
+/// A number for a substituted formula: whole numbers exact with separators, others to 6
+/// significant digits, so the substituted arithmetic evaluates to the printed value.
+inline std::string num(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) {
+    return fmt::format("{}", fmt::group_digits(static_cast<long long>(v)));
+  }
+  return fmt::format("{:.6g}", v);
+}
+inline std::string num(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+template <int B, int F, int S>
+std::string num(units::Quantity<B, F, S> q) {
+  return num(q.base());
+}
+template <typename T, typename R>
+std::string num(units::Amount<T, R> a) {
+  return num(a.base());
+}
+
+/// Counts in labels and notes: "8,192".
+inline std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+
+}  // namespace roofline::format

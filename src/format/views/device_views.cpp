@@ -1,0 +1,395 @@
+// Views of results on an accelerator: hardware, capacity, decode, prefill, serve.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+namespace roofline::format {
+namespace {
+
+// "80 GiB" beside a capacity shown in GB, when the device is binary-sized.
+std::string gib_note(units::Bytes b) {
+  const double gib = b.base() / 0x1p30;
+  if (gib == std::floor(gib)) return fmt::format("= {} GiB", num(gib));
+  return {};
+}
+
+std::string source_note(CapacitySource s, units::Bytes b) {
+  if (s == CapacitySource::override_bytes) return "--gpu-memory";
+  return gib_note(b);
+}
+
+std::string bound_text(bool has_peak, Bound b) {
+  if (!has_peak) return "memory (compute n/a)";
+  return b == Bound::memory ? "memory" : "compute";
+}
+
+std::string peak_text(const Machine& m) { return std::isfinite(m.peak.base()) ? num(m.peak) : std::string("n/a"); }
+
+// --- hardware ------------------------------------------------------------------------------------
+
+struct H {
+  const io::Resolved& in;
+  const HardwareResult& r;
+};
+
+const std::vector<Field<H>> kHardware = {
+    {"memory_capacity_bytes", "capacity per device", "", "", [](const H& h) { return cell(h.r.device_capacity); },
+     nullptr, [](const H& h) { return source_note(h.r.source, h.r.device_capacity); }},
+    {"memory_bandwidth_bytes_per_s", "bandwidth per device", "", "",
+     [](const H& h) { return cell(h.r.device_bandwidth); }},
+    {"peak_flop_per_s", "", "", "", [](const H& h) { return cell(h.r.device_peak); }, nullptr, nullptr, nullptr,
+     [](const H& h) { return fmt::format("dense {} peak per device", dtype_name(h.r.compute_dtype)); }},
+    {"ridge_flop_per_byte", "ridge point", "WI09", "I* = P_peak / B_peak", [](const H& h) { return cell(h.r.ridge); },
+     [](const H& h) {
+       return h.r.device_peak ? fmt::format("{} / {}", num(*h.r.device_peak), num(h.r.device_bandwidth))
+                              : std::string();
+     }},
+    {"devices", "devices (one ideal device)", "", "", [](const H& h) { return cell(h.r.devices); }, nullptr, nullptr,
+     [](const H& h) { return h.r.devices > 1; }},
+    {"effective_peak_flop_per_s", "", "D13", "P = G P_peak mfu",
+     [](const H& h) {
+       return cell(h.r.device_peak ? std::optional(h.r.machine.peak) : std::optional<units::FlopPerSecond>());
+     },
+     [](const H& h) {
+       return h.r.device_peak ? fmt::format("{} x {} x {}", num(h.r.devices), num(*h.r.device_peak), num(h.r.mfu))
+                              : std::string();
+     },
+     nullptr, [](const H& h) { return h.r.derated || h.r.devices > 1; },
+     [](const H& h) { return fmt::format("effective peak, all {} devices", h.r.devices); }},
+    {"effective_bandwidth_bytes_per_s", "", "D13", "BW = G B_peak eta_bw",
+     [](const H& h) { return cell(h.r.machine.bandwidth); },
+     [](const H& h) {
+       return fmt::format("{} x {} x {}", num(h.r.devices), num(h.r.device_bandwidth), num(h.r.bw_efficiency));
+     },
+     nullptr, [](const H& h) { return h.r.derated || h.r.devices > 1; },
+     [](const H& h) { return fmt::format("effective bandwidth, all {} devices", h.r.devices); }},
+};
+
+// --- capacity ------------------------------------------------------------------------------------
+
+struct C {
+  const io::Resolved& in;
+  const CapacityResult& r;
+};
+
+std::string all_devices(const C& c, const char* what) {
+  return c.r.devices > 1 ? fmt::format("{}, all {} devices", what, c.r.devices) : std::string(what);
+}
+
+std::string free_text(const C& c) {
+  return fmt::format("({} - {} - {})", num(c.r.capacity), num(c.r.weights), num(c.r.reserve));
+}
+
+const std::vector<Field<C>> kCapacity = {
+    {"capacity_per_device_bytes", "capacity per device", "", "", [](const C& c) { return cell(c.r.device_capacity); },
+     nullptr, [](const C& c) { return source_note(c.r.source, c.r.device_capacity); }},
+    {"capacity_bytes", "", "D13", "C = G C_device", [](const C& c) { return cell(c.r.capacity); },
+     [](const C& c) { return fmt::format("{} x {}", num(c.r.devices), num(c.r.device_capacity)); }, nullptr, nullptr,
+     [](const C& c) { return all_devices(c, "capacity"); }},
+    {"weight_bytes", "weights", "S000-1.3", "M_w = N b_w / 8", [](const C& c) { return cell(c.r.weights); },
+     [](const C& c) {
+       return fmt::format("{} x {} / 8", num(c.in.scenario.counts.total), num(c.in.scenario.workload.weight_bits));
+     }},
+    {"reserve_bytes", "", "D13", "R = G R_device", [](const C& c) { return cell(c.r.reserve); },
+     [](const C& c) { return fmt::format("{} x {}", num(c.r.devices), num(c.r.reserve_per_device)); }, nullptr, nullptr,
+     [](const C& c) { return all_devices(c, "reserve"); }},
+    {"free_for_kv_bytes", "free for KV", "S003-3.4", "C - M_w - R", [](const C& c) { return cell(c.r.free); },
+     [](const C& c) { return fmt::format("{} - {} - {}", num(c.r.capacity), num(c.r.weights), num(c.r.reserve)); },
+     [](const C& c) { return std::string(c.r.free.base() < 0.0 ? "the weights do not fit" : ""); }},
+    {"required_bytes", "", "S003-3.4", "M_w + R + B M_KV(T)", [](const C& c) { return cell(c.r.required); },
+     [](const C& c) {
+       return fmt::format("{} + {} + {} x {}", num(c.r.weights), num(c.r.reserve), num(c.r.batch),
+                          num(c.r.kv_per_sequence));
+     },
+     nullptr, nullptr,
+     [](const C& c) { return fmt::format("needed: {} x {} tokens", grouped(c.r.batch), grouped(c.r.context)); }},
+    {"fits", "fits", "S003-3.4", "M_w + R + B M_KV(T) <= C", [](const C& c) { return cell(c.r.fits); },
+     [](const C& c) { return fmt::format("{} <= {}", num(c.r.required), num(c.r.capacity)); }},
+    {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
+     [](const C& c) { return cell(c.r.max_sequences); },
+     [](const C& c) {
+       return c.r.max_sequences ? fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence))
+                                : std::string();
+     },
+     [](const C& c) { return std::string(c.r.max_sequences ? "" : "unbounded: no KV at this context"); }, nullptr,
+     [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }},
+    {"max_concurrent_sequences_mha", "  same model with MHA", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV,MHA(T)))",
+     [](const C& c) { return cell(c.r.max_sequences_mha); },
+     [](const C& c) { return fmt::format("max(0, floor({} / {}))", free_text(c), num(*c.r.kv_per_sequence_mha)); },
+     nullptr, [](const C& c) { return c.r.max_sequences_mha.has_value(); }},
+    {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
+     [](const C& c) { return cell(c.r.max_context); }, nullptr,
+     [](const C& c) {
+       return c.r.max_context_beyond_trained
+                  ? fmt::format("past the trained {}", grouped(c.in.scenario.model.max_seq_len))
+                  : std::string();
+     },
+     nullptr, [](const C& c) { return fmt::format("longest context at batch {}", grouped(c.r.batch)); }},
+    {"devices_needed", "devices the weights and KV need", "S003-3.6", "ceil((M_w + B M_KV(T)) / (C_device - R_device))",
+     [](const C& c) { return cell(c.r.devices_needed); },
+     [](const C& c) {
+       return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights), num(c.r.batch),
+                          num(c.r.kv_per_sequence), num(c.r.device_capacity), num(c.r.reserve_per_device));
+     }},
+};
+
+// The fit check that decode and prefill carry: fits, and the devices it would take.
+const std::vector<Field<C>> kFit = {
+    {"fits", "fits (weights + KV)", "S003-3.4", "M_w + R + B M_KV(T) <= C", [](const C& c) { return cell(c.r.fits); },
+     [](const C& c) { return fmt::format("{} <= {}", num(c.r.required), num(c.r.capacity)); }},
+    {"devices_needed", "devices the weights and KV need", "S003-3.6", "ceil((M_w + B M_KV(T)) / (C_device - R_device))",
+     [](const C& c) { return cell(c.r.devices_needed); },
+     [](const C& c) {
+       return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights), num(c.r.batch),
+                          num(c.r.kv_per_sequence), num(c.r.device_capacity), num(c.r.reserve_per_device));
+     }},
+};
+
+void note_fit(Report& rep, const CapacityResult& c, const char* what) {
+  if (c.fits) return;
+  rep.notes.push_back(
+      fmt::format("does not fit: {} needs {} B against {} B; {} are ceilings of a deployment that "
+                  "cannot run as given{}",
+                  what, num(c.required), num(c.capacity), what,
+                  c.devices_needed ? fmt::format(" (it needs {} devices)", *c.devices_needed) : ""));
+}
+
+// --- decode --------------------------------------------------------------------------------------
+
+struct D {
+  const io::Resolved& in;
+  const DecodeResult& r;
+  [[nodiscard]] const Workload& w() const { return in.scenario.workload; }
+};
+
+const std::vector<Field<D>> kDecode = {
+    {"weight_bytes_per_step", "weights read per step", "S003-2.5", "N_read b_w / 8",
+     [](const D& d) { return cell(d.r.step.weight_bytes); },
+     [](const D& d) { return fmt::format("{} x {} / 8", num(d.r.step.params_read), num(d.w().weight_bits)); },
+     [](const D& d) {
+       return std::string(d.w().decode_bytes == DecodeBytes::touched ? "weights actually read" : "all weights");
+     }},
+    {"kv_bytes_per_step", "KV read per step", "S003-2.5", "B M_KV(T)",
+     [](const D& d) { return cell(d.r.step.kv_bytes); },
+     [](const D& d) {
+       return fmt::format("{} x {}", num(d.r.batch), num(d.r.step.kv_bytes.base() / static_cast<double>(d.r.batch)));
+     }},
+    {"bytes_per_step", "bytes per step", "S003-2.5", "Q = N_read b_w / 8 + B M_KV(T)",
+     [](const D& d) { return cell(d.r.step.bytes); },
+     [](const D& d) { return fmt::format("{} + {}", num(d.r.step.weight_bytes), num(d.r.step.kv_bytes)); }},
+    {"flop_per_step", "FLOPs per step", "S003-2.5", "F = B (C_fwd + a sum_l min(T, W_l))",
+     [](const D& d) { return cell(d.r.step.flops); },
+     [](const D& d) {
+       return fmt::format("{} x ({} + {})", num(d.r.batch), num(d.r.forward_per_token), num(d.r.attention_per_token));
+     }},
+    {"intensity_flop_per_byte", "arithmetic intensity", "WI09", "I = F / Q",
+     [](const D& d) { return cell(d.r.step.intensity); },
+     [](const D& d) { return fmt::format("{} / {}", num(d.r.step.flops), num(d.r.step.bytes)); }},
+    {"memory_time_s", "memory time", "WI09", "Q / BW", [](const D& d) { return cell(d.r.step.t_memory); },
+     [](const D& d) { return fmt::format("{} / {}", num(d.r.step.bytes), num(d.r.machine.bandwidth)); }},
+    {"compute_time_s", "compute time", "WI09", "F / P",
+     [](const D& d) { return d.r.has_peak ? cell(d.r.step.t_compute) : cell(std::optional<units::Seconds>()); },
+     [](const D& d) {
+       return d.r.has_peak ? fmt::format("{} / {}", num(d.r.step.flops), peak_text(d.r.machine)) : std::string();
+     }},
+    {"step_time_s", "step floor", "WI09", "max(F/P, Q/BW)", [](const D& d) { return cell(d.r.step.t_step); },
+     [](const D& d) { return fmt::format("max({}, {})", num(d.r.step.t_compute), num(d.r.step.t_memory)); },
+     [](const D& d) {
+       return std::string(!d.r.has_peak                     ? "memory side only"
+                          : d.r.step.bound == Bound::memory ? "memory-bound"
+                                                            : "compute-bound");
+     }},
+    {"decode_tokens_per_s_per_sequence", "per-sequence ceiling", "S003-2.5", "1 / t_step",
+     [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s_per_sequence}); },
+     [](const D& d) { return "1 / " + num(d.r.step.t_step); }},
+    {"decode_tokens_per_s", "aggregate ceiling", "S003-2.5", "B / t_step",
+     [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s}); },
+     [](const D& d) { return fmt::format("{} / {}", num(d.r.batch), num(d.r.step.t_step)); }},
+    {"bound", "bound", "WI09", "compute when F/P >= Q/BW, else memory",
+     [](const D& d) { return cell(bound_text(d.r.has_peak, d.r.step.bound)); }},
+    {"compute_utilisation_fraction", "arithmetic utilisation", "S004", "t_compute / t_step",
+     [](const D& d) {
+       return d.r.has_peak ? cell(units::Fraction{d.r.step.utilisation}) : cell(std::optional<units::Fraction>());
+     },
+     [](const D& d) {
+       return d.r.has_peak ? fmt::format("{} / {}", num(d.r.step.t_compute), num(d.r.step.t_step)) : std::string();
+     }},
+    {"decode_tokens_per_s_weights_touched", "batch 1, no KV: weights read", "S003-2.5", "BW / (N_read b_w / 8)",
+     [](const D& d) { return cell(units::PerSecond{d.r.touched_no_kv.tokens_per_s}); },
+     [](const D& d) { return fmt::format("{} / {}", num(d.r.machine.bandwidth), num(d.r.touched_no_kv.bytes)); }},
+    {"decode_tokens_per_s_all_weights", "batch 1, no KV: all weights", "S003-2.5", "BW / (N b_w / 8)",
+     [](const D& d) { return cell(units::PerSecond{d.r.all_weights_no_kv.tokens_per_s}); },
+     [](const D& d) { return fmt::format("{} / {}", num(d.r.machine.bandwidth), num(d.r.all_weights_no_kv.bytes)); },
+     [](const D&) { return std::string("the whiteboard rule"); }},
+    {"compute_bound_batch_sequences", "", "S003-2.5", "smallest B with B F_tok / P >= (W(B) + B M_KV) / BW",
+     [](const D& d) {
+       return cell(d.r.compute_bound_batch ? std::optional(units::Sequences{*d.r.compute_bound_batch})
+                                           : std::optional<units::Sequences>());
+     },
+     nullptr,
+     [](const D& d) {
+       return std::string(d.r.has_peak && !d.r.compute_bound_batch ? "never: KV grows as fast as FLOPs" : "");
+     },
+     nullptr, [](const D& d) { return fmt::format("compute-bound from batch (T={})", grouped(d.r.context)); }},
+    {"compute_bound_batch_weights_only_sequences", "  same, weights only (no KV)", "S003-2.5",
+     "smallest B with B F_tok / P >= W(B) / BW",
+     [](const D& d) {
+       return cell(d.r.compute_bound_batch_no_kv ? std::optional(units::Sequences{*d.r.compute_bound_batch_no_kv})
+                                                 : std::optional<units::Sequences>());
+     }},
+    {"projection_compute_bound_tokens", "  d x d projection reaches the ridge at", "S003-2.4", "T* = I* d / (d - 2 I*)",
+     [](const D& d) { return cell(d.r.projection_compute_bound_tokens); },
+     [](const D& d) {
+       if (!d.r.ridge || !d.r.projection_compute_bound_tokens) return std::string();
+       const std::string i = num(*d.r.ridge);
+       const std::string dm = num(d.in.scenario.model.d_model);
+       return fmt::format("{} x {} / ({} - 2 x {})", i, dm, dm, i);
+     }},
+};
+
+// --- prefill -------------------------------------------------------------------------------------
+
+struct PF {
+  const io::Resolved& in;
+  const PrefillResult& r;
+};
+
+const std::vector<Field<PF>> kPrefill = {
+    {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
+     [](const PF& p) { return cell(p.r.pass.flops); },
+     [](const PF& p) {
+       return fmt::format("{} x {}", num(p.r.batch), num(p.r.pass.flops.base() / static_cast<double>(p.r.batch)));
+     }},
+    {"prefill_attention_share_fraction", "attention share", "S004", "A / F",
+     [](const PF& p) { return cell(p.r.attention_share); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.attention_flops), num(p.r.pass.flops)); }},
+    {"prefill_weight_bytes", "weights read", "S004", "N_read b_w / 8",
+     [](const PF& p) { return cell(p.r.pass.weight_bytes); }},
+    {"prefill_kv_written_bytes", "KV written", "S004", "B M_KV(S)",
+     [](const PF& p) { return cell(p.r.pass.kv_written); }},
+    {"prefill_intensity_flop_per_byte", "arithmetic intensity", "S004", "I = F / Q",
+     [](const PF& p) { return cell(p.r.pass.intensity); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.flops), num(p.r.pass.bytes)); }},
+    {"prefill_ridge_ratio", "  x the ridge", "S004", "I / I*", [](const PF& p) { return cell(p.r.ridge_ratio); },
+     [](const PF& p) {
+       return fmt::format("{} / ({} / {})", num(p.r.pass.intensity), peak_text(p.r.machine),
+                          num(p.r.machine.bandwidth));
+     },
+     nullptr, [](const PF& p) { return p.r.has_peak; }},
+    {"prefill_compute_time_s", "compute time", "WI09", "F / P",
+     [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_compute) : cell(std::optional<units::Seconds>()); },
+     [](const PF& p) {
+       return p.r.has_peak ? fmt::format("{} / {}", num(p.r.pass.flops), peak_text(p.r.machine)) : std::string();
+     }},
+    {"prefill_memory_time_s", "memory time", "WI09", "Q / BW", [](const PF& p) { return cell(p.r.pass.t_memory); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.bytes), num(p.r.machine.bandwidth)); }},
+    {"ttft_floor_s", "time floor (TTFT floor)", "WI09", "max(F/P, Q/BW)",
+     [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_floor) : cell(std::optional<units::Seconds>()); },
+     [](const PF& p) {
+       return p.r.has_peak ? fmt::format("max({}, {})", num(p.r.pass.t_compute), num(p.r.pass.t_memory))
+                           : std::string();
+     },
+     [](const PF& p) {
+       return std::string(!p.r.has_peak ? "" : p.r.pass.bound == Bound::compute ? "compute-bound" : "memory-bound");
+     }},
+    {"score_matrix_bytes", "unfused score matrix per layer", "S003-3.2", "h S² b",
+     [](const PF& p) { return cell(p.r.score_matrix_bytes); },
+     [](const PF& p) {
+       return fmt::format("{} x {} x {} x {}", num(p.in.scenario.model.n_heads), num(p.r.prompt), num(p.r.prompt),
+                          num(p.r.activation_bytes));
+     },
+     [](const PF&) { return std::string("what FlashAttention avoids"); }},
+    {"decode_vs_prefill_cost_ratio", "decode / prefill time per token", "S004", "t_step(T = S) / (t_prefill / (B S))",
+     [](const PF& p) { return cell(p.r.decode_prefill_ratio); },
+     [](const PF& p) {
+       return fmt::format("{} / ({} / ({} x {}))", num(p.r.decode_step_at_prompt), num(p.r.pass.t_floor),
+                          num(p.r.batch), num(p.r.prompt));
+     },
+     nullptr, [](const PF& p) { return p.r.has_peak; }},
+};
+
+// --- serve ---------------------------------------------------------------------------------------
+
+struct S {
+  const io::Resolved& in;
+  const ServeResult& r;
+};
+
+const std::vector<Field<S>> kLatency = {
+    {"ttft_floor_s", "TTFT floor", "S004", "max(F/P, Q/BW)",
+     [](const S& s) { return s.r.has_peak ? cell(s.r.prefill.t_floor) : cell(std::optional<units::Seconds>()); },
+     [](const S& s) {
+       return s.r.has_peak ? fmt::format("max({}, {})", num(s.r.prefill.t_compute), num(s.r.prefill.t_memory))
+                           : std::string();
+     }},
+    {"decode_time_s", "decode of the output", "S003-2.5", "sum_{i<O} t_step(T = S + i), closed form per segment",
+     [](const S& s) { return cell(s.r.decode_time); }},
+    {"tpot_floor_s", "TPOT floor (mean over the output)", "S003-2.5", "(1/O) sum_{i<O} t_step(T = S + i)",
+     [](const S& s) { return cell(s.r.tpot); },
+     [](const S& s) {
+       return s.r.output > 0 ? fmt::format("{} / {}", num(s.r.decode_time), num(s.r.output)) : num(s.r.tpot_last);
+     }},
+    {"tpot_last_token_s", "  last token", "S003-2.5", "t_step(T = S + O) = max(F/P, Q/BW)",
+     [](const S& s) { return cell(s.r.tpot_last); },
+     [](const S& s) { return fmt::format("max({}, {})", num(s.r.last_step.t_compute), num(s.r.last_step.t_memory)); }},
+    {"e2e_floor_s", "end-to-end floor", "S004", "TTFT + sum_i t_step(S + i)",
+     [](const S& s) { return s.r.has_peak ? cell(s.r.e2e) : cell(std::optional<units::Seconds>()); },
+     [](const S& s) {
+       return s.r.has_peak ? fmt::format("{} + {}", num(s.r.prefill.t_floor), num(s.r.decode_time)) : std::string();
+     }},
+    {"output_tokens_per_s", "output tokens/s (aggregate ceiling)", "S003-2.5", "B / t_step(S + O)",
+     [](const S& s) { return cell(s.r.output_tokens_per_s); },
+     [](const S& s) { return fmt::format("{} / {}", num(s.r.batch), num(s.r.tpot_last)); }},
+    {"full_batch_sequences", "at the most sequences that fit", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(S + O)))",
+     [](const S& s) {
+       return cell(s.r.full_batch ? std::optional(units::Sequences{*s.r.full_batch})
+                                  : std::optional<units::Sequences>());
+     },
+     nullptr, nullptr, [](const S& s) { return s.r.full_batch.has_value(); }},
+    {"tpot_full_batch_s", "  TPOT floor", "S003-2.5", "(1/O) sum_{i<O} t_step(T = S + i) at that batch",
+     [](const S& s) { return cell(s.r.tpot_full); }, nullptr, nullptr,
+     [](const S& s) { return s.r.full_batch.has_value(); }},
+    {"output_tokens_per_s_full_batch", "  output tokens/s", "S003-2.5", "B / t_step(S + O) at that batch",
+     [](const S& s) { return cell(s.r.output_tokens_per_s_full); }, nullptr, nullptr,
+     [](const S& s) { return s.r.full_batch.has_value(); }},
+};
+
+}  // namespace
+
+void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
+  rep.sections.push_back(make_section("hardware", "Accelerator: " + r.display_name, kHardware, H{in, r}, explain));
+}
+
+void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, bool explain) {
+  rep.sections.push_back(make_section("capacity", "Capacity", kCapacity, C{in, r}, explain));
+}
+
+void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, bool explain) {
+  Section s = make_section("decode", fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
+                           kDecode, D{in, r}, explain);
+  const Section fit = make_section("decode", "", kFit, C{in, r.capacity}, explain);
+  s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
+  rep.sections.push_back(std::move(s));
+  note_fit(rep, r.capacity, "these decode rates");
+}
+
+void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, bool explain) {
+  Section s = make_section("prefill", fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
+                           kPrefill, PF{in, r}, explain);
+  const Section fit = make_section("prefill", "", kFit, C{in, r.capacity}, explain);
+  s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
+  rep.sections.push_back(std::move(s));
+  note_fit(rep, r.capacity, "these prefill times");
+}
+
+void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool explain) {
+  rep.sections.push_back(
+      make_section("capacity", fmt::format("Capacity at {} tokens (prompt + output)", grouped(r.capacity.context)),
+                   kCapacity, C{in, r.capacity}, explain));
+  rep.sections.push_back(make_section(
+      "latency",
+      fmt::format("Request floors (batch {}, {} in, {} out)", grouped(r.batch), grouped(r.prompt), grouped(r.output)),
+      kLatency, S{in, r}, explain));
+  note_fit(rep, r.capacity, "these latency floors");
+}
+
+}  // namespace roofline::format

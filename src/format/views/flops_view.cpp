@@ -1,0 +1,106 @@
+// flops: FLOPs per token under each basis, attention, prefill, crossovers, training compute.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+namespace roofline::format {
+namespace {
+
+struct F {
+  const io::Resolved& in;
+  const FlopsResult& r;
+  [[nodiscard]] std::int64_t n(FlopBasis b) const { return r.basis_params.at(static_cast<std::size_t>(b)); }
+  [[nodiscard]] units::Flop fwd(FlopBasis b) const { return r.forward_per_token.at(static_cast<std::size_t>(b)); }
+};
+
+std::string basis_label(const F& f) { return std::string(io::name_of(f.r.basis)); }
+
+const std::vector<Field<F>> kFlops = {
+    {"forward_flop_per_token", "forward per token (physical)", "KA20-2.1",
+     "C_fwd = 2 (N_active - V e - n_pos d - head + V e)", [](const F& f) { return cell(f.fwd(FlopBasis::physical)); },
+     [](const F& f) { return "2 x " + num(f.n(FlopBasis::physical)); },
+     [](const F&) { return std::string("head in, gather out"); }},
+    {"forward_flop_per_token_non_embedding", "forward per token (2N, non-embedding)", "KA20-2.1", "C_fwd = 2 N",
+     [](const F& f) { return cell(f.fwd(FlopBasis::non_embedding)); },
+     [](const F& f) { return "2 x " + num(f.n(FlopBasis::non_embedding)); },
+     [](const F&) { return std::string("Kaplan et al. 2020"); }},
+    {"forward_flop_per_token_all_params", "forward per token (2N_total)", "S004", "C_fwd = 2 N_total",
+     [](const F& f) { return cell(f.fwd(FlopBasis::all_params)); },
+     [](const F& f) { return "2 x " + num(f.n(FlopBasis::all_params)); },
+     [](const F&) { return std::string("whiteboard rule"); }},
+    {"training_flop_per_token", "", "KA20-2.1", "C_train = 3 C_fwd = 6 N",
+     [](const F& f) { return cell(f.r.training_per_token); }, [](const F& f) { return "3 x " + num(f.r.forward); },
+     nullptr, nullptr, [](const F& f) { return "training per token (6N, " + basis_label(f) + ")"; }},
+    {"recompute_flop_per_token", "", "KO22", "C = 4 C_fwd = 8 N",
+     [](const F& f) { return cell(f.r.recompute_per_token); }, [](const F& f) { return "4 x " + num(f.r.forward); },
+     nullptr, nullptr, [](const F& f) { return "full recompute (8N, " + basis_label(f) + ")"; }},
+    {"lm_head_flop_per_token", "lm_head per token", "S003-6", "2 V e",
+     [](const F& f) { return cell(f.r.lm_head_per_token); },
+     [](const F& f) { return fmt::format("2 x {} x {}", num(f.r.vocab), num(f.r.head_width)); }},
+    {"attention_flop_per_token_at_context", "", "S003-2.4", "a sum_l min(T, W_l), a = 2 (w_qk + w_v)",
+     [](const F& f) { return cell(f.r.attention_per_decode_token); },
+     [](const F& f) { return fmt::format("{} x {}", num(f.r.flops_per_pair), num(f.r.attended_keys)); }, nullptr,
+     nullptr, [](const F& f) { return fmt::format("attention per decode token at T={}", grouped(f.r.context)); }},
+    {"prefill_flop", "", "S004", "S (C_fwd - H) + n_head H + A(S)", [](const F& f) { return cell(f.r.prefill.total); },
+     [](const F& f) {
+       const PrefillFlopTerms& t = f.r.prefill;
+       return fmt::format("{} x {} + {} x {} + {}", num(t.tokens), num(t.per_token_without_head), num(t.head_positions),
+                          num(t.head), num(t.attention));
+     },
+     nullptr, nullptr, [](const F& f) { return fmt::format("prefill of {} tokens", grouped(f.r.prompt)); }},
+    {"prefill_attention_flop", "  of which attention", "S004", "A(S) = a sum_l pairs_l(S)",
+     [](const F& f) { return cell(f.r.prefill.attention); },
+     [](const F& f) {
+       return fmt::format("{} x {}", num(f.r.flops_per_pair),
+                          num(f.r.flops_per_pair > 0.0 ? f.r.prefill.attention.base() / f.r.flops_per_pair : 0.0));
+     }},
+    {"attention_share_fraction", "attention share of layer FLOPs", "S003-2.3", "A / (A + 2 S P̄ L)",
+     [](const F& f) { return cell(f.r.attention_share); },
+     [](const F& f) {
+       return fmt::format("{} / ({} + 2 x {} x {} x {})", num(f.r.prefill.attention), num(f.r.prefill.attention),
+                          num(f.r.prompt), num(f.r.mean_layer_matrix_params), num(f.r.layers));
+     }},
+    {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const F& f) { return cell(f.r.train->compute); },
+     [](const F& f) { return fmt::format("6 x {} x {}", num(f.r.train->params), num(f.r.train->tokens)); }, nullptr,
+     [](const F& f) { return f.r.train.has_value(); },
+     [](const F& f) { return fmt::format("training compute, {} tokens", grouped(f.r.train->tokens)); }},
+    {"time_to_train_s", "", "S000-1.4", "T = C / (G X), X = P_peak mfu",
+     [](const F& f) { return cell(f.r.train->time); },
+     [](const F& f) {
+       return fmt::format("{} / ({} x {})", num(f.r.train->compute), num(f.r.train->devices),
+                          f.r.train->achieved_per_device ? num(*f.r.train->achieved_per_device) : std::string("n/a"));
+     },
+     nullptr, [](const F& f) { return f.r.train.has_value() && f.in.scenario.accelerator.has_value(); },
+     [](const F& f) {
+       return fmt::format("time on {} x {} at {} % mfu", f.r.train->devices, f.in.scenario.accelerator->hw.name,
+                          num(f.r.train->mfu * 100.0));
+     }},
+    {"model_flops_utilisation_fraction", "", "CH22-B", "MFU = 6 N tokens_per_s / (G P_peak)",
+     [](const F& f) { return cell(f.r.utilisation->mfu); },
+     [](const F& f) {
+       const Utilisation& u = *f.r.utilisation;
+       return fmt::format("6 x {} x {} / ({} x {})", num(u.params), num(u.tokens_per_s), num(u.devices), num(u.peak));
+     },
+     nullptr, [](const F& f) { return f.r.utilisation.has_value(); },
+     [](const F& f) { return fmt::format("MFU at {} tokens/s", num(f.r.utilisation->tokens_per_s)); }},
+    {"hardware_flops_utilisation_fraction", "HFU with full recomputation", "CH22-B",
+     "HFU = 8 N tokens_per_s / (G P_peak)", [](const F& f) { return cell(f.r.utilisation->hfu); },
+     [](const F& f) {
+       const Utilisation& u = *f.r.utilisation;
+       return fmt::format("8 x {} x {} / ({} x {})", num(u.params), num(u.tokens_per_s), num(u.devices), num(u.peak));
+     },
+     nullptr, [](const F& f) { return f.r.utilisation.has_value(); }},
+    {"attention_crossover_tokens_causal", "attention = projections (causal)", "S003-2.3", "N* = 4 P̄ / a",
+     [](const F& f) { return cell(f.r.crossover_causal); },
+     [](const F& f) { return fmt::format("4 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); }},
+    {"attention_crossover_tokens_full", "attention = projections (full)", "S003-2.3", "N* = 2 P̄ / a",
+     [](const F& f) { return cell(f.r.crossover_full); },
+     [](const F& f) { return fmt::format("2 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); }},
+};
+
+}  // namespace
+
+void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, bool explain) {
+  rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, explain));
+}
+
+}  // namespace roofline::format

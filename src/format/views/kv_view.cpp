@@ -1,0 +1,84 @@
+// kv: KV cache per token, sequence and batch; the MHA counterfactual; the per-layer layout.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+namespace roofline::format {
+namespace {
+
+struct K {
+  const io::Resolved& in;
+  const KvResult& r;
+  [[nodiscard]] const ModelConfig& m() const { return in.scenario.model; }
+};
+
+const std::vector<Field<K>> kKv = {
+    {"kv_elements_per_token_per_layer", "elements per token per layer", "S000-eq1.1",
+     "2 h_kv d_h, or MLA's d_c + d_rope", [](const K& k) { return cell(k.r.elements_per_token_per_layer); },
+     [](const K& k) {
+       const ModelConfig& m = k.m();
+       return k.r.mla ? fmt::format("{} + {}", num(m.mla.kv_lora_rank), num(m.mla.qk_rope_head_dim))
+                      : fmt::format("2 x {} x {}", num(m.n_kv_heads), num(m.head_dim));
+     }},
+    {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L e_kv b",
+     [](const K& k) { return cell(k.r.per_token); },
+     [](const K& k) {
+       return fmt::format("{} x {} x {}", num(k.m().n_layers), num(k.r.elements_per_token_per_layer),
+                          num(k.r.bytes_per_element));
+     },
+     [](const K& k) { return fmt::format("{} B", grouped(static_cast<std::int64_t>(k.r.per_token.base()))); }},
+    {"kv_cache_bytes_per_sequence", "", "S000-eq1.1", "M_KV(T) = e_kv b sum_l min(T, W_l)",
+     [](const K& k) { return cell(k.r.per_sequence); },
+     [](const K& k) {
+       return fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer), num(k.r.bytes_per_element),
+                          num(k.r.cached_tokens));
+     },
+     [](const K& k) {
+       return k.m().sliding_window > 0 ? fmt::format("sliding layers hold {}", grouped(k.m().sliding_window))
+                                       : std::string();
+     },
+     nullptr, [](const K& k) { return fmt::format("per sequence at {} tokens", grouped(k.r.context)); }},
+    {"kv_cache_bytes_batch", "", "S000-eq1.1", "B M_KV(T)", [](const K& k) { return cell(k.r.batch_bytes); },
+     [](const K& k) { return fmt::format("{} x {}", num(k.r.batch), num(k.r.per_sequence)); }, nullptr, nullptr,
+     [](const K& k) { return fmt::format("batch of {}", grouped(k.r.batch)); }},
+    {"kv_cache_bytes_per_token_mha", "per token if MHA (h_kv = h)", "S003-3.4", "2 L h d_h b",
+     [](const K& k) { return cell(k.r.per_token_mha); },
+     [](const K& k) {
+       return fmt::format("2 x {} x {} x {} x {}", num(k.m().n_layers), num(k.m().n_heads), num(k.m().head_dim),
+                          num(k.r.bytes_per_element));
+     },
+     [](const K& k) { return fmt::format("{}x the GQA cache", num(k.r.mha_ratio->base())); },
+     [](const K& k) { return k.r.per_token_mha.has_value(); }},
+};
+
+std::string which_layers(const KvLayerGroup& g) {
+  if (g.layers == 1) return std::to_string(g.first);
+  if (g.every == 1) return fmt::format("{}-{}", g.first, g.last);
+  return fmt::format("{}, {}, ..., {} (every {})", g.first, g.first + g.every, g.last, g.every);
+}
+
+}  // namespace
+
+void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, bool explain, bool tables) {
+  rep.sections.push_back(make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)),
+                                      kKv, K{in, r}, explain));
+  if (!tables) return;
+  Table t{"kv_layers",
+          "KV layout per layer",
+          {{"attention", "attention", Unit::text},
+           {"layers", "layers", Unit::count},
+           {"which", "which", Unit::text},
+           {"window_tokens", "window", Unit::tokens},
+           {"kv_cache_bytes_per_token_per_layer", "per token per layer", Unit::bytes},
+           {"first_layer", "first", Unit::count, true},
+           {"last_layer", "last", Unit::count, true},
+           {"every", "every", Unit::count, true}},
+          {}};
+  for (const KvLayerGroup& g : r.layout) {
+    t.rows.push_back({std::string(g.sliding ? "sliding" : "global"), g.layers, which_layers(g),
+                      g.sliding ? Value{g.window} : Value{}, g.bytes_per_token_per_layer.base(), g.first, g.last,
+                      g.every});
+  }
+  rep.tables.push_back(std::move(t));
+}
+
+}  // namespace roofline::format

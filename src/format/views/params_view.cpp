@@ -1,0 +1,154 @@
+// params: every count, the weights at the chosen format, per-matrix and per-dtype tables.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+namespace roofline::format {
+namespace {
+
+struct P {
+  const io::Resolved& in;
+  const ParamsResult& r;
+  [[nodiscard]] const ModelConfig& m() const { return in.scenario.model; }
+  [[nodiscard]] const ParamCounts& c() const { return *r.counts; }
+};
+
+const LayerKindParams* kind(const P& p, bool moe) {
+  for (const LayerKindParams& k : p.c().layer_kinds) {
+    if (k.moe == moe) return &k;
+  }
+  return nullptr;
+}
+
+std::string parts_sum(const LayerKindParams& k) {
+  std::string s;
+  for (const ParamComponent& part : k.parts) s += (s.empty() ? "" : " + ") + num(part.count);
+  return s;
+}
+
+std::string d2_note(const P& p, const LayerKindParams& k) {
+  const double d = static_cast<double>(p.m().d_model);
+  return fmt::format("{:.4f} d²", static_cast<double>(k.total) / (d * d));
+}
+
+const std::vector<Field<P>> kParams = {
+    {"params_per_dense_layer", "", "S000-T1.1", "P_layer = attention + MLP + norms",
+     [](const P& p) { return cell(kind(p, false)->total); }, [](const P& p) { return parts_sum(*kind(p, false)); },
+     [](const P& p) { return d2_note(p, *kind(p, false)); }, [](const P& p) { return kind(p, false) != nullptr; },
+     [](const P& p) { return fmt::format("per dense layer (x{})", kind(p, false)->n_layers); }},
+    {"params_per_moe_layer", "", "S000-T1.1", "P_layer = attention + router + experts + norms",
+     [](const P& p) { return cell(kind(p, true)->total); }, [](const P& p) { return parts_sum(*kind(p, true)); },
+     [](const P& p) { return d2_note(p, *kind(p, true)); }, [](const P& p) { return kind(p, true) != nullptr; },
+     [](const P& p) { return fmt::format("per MoE layer (x{})", kind(p, true)->n_layers); }},
+    {"params_per_layer_over_d2", "per layer / d²", "S003-2.1", "P_layer / d²",
+     [](const P& p) { return number(p.r.main_layer_over_d2); },
+     [](const P& p) {
+       return fmt::format("{} / ({} x {})", num(p.r.main_layer_params), num(p.m().d_model), num(p.m().d_model));
+     }},
+    {"blocks_params", "all layers", "S000-T1.1", "sum_l P_layer", [](const P& p) { return cell(p.c().blocks); },
+     [](const P& p) {
+       std::string s;
+       for (const LayerKindParams& k : p.c().layer_kinds) {
+         s += (s.empty() ? "" : " + ") + fmt::format("{} x {}", num(k.n_layers), num(k.total));
+       }
+       return s;
+     }},
+    {"embedding_params", "embedding", "S000-T1.1", "V e", [](const P& p) { return cell(p.c().embedding); },
+     [](const P& p) { return fmt::format("{} x {}", num(p.m().vocab_size), num(p.r.embedding_width)); }},
+    {"position_params", "learned positions", "S003-2.1", "n_pos d", [](const P& p) { return cell(p.c().positions); },
+     [](const P& p) { return fmt::format("{} x {}", num(p.m().learned_positions), num(p.m().d_model)); }, nullptr,
+     [](const P& p) { return p.c().positions > 0; }},
+    {"lm_head_params", "lm_head", "S000-T1.1", "V e (+ V with a bias); 0 when tied",
+     [](const P& p) { return cell(p.c().lm_head); },
+     [](const P& p) {
+       if (p.c().lm_head == 0) return std::string("0");
+       std::string s = fmt::format("{} x {}", num(p.m().vocab_size), num(p.r.embedding_width));
+       if (p.c().lm_head != p.c().lm_head_weight) s += " + " + num(p.m().vocab_size);
+       return s;
+     },
+     [](const P& p) { return std::string(p.m().tied_embeddings ? "tied to the embedding" : ""); }},
+    {"final_norm_params", "final norm", "S000-T1.1", "d per gain or bias, 0 without parameters",
+     [](const P& p) { return cell(p.c().final_norm); }, [](const P& p) { return num(p.c().final_norm); }},
+    {"non_embedding_params", "non-embedding", "KA20-2.1", "N = sum_l P_layer + final norm + embedding norm/projection",
+     [](const P& p) { return cell(p.c().non_embedding); },
+     [](const P& p) {
+       return fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm), num(p.c().embedding_norm),
+                          num(p.c().embed_proj));
+     }},
+    {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions",
+     [](const P& p) { return cell(p.c().total); },
+     [](const P& p) {
+       return fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding), num(p.c().lm_head),
+                          num(p.c().positions));
+     }},
+    {"active_params", "active per token", "SH17", "N_active = N_total - sum_l (P_layer - P_layer,active)",
+     [](const P& p) { return cell(p.c().active); },
+     [](const P& p) {
+       std::string s = num(p.c().total);
+       for (const LayerKindParams& k : p.c().layer_kinds) {
+         if (k.total != k.active) s += fmt::format(" - {} x ({} - {})", num(k.n_layers), num(k.total), num(k.active));
+       }
+       return s;
+     },
+     nullptr, [](const P& p) { return p.m().moe.enabled(); }},
+    {"mtp_params_excluded", "MTP layers (excluded)", "DS24", "n_mtp (P_moe_layer + 3 norms + 2 d² + 2 V d)",
+     [](const P& p) { return cell(p.c().mtp_excluded); }, nullptr, nullptr,
+     [](const P& p) { return p.c().mtp_excluded > 0; }},
+    {"published_params", "published count", "", "",
+     [](const P& p) { return cell(p.in.scenario.provenance.published_params); }, nullptr,
+     [](const P& p) { return std::string(p.r.published_matches ? "matches" : "DIFFERS"); },
+     [](const P& p) { return p.r.published_applies; }},
+};
+
+const std::vector<Field<P>> kWeights = {
+    {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8", [](const P& p) { return cell(p.r.weight_bytes); },
+     [](const P& p) { return fmt::format("{} x {} / 8", num(p.c().total), num(p.in.scenario.workload.weight_bits)); },
+     nullptr, nullptr,
+     [](const P& p) {
+       const Workload& w = p.in.scenario.workload;
+       return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
+     }},
+    {"training_state_bytes", "training state (mixed Adam)", "RA20-3.1", "M = (2 + 2 + 12) N",
+     [](const P& p) { return cell(p.r.training_state_bytes); },
+     [](const P& p) { return fmt::format("{} x {}", num(p.r.training_state_bytes_per_param), num(p.c().total)); },
+     [](const P&) { return std::string("before activations"); }},
+};
+
+}  // namespace
+
+void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool explain, bool tables) {
+  const P p{in, r};
+  rep.sections.push_back(make_section("params", "Parameters", kParams, p, explain));
+  rep.sections.push_back(make_section("weights", "Weights", kWeights, p, explain));
+  if (in.scenario.provenance.modified && in.scenario.provenance.published_params) {
+    rep.notes.emplace_back("a modified model: no published count applies");
+  }
+  if (!tables) return;
+  Table t{"components",
+          "Parameters per matrix",
+          {{"layer_kind", "layer kind", Unit::text},
+           {"component", "component", Unit::text},
+           {"params_per_layer", "per layer", Unit::count},
+           {"active_params_per_layer", "active", Unit::count},
+           {"layers", "layers", Unit::count},
+           {"params", "all layers", Unit::count}},
+          {}};
+  for (const LayerKindParams& k : r.counts->layer_kinds) {
+    for (const ParamComponent& part : k.parts) {
+      t.rows.push_back({std::string(k.moe ? "moe" : "dense"), std::string(part.id), part.count, part.active, k.n_layers,
+                        static_cast<double>(part.count) * static_cast<double>(k.n_layers)});
+    }
+  }
+  rep.tables.push_back(std::move(t));
+  Table wt{"weights_by_dtype",
+           "Weights by data type",
+           {{"dtype", "dtype", Unit::text},
+            {"bits_per_weight", "bits", Unit::none},
+            {"weight_bytes", "weights", Unit::bytes}},
+           {}};
+  for (const WeightsAtDtype& x : r.weights_by_dtype) {
+    wt.rows.push_back({std::string(dtype_name(x.dtype)), x.bits, x.bytes.base()});
+  }
+  rep.tables.push_back(std::move(wt));
+}
+
+}  // namespace roofline::format

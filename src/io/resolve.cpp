@@ -1,0 +1,261 @@
+// resolve(): a ScenarioSpec becomes a Scenario. Every default lives here, in one place, and every
+// problem with the inputs is collected and reported together.
+#include "io/scenario_spec.hpp"
+
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline::io {
+namespace {
+
+constexpr std::int64_t kDefaultContextUnknown = 4096;  // when a config states no trained context
+constexpr std::int64_t kDefaultPrompt = 2048;
+constexpr std::int64_t kDefaultOutput = 256;
+
+bool any_override(const ModelOverrides& o) { return !o.given.empty(); }
+
+// Loads the model (preset, file, stdin, inline object or flags alone) with every override applied.
+std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
+                                         Diagnostics& diag) {
+  const ModelOverrides& o = spec.overrides;
+  ModelPreset p;
+  const bool from_flags = spec.model.empty() && !spec.model_json_text;
+  if (spec.model_json_text) {
+    bool ok = false;
+    diag.capture("", [&] {
+      p = model_from_json(parse_json_text(*spec.model_json_text, "/model"), "/model", "inline");
+      p.origin = "inline";
+      ok = true;
+    });
+    if (!ok) return std::nullopt;
+  } else if (!from_flags) {
+    bool ok = false;
+    diag.capture("", [&] {
+      p = reg.load_model(spec.model, in);
+      ok = true;
+    });
+    if (!ok) return std::nullopt;
+  } else {
+    if (!any_override(o)) {
+      diag.usage(
+          "MODEL: required; give a preset name, a config.json path, - for stdin, or "
+          "--layers/--hidden/--heads/--ffn/--vocab");
+      return std::nullopt;
+    }
+    std::vector<std::string> missing;
+    if (!o.layers) missing.emplace_back("--layers");
+    if (!o.hidden) missing.emplace_back("--hidden");
+    if (!o.heads) missing.emplace_back("--heads");
+    if (!o.ffn && !o.experts) missing.emplace_back("--ffn");
+    if (!o.vocab) missing.emplace_back("--vocab");
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+      diag.usage("a model given by flags needs " + list);
+      return std::nullopt;
+    }
+    p.config.name = "custom";
+    p.config.family = "custom";
+    p.origin = "flags";
+    p.input_format = "flags";
+    p.config.n_kv_heads = -1;
+    p.config.head_dim = -1;
+  }
+  ModelConfig& m = p.config;
+  const auto apply = [](const std::optional<std::int64_t>& v, std::int64_t& field) {
+    if (v) field = *v;
+  };
+  apply(o.layers, m.n_layers);
+  apply(o.hidden, m.d_model);
+  apply(o.heads, m.n_heads);
+  apply(o.kv_heads, m.n_kv_heads);
+  apply(o.head_dim, m.head_dim);
+  apply(o.ffn, m.d_ff);
+  apply(o.vocab, m.vocab_size);
+  apply(o.max_seq_len, m.max_seq_len);
+  apply(o.window, m.sliding_window);
+  apply(o.global_every, m.global_every);
+  apply(o.experts, m.moe.n_experts);
+  apply(o.top_k, m.moe.top_k);
+  apply(o.expert_ffn, m.moe.d_ff_expert);
+  apply(o.shared_experts, m.moe.n_shared_experts);
+  apply(o.shared_ffn, m.moe.d_ff_shared);
+  apply(o.first_dense, m.moe.first_dense_layers);
+  if (o.mlp) m.mlp = *o.mlp;
+  if (o.norm) m.norm = *o.norm;
+  if (o.tied) m.tied_embeddings = *o.tied;
+  // A model from flags alone takes the MHA and d/h defaults; a preset keeps its checkpoint's
+  // head_dim and KV heads unless they are overridden (a what-if keeps every other field).
+  if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
+  if (m.head_dim < 0) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  if (m.moe.enabled() && m.moe.d_ff_expert == 0) m.moe.d_ff_expert = m.d_ff;
+  if (m.moe.n_shared_experts > 0 && m.moe.d_ff_shared == 0) m.moe.d_ff_shared = m.moe.d_ff_expert;
+  const std::vector<std::string> problems = validate(m);
+  if (!problems.empty()) {
+    const std::string where = p.origin.empty() ? std::string("model") : p.origin;
+    for (const std::string& s : problems) diag.input(where + ": " + s);
+    return std::nullopt;
+  }
+  return p;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+}  // namespace
+
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu) {
+  Diagnostics diag;
+  Resolved r;
+  Scenario& sc = r.scenario;
+  Workload& w = sc.workload;
+
+  // The model, overrides applied and validated.
+  std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag);
+  if (model) {
+    r.model = *model;
+    sc.model = model->config;
+    diag.capture("", [&] { sc.counts = count_params(sc.model); });
+    const bool modified = any_override(spec.overrides) && r.model.input_format != "flags";
+    sc.provenance.published_params = r.model.published_params;
+    sc.provenance.modified = modified;
+    r.model_label = sc.model.name + (modified ? " modified: " + joined(spec.overrides.given, " ") : "");
+  }
+  const std::int64_t trained = sc.model.max_seq_len;
+
+  // Workload: every default in one place.
+  w.batch = spec.batch.value_or(1);
+  r.context_defaulted = !spec.context;
+  w.context = spec.context.value_or(trained > 0 ? trained : kDefaultContextUnknown);
+  w.prompt = spec.prompt.value_or(trained > 0 ? std::min(kDefaultPrompt, trained) : kDefaultPrompt);
+  w.output = spec.output.value_or(kDefaultOutput);
+  w.weight_dtype = spec.dtype.value_or(DType::bf16);
+  WeightFormat format = plain_weight_format(w.weight_dtype);
+  if (spec.weight_format) {
+    if (!spec.weight_format->name.empty()) {
+      format = *spec.weight_format;
+      w.weight_dtype = format.storage;
+    } else {
+      format.bits = spec.weight_format->bits;  // a number of bits: the weight type keeps its name
+    }
+  }
+  w.weight_format = format.name;
+  w.weight_bits = format.bits;
+  w.compute_dtype = spec.compute_dtype.value_or(default_compute_dtype(format));
+  w.kv_dtype = spec.kv_dtype.value_or(DType::bf16);
+  w.activation_dtype = DType::bf16;
+  w.bw_efficiency = spec.bw_efficiency.value_or(1.0);
+  w.mfu = spec.mfu.value_or(1.0);
+  w.basis = spec.basis.value_or(FlopBasis::physical);
+  w.attention = spec.attention.value_or(AttentionMode::causal);
+  w.lm_head = spec.lm_head.value_or(LmHeadPositions::last);
+  w.decode_bytes = spec.decode_bytes.value_or(DecodeBytes::touched);
+  w.moe_decode = spec.moe_decode.value_or(MoeDecodeBytes::expected);
+  sc.deployment.devices = spec.devices.value_or(1);
+  sc.training.tokens = spec.train_tokens;
+  sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
+
+  // The accelerator, overrides applied.
+  if (!spec.gpu.empty()) {
+    r.gpu_requested = spec.gpu;
+    bool loaded = false;
+    Accelerator acc;
+    diag.capture("", [&] {
+      acc.hw = reg.load_gpu(spec.gpu);
+      loaded = true;
+    });
+    if (loaded) {
+      HardwareConfig& h = acc.hw;
+      for (const PeakOverride& p : spec.gpu_peaks) {
+        if (!(p.rate.base() > 0.0)) diag.input("--gpu-peak: must be a positive rate");
+        h.set_peak(p.dtype.value_or(w.compute_dtype), p.rate);
+      }
+      if (spec.gpu_memory) {
+        if (!(spec.gpu_memory->base() > 0.0)) diag.input("--gpu-memory: must be a positive size");
+        h.memory_capacity = *spec.gpu_memory;
+        acc.capacity_source = CapacitySource::override_bytes;
+      }
+      if (spec.gpu_bandwidth) {
+        if (!(spec.gpu_bandwidth->base() > 0.0)) diag.input("--gpu-bandwidth: must be a positive rate");
+        h.memory_bandwidth = *spec.gpu_bandwidth;
+      }
+      for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
+      sc.accelerator = acc;
+      if (spec.gpu != h.name && spec.gpu.find('/') == std::string::npos && !spec.gpu.ends_with(".json")) {
+        r.notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
+      }
+    }
+  } else {
+    if (needs_gpu) diag.usage("--gpu is required; see `roofline gpus` for the presets");
+    const auto needs = [&](bool given, const char* flag) {
+      if (given) diag.usage(std::string(flag) + ": needs --gpu");
+    };
+    needs(spec.devices.has_value(), "--gpus");
+    needs(spec.gpu_memory.has_value(), "--gpu-memory");
+    needs(spec.gpu_bandwidth.has_value(), "--gpu-bandwidth");
+    needs(!spec.gpu_peaks.empty(), "--gpu-peak");
+    needs(spec.mfu.has_value(), "--mfu");
+    needs(spec.bw_efficiency.has_value(), "--bw-efficiency");
+    needs(spec.measured_tokens_per_s.has_value(), "--measured-tokens-per-s");
+    needs(spec.reserve.has_value(), "--reserve");
+  }
+  if (spec.reserve) {
+    if (spec.reserve->bytes) w.reserve = *spec.reserve->bytes;
+    if (spec.reserve->fraction && sc.accelerator) {
+      w.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
+    }
+  }
+  diag.check();
+
+  // Facts about this run, and inputs that are allowed but probably not meant.
+  if (r.context_defaulted && trained == 0) {
+    r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
+  }
+  if (spec.context && trained > 0 && w.context > trained) {
+    r.warnings.push_back("--context " + std::to_string(w.context) + " exceeds the model's trained context of " +
+                         std::to_string(trained) + " tokens");
+  }
+  if (spec.prompt && trained > 0 && w.prompt > trained) {
+    r.warnings.push_back("--prompt " + std::to_string(w.prompt) + " exceeds the model's trained context of " +
+                         std::to_string(trained) + " tokens");
+  }
+  if (sc.provenance.published_params && !sc.provenance.modified && *sc.provenance.published_params != sc.counts.total) {
+    r.warnings.push_back("computed " + std::to_string(sc.counts.total) + " parameters, but the preset publishes " +
+                         std::to_string(*sc.provenance.published_params));
+  }
+  if (sc.accelerator) {
+    const HardwareConfig& h = sc.accelerator->hw;
+    if (sc.deployment.devices > 1) {
+      r.notes.push_back(std::to_string(sc.deployment.devices) +
+                        " devices act as one ideal device: capacity, bandwidth and peak add up and communication "
+                        "is free, so times are lower bounds");
+    }
+    if (!device_peak(sc)) {
+      std::vector<std::string> have;
+      for (DType t : kAllDTypes) {
+        if (h.peak_for(t)) have.emplace_back(dtype_name(t));
+      }
+      r.notes.push_back(h.name + " has no published dense " + std::string(dtype_name(w.compute_dtype)) +
+                        " peak, so compute-side results are n/a; it has " +
+                        (have.empty() ? std::string("none") : joined(have, ", ")) +
+                        " (--compute-dtype or --gpu-peak set one)");
+    }
+    if (spec.reserve && spec.reserve->fraction) {
+      r.notes.push_back("the reserve is " +
+                        std::to_string(static_cast<int>(std::lround(*spec.reserve->fraction * 100))) +
+                        " % of each device's capacity");
+    }
+  }
+  if (r.model.origin != "builtin") {
+    for (const std::string& n : sc.model.non_parameter_notes) r.notes.push_back(n);
+  }
+  return r;
+}
+
+}  // namespace roofline::io

@@ -1,0 +1,319 @@
+#include "io/scenario_spec.hpp"
+
+#include "io/enum_table.hpp"
+#include "io/quantity_parse.hpp"
+
+#include "roofline/checked.hpp"
+#include "roofline/errors.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace roofline::io {
+namespace {
+
+constexpr std::array kBases = {std::pair{"physical", FlopBasis::physical},
+                               std::pair{"non-embedding", FlopBasis::non_embedding},
+                               std::pair{"all-params", FlopBasis::all_params}};
+constexpr std::array kAttention = {std::pair{"causal", AttentionMode::causal}, std::pair{"full", AttentionMode::full}};
+constexpr std::array kHead = {std::pair{"last", LmHeadPositions::last}, std::pair{"all", LmHeadPositions::all}};
+constexpr std::array kDecodeBytesNames = {std::pair{"touched", DecodeBytes::touched},
+                                          std::pair{"all-weights", DecodeBytes::all_weights}};
+constexpr std::array kMoeDecode = {std::pair{"expected", MoeDecodeBytes::expected},
+                                   std::pair{"all-experts", MoeDecodeBytes::all_experts},
+                                   std::pair{"top-k", MoeDecodeBytes::top_k}};
+constexpr std::array kCapacity = {std::pair{"device", CapacitySource::device},
+                                  std::pair{"override", CapacitySource::override_bytes}};
+constexpr std::array kMlp = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
+constexpr std::array kNorm = {std::pair{"rmsnorm", NormKind::rmsnorm},
+                              std::pair{"layernorm", NormKind::layernorm},
+                              std::pair{"layernorm_nobias", NormKind::layernorm_nobias},
+                              std::pair{"layernorm-nobias", NormKind::layernorm_nobias},
+                              std::pair{"nonparametric", NormKind::nonparametric},
+                              std::pair{"none", NormKind::nonparametric}};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+template <typename E, std::size_t N>
+E choice(const std::string& text, const EnumTable<E, N>& table) {
+  if (auto v = find_enum(table, lower(text))) return *v;
+  throw UsageError(not_one_of(text, table));
+}
+
+DType dtype(const std::string& text) {
+  if (auto t = dtype_from_name(lower(text))) return *t;
+  std::string allowed;
+  for (DType t : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t));
+  throw UsageError("\"" + text + "\" is not a data type; allowed: " + allowed);
+}
+
+std::int64_t positive_count(const std::string& text) {
+  const std::int64_t n = parse_count(text);
+  if (n < 1) throw InputError("\"" + text + "\" must be at least 1");
+  return n;
+}
+
+double fraction_in_unit_interval(const std::string& text) {
+  const double f = parse_fraction(text);
+  if (!(f > 0.0 && f <= 1.0)) throw InputError("\"" + text + "\" must be in (0, 1], e.g. 0.8 or 80%");
+  return f;
+}
+
+// A positive rate with an optional k/M/G/T (x1000) or Ki/Mi/Gi/Ti (x1024) multiplier: "4M", "238.3k".
+double rate_count(const std::string& text) {
+  if (!text.empty() && text.back() == '%') {
+    throw InputError("\"" + text + "\" is a percentage; expected a rate such as \"4M\" or \"238.3k\"");
+  }
+  double v = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || text.empty()) {
+    throw InputError("\"" + text + "\" is not a number; expected a rate such as \"4M\" or \"238.3k\"");
+  }
+  const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
+  constexpr std::array kMultipliers = {std::pair{"", 1.0},      std::pair{"k", 1e3},     std::pair{"K", 1e3},
+                                       std::pair{"M", 1e6},     std::pair{"G", 1e9},     std::pair{"T", 1e12},
+                                       std::pair{"Ki", 0x1p10}, std::pair{"Mi", 0x1p20}, std::pair{"Gi", 0x1p30},
+                                       std::pair{"Ti", 0x1p40}};
+  const auto m = std::find_if(kMultipliers.begin(), kMultipliers.end(), [&](const auto& p) { return unit == p.first; });
+  if (m == kMultipliers.end()) throw InputError("\"" + text + "\": unknown multiplier \"" + std::string(unit) + "\"");
+  const double r = v * m->second;
+  if (!(r > 0.0) || !std::isfinite(r)) throw InputError("\"" + text + "\" must be a positive finite rate");
+  return r;
+}
+
+WeightFormat weight_bits(const std::string& text) {
+  if (auto f = named_weight_format(lower(text))) return *f;
+  const double bits = parse_fraction(text);
+  if (!(bits > 0.0 && bits <= 64.0)) throw InputError("\"" + text + "\" must be in (0, 64] bits or a named format");
+  WeightFormat f;
+  f.name = "";  // named after --dtype by resolve()
+  f.bits = bits;
+  return f;
+}
+
+ReserveSpec reserve(const std::string& text) {
+  ReserveSpec r;
+  if (!text.empty() && text.back() == '%') {
+    const double f = parse_fraction(text);
+    if (!(f >= 0.0 && f < 1.0)) throw InputError("\"" + text + "\" must be a fraction of capacity in [0, 100%)");
+    r.fraction = f;
+  } else {
+    r.bytes = parse_bytes(text);
+  }
+  return r;
+}
+
+PeakOverride peak(const std::string& text) {
+  PeakOverride p;
+  const auto eq = text.find('=');
+  if (eq != std::string::npos) p.dtype = dtype(text.substr(0, eq));
+  p.rate = parse_flop_rate(eq == std::string::npos ? text : text.substr(eq + 1));
+  return p;
+}
+
+#define ROOFLINE_OVERRIDE(field, flag)                               \
+  [](ScenarioSpec& s, const std::string& t) {                        \
+    s.overrides.field = parse_count(t);                              \
+    s.overrides.given.push_back(std::string("--") + flag + " " + t); \
+  }
+
+const std::vector<InputDef> kInputs = {
+    // Model overrides.
+    {"layers", nullptr, kModelOverrides, "N", "Decoder layers L", ROOFLINE_OVERRIDE(layers, "layers")},
+    {"hidden", nullptr, kModelOverrides, "N", "Hidden width d", ROOFLINE_OVERRIDE(hidden, "hidden")},
+    {"heads", nullptr, kModelOverrides, "N", "Query heads h", ROOFLINE_OVERRIDE(heads, "heads")},
+    {"kv-heads", nullptr, kModelOverrides, "N", "KV heads h_kv (1 = MQA, h = MHA)",
+     ROOFLINE_OVERRIDE(kv_heads, "kv-heads")},
+    {"head-dim", nullptr, kModelOverrides, "N", "Head dimension d_h [default: d/h]",
+     ROOFLINE_OVERRIDE(head_dim, "head-dim")},
+    {"ffn", nullptr, kModelOverrides, "N", "FFN intermediate width d_ff", ROOFLINE_OVERRIDE(ffn, "ffn")},
+    {"vocab", nullptr, kModelOverrides, "N", "Vocabulary size V as stored", ROOFLINE_OVERRIDE(vocab, "vocab")},
+    {"max-seq-len", nullptr, kModelOverrides, "N", "Trained context length",
+     ROOFLINE_OVERRIDE(max_seq_len, "max-seq-len")},
+    {"mlp", nullptr, kModelOverrides, "KIND", "gated (3 matrices) or plain (2)",
+     [](ScenarioSpec& s, const std::string& t) {
+       s.overrides.mlp = choice(t, kMlp);
+       s.overrides.given.push_back("--mlp " + t);
+     }},
+    {"norm", nullptr, kModelOverrides, "KIND", "rmsnorm, layernorm, layernorm_nobias or nonparametric",
+     [](ScenarioSpec& s, const std::string& t) {
+       s.overrides.norm = choice(t, kNorm);
+       s.overrides.given.push_back("--norm " + t);
+     }},
+    {"tied", nullptr, kModelOverrides, "", "Tie the output head to the embedding",
+     [](ScenarioSpec& s, const std::string&) {
+       if (s.overrides.tied == false) throw UsageError("--tied and --untied exclude each other");
+       s.overrides.tied = true;
+       s.overrides.given.emplace_back("--tied");
+     }},
+    {"untied", nullptr, kModelOverrides, "", "Give the output head its own matrix",
+     [](ScenarioSpec& s, const std::string&) {
+       if (s.overrides.tied == true) throw UsageError("--tied and --untied exclude each other");
+       s.overrides.tied = false;
+       s.overrides.given.emplace_back("--untied");
+     }},
+    {"window", nullptr, kModelOverrides, "N", "Sliding-window size in tokens (0: none)",
+     ROOFLINE_OVERRIDE(window, "window")},
+    {"global-every", nullptr, kModelOverrides, "K", "With --window: every k-th layer is global",
+     ROOFLINE_OVERRIDE(global_every, "global-every")},
+    {"experts", nullptr, kModelOverrides, "N", "Routed experts per MoE layer", ROOFLINE_OVERRIDE(experts, "experts")},
+    {"top-k", nullptr, kModelOverrides, "K", "Routed experts per token", ROOFLINE_OVERRIDE(top_k, "top-k")},
+    {"expert-ffn", nullptr, kModelOverrides, "N", "Intermediate width of one expert",
+     ROOFLINE_OVERRIDE(expert_ffn, "expert-ffn")},
+    {"shared-experts", nullptr, kModelOverrides, "N", "Always-on experts",
+     ROOFLINE_OVERRIDE(shared_experts, "shared-experts")},
+    {"shared-ffn", nullptr, kModelOverrides, "N", "Intermediate width of one shared expert",
+     ROOFLINE_OVERRIDE(shared_ffn, "shared-ffn")},
+    {"first-dense", nullptr, kModelOverrides, "N", "Leading dense layers before the MoE layers",
+     ROOFLINE_OVERRIDE(first_dense, "first-dense")},
+    // Accelerator.
+    {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
+     [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }},
+    {"gpus", nullptr, kDevices, "N", "Devices, acting as one ideal device [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.devices = positive_count(t); }},
+    {"gpu-memory", nullptr, kGpuMemory, "SIZE", "Capacity per device, e.g. 192GB or 80GiB",
+     [](ScenarioSpec& s, const std::string& t) { s.gpu_memory = parse_bytes(t); }},
+    {"gpu-bandwidth", nullptr, kGpu, "RATE", "Bandwidth per device, e.g. 3.35TB/s",
+     [](ScenarioSpec& s, const std::string& t) { s.gpu_bandwidth = parse_bandwidth(t); }},
+    {"gpu-peak", nullptr, kGpu, "[DTYPE=]RATE",
+     "Dense peak per device: RATE for the compute dtype (989.4TFLOP/s) or DTYPE=RATE; repeatable",
+     [](ScenarioSpec& s, const std::string& t) { s.gpu_peaks.push_back(peak(t)); }, true},
+    // Workload.
+    {"batch", "b", kBatch, "N", "Sequences per step [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.batch = positive_count(t); }},
+    {"context", "c", kContext, "N",
+     "Tokens in the KV cache (8192, 8k = 8000, 8Ki = 8192) [default: the model's context]",
+     [](ScenarioSpec& s, const std::string& t) { s.context = parse_count(t); }},
+    {"prompt", "p", kPrompt, "N", "Prefill tokens per sequence [default: 2048, or the model's context if shorter]",
+     [](ScenarioSpec& s, const std::string& t) { s.prompt = positive_count(t); }},
+    {"output", nullptr, kOutput, "N", "Generated tokens per request [default: 256]",
+     [](ScenarioSpec& s, const std::string& t) { s.output = parse_count(t); }},
+    {"dtype", nullptr, kWeights, "DTYPE", "Weight data type [default: bf16]",
+     [](ScenarioSpec& s, const std::string& t) { s.dtype = dtype(t); }},
+    {"weight-bits", nullptr, kWeights, "BITS|FORMAT",
+     "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, int8-g128, q4_0, q8_0, "
+     "q4_k, q5_k, q6_k",
+     [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }},
+    {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type [default: bf16]",
+     [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = dtype(t); }},
+    {"compute-dtype", nullptr, kComputeDtype, "DTYPE",
+     "Which dense peak applies [default: the weight type; 4-bit and group-quantized weights compute in bf16]",
+     [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = dtype(t); }},
+    {"reserve", nullptr, kReserve, "SIZE|PCT",
+     "Runtime reserve per device: a size (2GiB) or a share of capacity (10%) [default: 0]",
+     [](ScenarioSpec& s, const std::string& t) { s.reserve = reserve(t); }},
+    {"bw-efficiency", nullptr, kBwEfficiency, "FRACTION", "Achieved / peak bandwidth, 0.8 or 80% [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.bw_efficiency = fraction_in_unit_interval(t); }},
+    {"mfu", nullptr, kMfu, "FRACTION", "Achieved / peak FLOP/s, 0.4 or 40% [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.mfu = fraction_in_unit_interval(t); }},
+    {"train-tokens", nullptr, kTraining, "N", "Training tokens D for C = 6ND and time to train, e.g. 2T",
+     [](ScenarioSpec& s, const std::string& t) { s.train_tokens = positive_count(t); }},
+    {"measured-tokens-per-s", nullptr, kTraining, "RATE",
+     "Measured training tokens/s of the whole job (4M, 238.3k), for MFU and HFU (needs --gpu)",
+     [](ScenarioSpec& s, const std::string& t) { s.measured_tokens_per_s = rate_count(t); }},
+    {"require-fit", nullptr, kRequireFit, "",
+     "Exit with status 3 when the weights and KV cache do not fit (for shell if/&&)",
+     [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},
+    // Conventions.
+    {"flops-basis", nullptr, kFlopsBasis, "BASIS", "physical, non-embedding or all-params [default: physical]",
+     [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kBases); }},
+    {"attention", nullptr, kAttentionMode, "MODE", "causal or full [default: causal]",
+     [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttention); }},
+    {"lm-head", nullptr, kLmHead, "WHERE", "Prefill head positions: last or all [default: last]",
+     [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kHead); }},
+    {"decode-bytes", nullptr, kDecodeBytes, "MODE", "touched or all-weights [default: touched]",
+     [](ScenarioSpec& s, const std::string& t) { s.decode_bytes = choice(t, kDecodeBytesNames); }},
+    {"moe-decode", nullptr, kDecodeBytes, "MODE", "expected, all-experts or top-k [default: expected]",
+     [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecode); }},
+};
+
+#undef ROOFLINE_OVERRIDE
+
+std::string join_lines(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& m : v) s += (s.empty() ? "" : "\n") + m;
+  return s;
+}
+
+}  // namespace
+
+void Diagnostics::check() const {
+  if (messages_.empty()) return;
+  if (usage_) throw UsageError(join_lines(messages_));
+  throw InputError(join_lines(messages_));
+}
+
+const std::vector<InputDef>& input_defs() { return kInputs; }
+
+void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag) {
+  diag.capture(std::string("--") + def.name, [&] { def.set(spec, text); });
+}
+
+void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
+                    Diagnostics& diag) {
+  if (!object.is_object()) {
+    diag.input("expected a JSON object of inputs");
+    return;
+  }
+  for (const auto& [key, value] : object.items()) {
+    const std::string where = "/" + key;
+    if (key == "command") continue;
+    if (key == "model") {
+      if (value.is_string()) {
+        spec.model = value.get<std::string>();
+      } else if (value.is_object()) {
+        spec.model_json_text = value.dump();
+      } else {
+        diag.input(where + ": expected a preset name, a path or a config object");
+      }
+      continue;
+    }
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '_', '-');
+    const auto def = std::find_if(kInputs.begin(), kInputs.end(), [&](const InputDef& d) { return name == d.name; });
+    if (def == kInputs.end()) {
+      diag.usage(where + ": unknown input \"" + key + "\"");
+      continue;
+    }
+    if ((def->group & groups) == 0U) {
+      diag.usage(where + ": \"" + key + "\" does not apply to " + std::string(command));
+      continue;
+    }
+    std::vector<nlohmann::json> values;
+    if (value.is_array() && def->repeatable) {
+      values.assign(value.begin(), value.end());
+    } else {
+      values.push_back(value);
+    }
+    for (const nlohmann::json& v : values) {
+      std::string text;
+      if (v.is_string()) {
+        text = v.get<std::string>();
+      } else if (v.is_number() || (v.is_boolean() && v.get<bool>())) {
+        text = v.is_boolean() ? "" : v.dump();
+      } else if (v.is_boolean()) {
+        continue;  // a switch set to false
+      } else {
+        diag.input(where + ": expected a number or a string");
+        continue;
+      }
+      diag.capture(where, [&] { def->set(spec, text); });
+    }
+  }
+}
+
+std::string_view name_of(FlopBasis v) { return enum_name(v, kBases); }
+std::string_view name_of(AttentionMode v) { return enum_name(v, kAttention); }
+std::string_view name_of(LmHeadPositions v) { return enum_name(v, kHead); }
+std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }
+std::string_view name_of(MoeDecodeBytes v) { return enum_name(v, kMoeDecode); }
+std::string_view name_of(CapacitySource v) { return enum_name(v, kCapacity); }
+
+}  // namespace roofline::io

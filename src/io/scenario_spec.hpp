@@ -1,0 +1,173 @@
+// ScenarioSpec: what the user asked, as typed optional fields, filled from command-line flags or
+// from a JSON object with the same names. resolve() turns it into an engine Scenario and holds
+// every default in one place; it collects every input error and reports them together.
+#pragma once
+
+#include "io/preset_json.hpp"
+#include "io/preset_registry.hpp"
+
+#include "roofline/checked.hpp"
+#include "roofline/errors.hpp"
+#include "roofline/quant.hpp"
+#include "roofline/scenario.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roofline::io {
+
+/// Option groups: each command reads some of them, and accepts only their inputs.
+enum InputGroup : unsigned {
+  kModelOverrides = 1U << 0,  ///< --layers, --hidden, ...
+  kGpu = 1U << 1,             ///< --gpu, --gpu-bandwidth, --gpu-peak
+  kGpuMemory = 1U << 2,       ///< --gpu-memory
+  kDevices = 1U << 3,         ///< --gpus
+  kBatch = 1U << 4,
+  kContext = 1U << 5,
+  kPrompt = 1U << 6,
+  kOutput = 1U << 7,
+  kWeights = 1U << 8,  ///< --dtype, --weight-bits
+  kKvDtype = 1U << 9,
+  kComputeDtype = 1U << 10,
+  kReserve = 1U << 11,
+  kMfu = 1U << 12,
+  kBwEfficiency = 1U << 13,
+  kFlopsBasis = 1U << 14,
+  kAttentionMode = 1U << 15,
+  kLmHead = 1U << 16,
+  kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
+  kTraining = 1U << 18,     ///< --train-tokens, --measured-tokens-per-s
+  kRequireFit = 1U << 19,
+};
+
+/// Architecture overrides on a preset or a model from flags alone.
+struct ModelOverrides {
+  std::optional<std::int64_t> layers, hidden, heads, kv_heads, head_dim, ffn, vocab, max_seq_len, window, global_every,
+      experts, top_k, expert_ffn, shared_experts, shared_ffn, first_dense;
+  std::optional<MlpKind> mlp;
+  std::optional<NormKind> norm;
+  std::optional<bool> tied;
+  /// The flags given, in order, for the "modified" label: "--layers 40".
+  std::vector<std::string> given;
+};
+
+/// A peak override: for the compute dtype when `dtype` is empty.
+struct PeakOverride {
+  std::optional<DType> dtype;
+  units::FlopPerSecond rate{};
+};
+
+/// --reserve: bytes per device, or a fraction of each device's capacity.
+struct ReserveSpec {
+  std::optional<units::Bytes> bytes;
+  std::optional<double> fraction;
+};
+
+struct ScenarioSpec {
+  std::string model;  ///< preset name, HF repo id alias, file path, "-" (stdin); empty: flags alone
+  std::optional<std::string> model_json_text;  ///< an inline config object (JSON input), as text
+  ModelOverrides overrides;
+  std::string gpu;  ///< preset, alias or file; empty: none
+  std::optional<units::Bytes> gpu_memory;
+  std::optional<units::BytesPerSecond> gpu_bandwidth;
+  std::vector<PeakOverride> gpu_peaks;
+  std::optional<std::int64_t> devices, batch, context, prompt, output, train_tokens;
+  std::optional<double> measured_tokens_per_s;
+  std::optional<DType> dtype, kv_dtype, compute_dtype;
+  std::optional<WeightFormat> weight_format;  ///< --weight-bits: a named format or a number of bits
+  std::optional<ReserveSpec> reserve;
+  std::optional<double> bw_efficiency, mfu;
+  std::optional<FlopBasis> basis;
+  std::optional<AttentionMode> attention;
+  std::optional<LmHeadPositions> lm_head;
+  std::optional<DecodeBytes> decode_bytes;
+  std::optional<MoeDecodeBytes> moe_decode;
+  bool require_fit = false;
+};
+
+/// Errors collected over a pass; check() throws them together (one line each).
+class Diagnostics {
+ public:
+  void input(std::string message) { messages_.push_back(std::move(message)); }
+  void usage(std::string message) {
+    messages_.push_back(std::move(message));
+    usage_ = true;
+  }
+  /// Runs f and records what it throws, prefixed with `where`.
+  template <typename F>
+  void capture(std::string_view where, F&& f);
+  [[nodiscard]] bool empty() const { return messages_.empty(); }
+  /// Throws UsageError (any usage problem) or InputError with every message, one per line.
+  void check() const;
+
+ private:
+  std::vector<std::string> messages_;
+  bool usage_ = false;
+};
+
+/// One user input: its flag name, the group that owns it, help text and how it sets the spec.
+struct InputDef {
+  const char* name;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
+  const char* short_name;  ///< "b" for -b, or nullptr
+  InputGroup group;
+  const char* value_name;  ///< N, SIZE, RATE, DTYPE, ... ("" for a switch)
+  const char* help;
+  /// Parses text into the spec; throws InputError or UsageError without the flag prefix.
+  void (*set)(ScenarioSpec& spec, const std::string& text);
+  bool repeatable = false;
+};
+
+template <typename F>
+void Diagnostics::capture(std::string_view where, F&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    usage(where.empty() ? std::string(e.what()) : std::string(where) + ": " + e.what());
+  } catch (const Error& e) {
+    input(where.empty() ? std::string(e.what()) : std::string(where) + ": " + e.what());
+  } catch (const OverflowError& e) {
+    input(where.empty() ? std::string(e.what()) : std::string(where) + ": " + e.what());
+  }
+}
+
+/// Every input, in help order.
+const std::vector<InputDef>& input_defs();
+
+/// Sets one input from text, recording any error under "--name".
+void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag);
+
+/// Fills a spec from a JSON object whose keys are flag names ("batch", "kv-dtype" or "kv_dtype",
+/// "model", "gpu"); a key outside `groups` is an error naming the command.
+void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
+                    Diagnostics& diag);
+
+/// A resolved scenario with what the views need beyond the engine's inputs.
+struct Resolved {
+  Scenario scenario;
+  ModelPreset model;          ///< metadata: display name, origin, input format, notes
+  std::string model_label;    ///< name shown in headlines ("llama3-8b", "llama3-8b modified: --layers 40")
+  std::string gpu_requested;  ///< what the user typed for --gpu
+  bool context_defaulted = false;
+  std::vector<std::string> notes;     ///< facts about this run, shown with the results
+  std::vector<std::string> warnings;  ///< allowed but probably not meant (stderr and JSON)
+};
+
+/// Turns a spec into a scenario: every default here, every error collected, then one throw.
+/// `needs_gpu` makes --gpu required.
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu);
+
+/// Convention names as flags, preset files and the JSON echo spell them.
+std::string_view name_of(FlopBasis v);
+std::string_view name_of(AttentionMode v);
+std::string_view name_of(LmHeadPositions v);
+std::string_view name_of(DecodeBytes v);
+std::string_view name_of(MoeDecodeBytes v);
+std::string_view name_of(CapacitySource v);
+
+}  // namespace roofline::io
