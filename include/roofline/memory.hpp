@@ -24,7 +24,8 @@ std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
 /// M_KV per token = sum_l 2 h_kv d_h b (every layer, context under every window)  [S000-eq1.1]
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
 
-/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l)  [S000-eq1.1]
+/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l) = 2 h_kv d_h b (L_g T + L_s min(T, W)),
+/// O(1) through layer_windows  [S000-eq1.1]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 
 /// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]

@@ -19,11 +19,7 @@ units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_elemen
 
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  double tokens = 0.0;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) {
-    tokens += m.is_sliding_layer(i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
-  }
-  return units::Bytes{per_layer * tokens};
+  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)};
 }
 
 std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
