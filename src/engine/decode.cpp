@@ -28,10 +28,7 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
   if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
     for (const LayerKindParams& k : c.layer_kinds) {
       if (!k.moe) continue;
-      double experts_total = 0.0;
-      for (const ParamComponent& part : k.parts) {
-        if (part.id == "experts") experts_total = static_cast<double>(part.count);
-      }
+      const double experts_total = static_cast<double>(k.routed_experts_params);
       const double n = static_cast<double>(m.moe.n_experts);
       const double k_top = static_cast<double>(m.moe.top_k);
       const double touched =
