@@ -49,9 +49,9 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * batch;
   s.t_memory = s.bytes / hw.bandwidth;
-  s.t_compute = s.flops / hw.peak;
-  s.t_step = std::max(s.t_memory, s.t_compute);
-  s.bound = s.t_compute >= s.t_memory ? Bound::compute : Bound::memory;
+  s.t_compute = s.flops / hw.peak;  // 0 under an unknown (infinite) peak: the memory side alone
+  s.t_step = roofline_time(s.flops, s.bytes, hw.peak, hw.bandwidth);
+  s.bound = bound_of(s.flops, s.bytes, hw.peak, hw.bandwidth);
   s.tokens_per_s_per_sequence = 1.0 / s.t_step.base();
   s.tokens_per_s = batch / s.t_step.base();
   s.utilisation = s.t_compute / s.t_step;
@@ -100,8 +100,8 @@ PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workl
   p.intensity = p.flops / p.bytes;
   p.t_compute = p.flops / hw.peak;
   p.t_memory = p.bytes / hw.bandwidth;
-  p.t_floor = std::max(p.t_compute, p.t_memory);
-  p.bound = p.t_compute >= p.t_memory ? Bound::compute : Bound::memory;
+  p.t_floor = roofline_time(p.flops, p.bytes, hw.peak, hw.bandwidth);
+  p.bound = bound_of(p.flops, p.bytes, hw.peak, hw.bandwidth);
   return p;
 }
 
