@@ -6,6 +6,7 @@
 #include "roofline/units.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace roofline {
 
@@ -34,9 +35,10 @@ constexpr units::Bytes inference_bytes(units::Bytes weights, units::Bytes reserv
   return weights + reserve + kv_per_sequence * batch;
 }
 
-/// Sequences that fit: floor((C - M_w - R) / M_KV(T)), 0 when nothing is free  [S003-3.4]
-std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
-                             units::Bytes kv_per_sequence);
+/// Sequences that fit: floor(F / M_KV(T)), F = free_memory(C, M_w, R) = C - M_w - R; 0 when
+/// F <= 0; nullopt when M_KV(T) = 0 < F (unbounded); saturates at kMaxCount = 2^62  [S003-3.4]
+std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
+                                            units::Bytes kv_per_sequence);
 
 /// Longest context T with B M_KV(T) <= C - M_w - R (0 if none; capped at 2^40 tokens)  [S003-3.4]
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,

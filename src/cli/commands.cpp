@@ -475,7 +475,7 @@ Section section_capacity(const Ctx& c) {
         Unit::bytes, "S003-3.4", "M_w + R + B M_KV(T)", "");
   s.add("fits", "fits", need <= cap, Unit::boolean, "S003-3.4", "M_w + R + B M_KV(T) <= C",
         fmt::format("{} <= {}", gb(need.base()), gb(cap.base())));
-  const i64 conc = max_concurrency(cap, w, c.w.reserve, seq);
+  const i64 conc = max_concurrency(cap, w, c.w.reserve, seq).value_or(0);  // nullopt: unbounded, see `bounded`
   const bool bounded = seq.base() > 0.0;
   s.add("max_concurrent_sequences", fmt::format("sequences at {} tokens", n(c.w.context)),
         bounded ? Value{conc} : Value{}, Unit::sequences, "S003-3.4", "floor((C - M_w - R) / M_KV(T))",
@@ -485,9 +485,9 @@ Section section_capacity(const Ctx& c) {
     ModelConfig mha = m;
     mha.n_kv_heads = m.n_heads;
     const units::Bytes seq_mha = kv_bytes_per_sequence(mha, ctx, b);
-    s.add("max_concurrent_sequences_mha", "  same model with MHA", max_concurrency(cap, w, c.w.reserve, seq_mha),
-          Unit::sequences, "S003-3.4", "floor((C - M_w - R) / M_KV,MHA(T))",
-          fmt::format("floor({} / {})", gb(free.base()), gb(seq_mha.base())));
+    s.add("max_concurrent_sequences_mha", "  same model with MHA",
+          max_concurrency(cap, w, c.w.reserve, seq_mha).value_or(0), Unit::sequences, "S003-3.4",
+          "floor((C - M_w - R) / M_KV,MHA(T))", fmt::format("floor({} / {})", gb(free.base()), gb(seq_mha.base())));
   }
   s.add("max_context_tokens", fmt::format("longest context at batch {}", n(c.w.batch)),
         max_context(m, free, c.w.batch, b), Unit::tokens, "S003-3.4", "max T: B M_KV(T) <= C - M_w - R", "");
