@@ -103,7 +103,7 @@ struct ModelConfig {
 struct LayerWindows {
   std::int64_t global_layers = 0;   ///< L_g
   std::int64_t sliding_layers = 0;  ///< L_s
-  std::int64_t window = 0;          ///< W, tokens; 0 when no layer slides
+  std::int64_t window = 0;          ///< W, tokens; 0 when the model has no window
 };
 
 /// L_g = floor(L / g) with g = global_every (0: L_g = 0), L_s = L - L_g; without a window every
