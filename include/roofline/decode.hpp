@@ -54,8 +54,21 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
 std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c, const Workload& w,
                                                        Machine hw);
 
+/// The decode steps of one generation, O tokens after an S-token prompt (all zero when O <= 0).
+struct GenerationTime {
+  units::Seconds total{};            ///< sum_{i<O} t_step(T = S + i)
+  units::Seconds mean_step{};        ///< total / O: the TPOT floor
+  units::Seconds first_step{};       ///< t_step(S)
+  units::Seconds last_step{};        ///< t_step(S + O - 1), the last step summed
+  double compute_bound_steps = 0.0;  ///< steps with F/P >= Q/BW (a count; a double, as O + S may pass 2^63)
+};
+
 /// Time to generate O tokens after an S-token prompt, each step reading the cache as long as it is
-/// then: sum_{i<O} t_step(T = S + i)  [S003-2.5]
+/// then: sum_{i<O} t_step(T = S + i), t_step = max(t_mem, t_comp), both affine in T between window
+/// boundaries, so summed per segment and branch as arithmetic series; O(1) in O and L  [S003-2.5]
+GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
+
+/// generation_timing(...).total: sum_{i<O} t_step(T = S + i)  [S003-2.5]
 units::Seconds generation_time(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
 
 struct PrefillPass {

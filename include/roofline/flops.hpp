@@ -34,11 +34,12 @@ double attention_flops_per_pair(const ModelConfig& m);
 /// full S min(S,W); causal S^2/2 (S <= W) or S W - W^2/2  [S003-2.3] [S004]
 double attention_pairs(double s, std::int64_t window, AttentionMode mode);
 
-/// Attention FLOPs of an S-token prefill, all layers: sum_l a_l pairs_l(S)
-/// (causal, global: 2 L S^2 d; full: 4 L S^2 d)  [S003-2.3] [S004]
+/// Attention FLOPs of an S-token prefill, all layers: sum_l a pairs_l(S) = a (L_g pairs(S, inf) +
+/// L_s pairs(S, W)), O(1) (causal, global: 2 L S^2 d; full: 4 L S^2 d)  [S003-2.3] [S004]
 units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode);
 
-/// Attention FLOPs of one decode token against T cached tokens: sum_l a_l min(T, W_l)  [S003-2.4]
+/// Attention FLOPs of one decode token against T cached tokens: sum_l a min(T, W_l)
+/// = a (L_g T + L_s min(T, W)), O(1)  [S003-2.4]
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context);
 
 /// The terms of an S-token prefill: F = S (C_fwd - H) + n_head H + A(S).

@@ -6,6 +6,7 @@
 #include "roofline/units.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace roofline {
 
@@ -24,7 +25,8 @@ std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
 /// M_KV per token = sum_l 2 h_kv d_h b (every layer, context under every window)  [S000-eq1.1]
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
 
-/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l)  [S000-eq1.1]
+/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l) = 2 h_kv d_h b (L_g T + L_s min(T, W)),
+/// O(1) through layer_windows  [S000-eq1.1]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 
 /// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]
@@ -33,9 +35,10 @@ constexpr units::Bytes inference_bytes(units::Bytes weights, units::Bytes reserv
   return weights + reserve + kv_per_sequence * batch;
 }
 
-/// Sequences that fit: floor((C - M_w - R) / M_KV(T)), 0 when nothing is free  [S003-3.4]
-std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
-                             units::Bytes kv_per_sequence);
+/// Sequences that fit: floor(F / M_KV(T)), F = free_memory(C, M_w, R) = C - M_w - R; 0 when
+/// F <= 0; nullopt when M_KV(T) = 0 < F (unbounded); saturates at kMaxCount = 2^62  [S003-3.4]
+std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
+                                            units::Bytes kv_per_sequence);
 
 /// Longest context T with B M_KV(T) <= C - M_w - R (0 if none; capped at 2^40 tokens)  [S003-3.4]
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,

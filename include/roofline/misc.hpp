@@ -26,6 +26,20 @@ std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> shape
 /// Mean cross-entropy of all-equal logits over C classes: ln C  [S000-1.5]
 double uniform_logits_cross_entropy(double classes);
 
+// --- Counts -----------------------------------------------------------------------------------
+
+/// Largest count the engine returns from a floating-point quotient: 2^62, the cap the CLI's
+/// count parser puts on input counts. Beyond it a count means "more than anyone can use".
+inline constexpr std::int64_t kMaxCount = std::int64_t{1} << 62;
+
+/// A non-negative count computed in double, as an integer without UB: truncates; NaN and v <= 0
+/// give 0, v >= 2^62 (and +inf) gives kMaxCount.
+constexpr std::int64_t saturated_count(double v) {
+  if (!(v > 0.0)) return 0;
+  if (v >= static_cast<double>(kMaxCount)) return kMaxCount;
+  return static_cast<std::int64_t>(v);
+}
+
 // --- Memory budget ----------------------------------------------------------------------------
 
 /// Memory left for the KV cache: C - M_w - R (negative when the weights do not fit)  [S003-3.4]
@@ -33,7 +47,7 @@ constexpr units::Bytes free_memory(units::Bytes capacity, units::Bytes weights, 
   return capacity - weights - reserve;
 }
 
-/// Devices needed to hold the weights alone: ceil(M_w / C)  [S003-3.6]
+/// Devices needed to hold the weights alone: ceil(M_w / C), saturating at 2^62  [S003-3.6]
 std::int64_t devices_for_weights(units::Bytes weights, units::Bytes capacity_per_device);
 
 // --- Elementwise traffic per token, unfused (read inputs once, write output once) ---------------

@@ -2,6 +2,7 @@
 // Every field that changes the arithmetic is here; the engine never guesses a missing one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -95,6 +96,30 @@ struct ModelConfig {
     return global_every <= 0 || (i + 1) % global_every != 0;
   }
 };
+
+/// Layers by attention span: L_g global layers attend to the whole context, L_s sliding layers
+/// to their last W tokens. A property of the model, so sweeps compute it once (or not at all:
+/// `layer_windows` is O(1)).
+struct LayerWindows {
+  std::int64_t global_layers = 0;   ///< L_g
+  std::int64_t sliding_layers = 0;  ///< L_s
+  std::int64_t window = 0;          ///< W, tokens; 0 when the model has no window
+};
+
+/// L_g = floor(L / g) with g = global_every (0: L_g = 0), L_s = L - L_g; without a window every
+/// layer is global. The closed form of counting is_sliding_layer(i) over i < L  [S000-eq1.1]
+constexpr LayerWindows layer_windows(const ModelConfig& m) {
+  if (m.sliding_window <= 0) return {.global_layers = m.n_layers, .sliding_layers = 0, .window = 0};
+  const std::int64_t global = m.global_every > 0 ? m.n_layers / m.global_every : 0;
+  return {.global_layers = global, .sliding_layers = m.n_layers - global, .window = m.sliding_window};
+}
+
+/// Keys attended over all layers at context T: sum_l min(T, W_l) = L_g T + L_s min(T, W)
+/// [S000-eq1.1]
+constexpr double attended_keys(const LayerWindows& lw, double context) {
+  const double sliding = lw.sliding_layers > 0 ? std::min(context, static_cast<double>(lw.window)) : 0.0;
+  return static_cast<double>(lw.global_layers) * context + static_cast<double>(lw.sliding_layers) * sliding;
+}
 
 /// Returns every problem with a config (empty when valid), one message per field.
 std::vector<std::string> validate(const ModelConfig& m);

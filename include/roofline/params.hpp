@@ -26,6 +26,9 @@ struct LayerKindParams {
   std::int64_t active = 0;         ///< per layer, per token
   std::int64_t matrix_total = 0;   ///< per layer, weight matrices only
   std::int64_t matrix_active = 0;  ///< per layer, weight matrices one token multiplies
+  /// Per layer, parameters of the routed experts, E P_expert (the part "experts"; 0 in a dense
+  /// kind). What MoE decode reads only in part: params_read scales it by experts touched / E.
+  std::int64_t routed_experts_params = 0;
 };
 
 struct ParamCounts {

@@ -28,10 +28,7 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
   if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
     for (const LayerKindParams& k : c.layer_kinds) {
       if (!k.moe) continue;
-      double experts_total = 0.0;
-      for (const ParamComponent& part : k.parts) {
-        if (part.id == "experts") experts_total = static_cast<double>(part.count);
-      }
+      const double experts_total = static_cast<double>(k.routed_experts_params);
       const double n = static_cast<double>(m.moe.n_experts);
       const double k_top = static_cast<double>(m.moe.top_k);
       const double touched =
@@ -52,9 +49,9 @@ DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workloa
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * batch;
   s.t_memory = s.bytes / hw.bandwidth;
-  s.t_compute = s.flops / hw.peak;
-  s.t_step = std::max(s.t_memory, s.t_compute);
-  s.bound = s.t_compute >= s.t_memory ? Bound::compute : Bound::memory;
+  s.t_compute = s.flops / hw.peak;  // 0 under an unknown (infinite) peak: the memory side alone
+  s.t_step = roofline_time(s.flops, s.bytes, hw.peak, hw.bandwidth);
+  s.bound = bound_of(s.flops, s.bytes, hw.peak, hw.bandwidth);
   s.tokens_per_s_per_sequence = 1.0 / s.t_step.base();
   s.tokens_per_s = batch / s.t_step.base();
   s.utilisation = s.t_compute / s.t_step;
@@ -81,14 +78,110 @@ std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, con
   return hi;
 }
 
-units::Seconds generation_time(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
-  Workload step = w;
-  units::Seconds total{};
-  for (std::int64_t i = 0; i < w.output; ++i) {
-    step.context = w.prompt + i;
-    total += decode_step(m, c, step, hw).t_step;
+namespace {
+
+// t(j) = a + b j over the integers j of one stretch of steps.
+struct Affine {
+  double a = 0.0;
+  double b = 0.0;
+  [[nodiscard]] double at(double j) const { return a + b * j; }
+  // sum_{j0 <= j < j1} (a + b j) = n a + b n (j0 + j1 - 1) / 2, n = j1 - j0
+  [[nodiscard]] double sum(double j0, double j1) const {
+    const double n = j1 - j0;
+    return n > 0.0 ? n * a + b * (n * (j0 + j1 - 1.0) / 2.0) : 0.0;
   }
-  return total;
+};
+
+// One decode step as affine functions of x, the keys attended over all layers (attended_keys):
+// t_mem(x) = (W + B b_kv e x) / BW and t_comp(x) = B (C_fwd + a x) / P. The weights read depend on
+// B only, so they are the same at every step of a generation.
+struct StepLines {
+  Affine memory;
+  Affine compute;
+};
+
+StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
+  const double batch = static_cast<double>(w.batch);
+  const double bw = hw.bandwidth.base();
+  const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
+  const double weights = weight_bytes(params_read(m, c, batch, w.decode_bytes, w.moe_decode), w.weight_bits).base();
+  const double kv_per_key = static_cast<double>(kv_elements_per_token_layer(m)) * dtype_bytes(w.kv_dtype);
+  return {.memory = {.a = weights / bw, .b = batch * kv_per_key / bw},
+          .compute = {.a = batch * forward_flops_per_token(c, w.basis).base() / peak,
+                      .b = batch * attention_flops_per_pair(m) / peak}};
+}
+
+// The lines in the step offset j = T - t0 over a stretch where x = p + q T.
+Affine in_steps(Affine line, double p, double q, double t0) {
+  return {.a = line.a + line.b * (p + q * t0), .b = line.b * q};
+}
+
+struct StretchSum {
+  double total = 0.0;
+  double compute_bound = 0.0;
+};
+
+// sum_{0 <= j < n} max(mem(j), comp(j)). comp - mem is affine, so the max changes branch at most
+// once, at j* = (mem.a - comp.a) / (comp.b - mem.b); a tie counts as compute-bound, as bound_of.
+StretchSum sum_of_max(Affine mem, Affine comp, double n) {
+  const double slope = comp.b - mem.b;
+  const double gap = comp.a - mem.a;  // comp(0) - mem(0)
+  double first_compute = 0.0;         // compute-bound on [first_compute, last_compute)
+  double last_compute = 0.0;
+  if (slope == 0.0) {
+    last_compute = gap >= 0.0 ? n : 0.0;
+  } else {
+    const double cross = -gap / slope;
+    if (slope > 0.0) {
+      first_compute = std::clamp(std::ceil(cross), 0.0, n);
+      last_compute = n;
+    } else {
+      last_compute = std::clamp(std::floor(cross) + 1.0, 0.0, n);
+    }
+  }
+  const double compute_steps = last_compute - first_compute;
+  return {.total = mem.sum(0.0, first_compute) + comp.sum(first_compute, last_compute) + mem.sum(last_compute, n),
+          .compute_bound = compute_steps};
+}
+
+}  // namespace
+
+GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
+  GenerationTime g;
+  if (w.output <= 0) return g;
+  const StepLines lines = step_lines(m, c, w, hw);
+  const LayerWindows lw = layer_windows(m);
+  // Token arithmetic in double: S + O may pass 2^63.
+  const double start = static_cast<double>(w.prompt);
+  const double end = start + static_cast<double>(w.output);  // exclusive
+  const double global = static_cast<double>(lw.global_layers);
+  const double sliding = static_cast<double>(lw.sliding_layers);
+  const double window = static_cast<double>(lw.window);
+  // x(T) = p + q T on [from, to): all layers grow below the window; above it only global ones.
+  const auto stretch = [&](double from, double to, double p, double q) {
+    if (to <= from) return;
+    const StretchSum s = sum_of_max(in_steps(lines.memory, p, q, from), in_steps(lines.compute, p, q, from), to - from);
+    g.total += units::Seconds{s.total};
+    g.compute_bound_steps += s.compute_bound;
+  };
+  if (lw.sliding_layers > 0) {
+    stretch(start, std::min(end, window), 0.0, global + sliding);
+    stretch(std::max(start, window), end, sliding * window, global);
+  } else {
+    stretch(start, end, 0.0, global);
+  }
+  const auto step_at = [&](double t) {
+    const double x = attended_keys(lw, t);
+    return units::Seconds{std::max(lines.memory.at(x), lines.compute.at(x))};
+  };
+  g.first_step = step_at(start);
+  g.last_step = step_at(end - 1.0);
+  g.mean_step = g.total / static_cast<double>(w.output);
+  return g;
+}
+
+units::Seconds generation_time(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
+  return generation_timing(m, c, w, hw).total;
 }
 
 PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
@@ -103,8 +196,8 @@ PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workl
   p.intensity = p.flops / p.bytes;
   p.t_compute = p.flops / hw.peak;
   p.t_memory = p.bytes / hw.bandwidth;
-  p.t_floor = std::max(p.t_compute, p.t_memory);
-  p.bound = p.t_compute >= p.t_memory ? Bound::compute : Bound::memory;
+  p.t_floor = roofline_time(p.flops, p.bytes, hw.peak, hw.bandwidth);
+  p.bound = bound_of(p.flops, p.bytes, hw.peak, hw.bandwidth);
   return p;
 }
 

@@ -41,20 +41,14 @@ double attention_pairs(double s, std::int64_t window, AttentionMode mode) {
 
 units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode) {
   const double a = attention_flops_per_pair(m);
-  double pairs = 0.0;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) {
-    pairs += attention_pairs(s, m.is_sliding_layer(i) ? m.sliding_window : 0, mode);
-  }
+  const LayerWindows lw = layer_windows(m);
+  double pairs = static_cast<double>(lw.global_layers) * attention_pairs(s, 0, mode);
+  if (lw.sliding_layers > 0) pairs += static_cast<double>(lw.sliding_layers) * attention_pairs(s, lw.window, mode);
   return units::Flop{a * pairs};
 }
 
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
-  const double a = attention_flops_per_pair(m);
-  double keys = 0.0;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) {
-    keys += m.is_sliding_layer(i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
-  }
-  return units::Flop{a * keys};
+  return units::Flop{attention_flops_per_pair(m) * attended_keys(layer_windows(m), context)};
 }
 
 PrefillFlopTerms prefill_flop_terms(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,

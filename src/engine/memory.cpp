@@ -19,18 +19,15 @@ units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_elemen
 
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  double tokens = 0.0;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) {
-    tokens += m.is_sliding_layer(i) ? std::min(context, static_cast<double>(m.sliding_window)) : context;
-  }
-  return units::Bytes{per_layer * tokens};
+  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)};
 }
 
-std::int64_t max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
-                             units::Bytes kv_per_sequence) {
-  const units::Bytes free = capacity - weights - reserve;
-  if (free.base() <= 0.0 || kv_per_sequence.base() <= 0.0) return 0;
-  return static_cast<std::int64_t>(std::floor(free / kv_per_sequence));
+std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
+                                            units::Bytes kv_per_sequence) {
+  const units::Bytes free = free_memory(capacity, weights, reserve);
+  if (!(free.base() > 0.0)) return 0;
+  if (!(kv_per_sequence.base() > 0.0)) return std::nullopt;
+  return saturated_count(std::floor(free / kv_per_sequence));
 }
 
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,

@@ -19,10 +19,7 @@ std::vector<std::int64_t> contiguous_strides(std::span<const std::int64_t> shape
 double uniform_logits_cross_entropy(double classes) { return std::log(classes); }
 
 std::int64_t devices_for_weights(units::Bytes weights, units::Bytes capacity_per_device) {
-  if (weights.base() <= 0.0) {
-    return 0;
-  }
-  return static_cast<std::int64_t>(std::ceil(weights / capacity_per_device));
+  return saturated_count(std::ceil(weights / capacity_per_device));
 }
 
 }  // namespace roofline

@@ -2,10 +2,30 @@
 
 #include "roofline/checked.hpp"
 
+#include <string>
+
 namespace roofline {
 namespace {
 
 using i64 = std::int64_t;
+
+// An overflow already named by the innermost `counting`.
+struct NamedOverflow : OverflowError {
+  using OverflowError::OverflowError;
+};
+
+// Runs f; an exact count overflowing inside it is reported as what overflowed (the innermost
+// name wins).
+template <class F>
+auto counting(const char* what, F&& f) {
+  try {
+    return f();
+  } catch (const NamedOverflow&) {
+    throw;
+  } catch (const OverflowError&) {
+    throw NamedOverflow(std::string("integer overflow: ") + what + " exceed 2^63 - 1");
+  }
+}
 
 // Parameters in one norm of width w: RMSNorm has a gain, LayerNorm a gain and a bias.
 i64 norm_params(NormKind k, i64 w) {
@@ -104,19 +124,22 @@ void add_dense_mlp(const ModelConfig& m, LayerBuilder& b) {
   if (m.mlp_bias) b.add("mlp_bias", checked_add(checked_mul(mlp_matrices(m.mlp) - 1, f), d), false);
 }
 
-void add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
+// Returns the parameters of the routed experts (E P_expert).
+i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
   const MoeConfig& e = m.moe;
   const i64 d = m.d_model;
   // Router: a d x E linear (Shazeer et al. 2017); DeepSeek-V3 adds a per-expert correction bias.
   b.add("router", checked_mul(d, e.n_experts), true);
   if (e.router_bias) b.add("router_bias", e.n_experts, false);
   if (e.correction_bias) b.add("router_correction_bias", e.n_experts, false);
-  const i64 one = ffn_params(m, e.d_ff_expert);
-  b.add("experts", checked_mul(e.n_experts, one), checked_mul(e.top_k, one), true);
+  const i64 one = counting("the parameters of one MoE expert", [&] { return ffn_params(m, e.d_ff_expert); });
+  const i64 routed = counting("the parameters of the MoE experts", [&] { return checked_mul(e.n_experts, one); });
+  b.add("experts", routed, checked_mul(e.top_k, one), true);
   if (e.n_shared_experts > 0) {
     b.add("shared_experts", checked_mul(e.n_shared_experts, ffn_params(m, e.d_ff_shared)), true);
   }
   if (e.shared_expert_gate) b.add("shared_expert_gate", d, true);
+  return routed;
 }
 
 LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
@@ -124,34 +147,19 @@ LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
   k.moe = moe;
   k.n_layers = n_layers;
   LayerBuilder b(k);
-  add_attention(m, b);
+  counting("the attention parameters of one layer", [&] { add_attention(m, b); });
   if (moe) {
-    add_moe_mlp(m, b);
+    k.routed_experts_params = counting("the MoE parameters of one layer", [&] { return add_moe_mlp(m, b); });
   } else {
-    add_dense_mlp(m, b);
+    counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, b); });
   }
-  b.add("norms", checked_mul(m.norms_per_layer, norm_params(m.norm, m.d_model)), false);
+  counting("the parameters of one layer",
+           [&] { b.add("norms", checked_mul(m.norms_per_layer, norm_params(m.norm, m.d_model)), false); });
   return k;
 }
 
-}  // namespace
-
-ParamCounts count_params(const ModelConfig& m) {
-  ParamCounts c;
-  i64 n_moe = 0;
-  for (i64 i = 0; i < m.n_layers; ++i) {
-    if (m.is_moe_layer(i)) ++n_moe;
-  }
-  const i64 n_dense = m.n_layers - n_moe;
-  if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
-  if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
-  for (const LayerKindParams& k : c.layer_kinds) {
-    c.blocks = checked_add(c.blocks, checked_mul(k.n_layers, k.total));
-    c.blocks_active = checked_add(c.blocks_active, checked_mul(k.n_layers, k.active));
-  }
-
-  const i64 d = m.d_model;
-  const i64 e = m.embed_proj_dim > 0 ? m.embed_proj_dim : d;  // width of the token table
+// Embedding, positions, projections, head, final norm, and the totals over them.
+void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
   c.embedding = checked_mul(m.vocab_size, e);
   c.positions = checked_mul(m.learned_positions, d);
   c.embedding_norm = m.embedding_norm ? norm_params(m.norm, d) : 0;
@@ -165,16 +173,42 @@ ParamCounts count_params(const ModelConfig& m) {
   c.non_embedding = checked_add(checked_add(c.blocks, c.final_norm), checked_add(c.embedding_norm, c.embed_proj));
   c.total = checked_add(checked_add(c.non_embedding, c.embedding), checked_add(c.positions, c.lm_head));
   c.active = c.total - c.blocks + c.blocks_active;
+}
 
-  if (m.mtp_layers > 0) {
-    // DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies, norms for the
-    // hidden state and the embedding, a 2d -> d projection and one full MoE layer.
-    const LayerKindParams mtp_layer = layer_kind(m, m.moe.enabled(), 1);
-    i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
-    one = checked_add(one, checked_mul(2, d, d));
-    one = checked_add(one, checked_mul(2, c.head_matmul));
-    c.mtp_excluded = checked_mul(m.mtp_layers, one);
+// DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies, norms for the hidden
+// state and the embedding, a 2d -> d projection and one full MoE layer.
+void count_mtp(const ModelConfig& m, ParamCounts& c) {
+  const i64 d = m.d_model;
+  const LayerKindParams mtp_layer = layer_kind(m, m.moe.enabled(), 1);
+  i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
+  one = checked_add(one, checked_mul(2, d, d));
+  one = checked_add(one, checked_mul(2, c.head_matmul));
+  c.mtp_excluded = checked_mul(m.mtp_layers, one);
+}
+
+}  // namespace
+
+ParamCounts count_params(const ModelConfig& m) {
+  ParamCounts c;
+  i64 n_moe = 0;
+  for (i64 i = 0; i < m.n_layers; ++i) {
+    if (m.is_moe_layer(i)) ++n_moe;
   }
+  const i64 n_dense = m.n_layers - n_moe;
+  if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
+  if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
+  counting("the parameters summed over the layers", [&] {
+    for (const LayerKindParams& k : c.layer_kinds) {
+      c.blocks = checked_add(c.blocks, checked_mul(k.n_layers, k.total));
+      c.blocks_active = checked_add(c.blocks_active, checked_mul(k.n_layers, k.active));
+    }
+  });
+
+  const i64 d = m.d_model;
+  const i64 e = m.embed_proj_dim > 0 ? m.embed_proj_dim : d;  // width of the token table
+  counting("the embedding, head or total parameters", [&] { count_outside_layers(m, c, d, e); });
+
+  if (m.mtp_layers > 0) counting("the parameters of the multi-token-prediction modules", [&] { count_mtp(m, c); });
   return c;
 }
 

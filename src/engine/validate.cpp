@@ -8,8 +8,10 @@
 namespace roofline {
 namespace {
 
-// Widths above 2^24 and layer counts above 2^16 are far past any real model; bounding them keeps
-// every exact count below 2^63.
+// Widths above 2^24 and layer counts above 2^16 are far past any real model. The bounds do not
+// keep every exact count below 2^63 (2^16 MoE layers x 2^16 experts x 3 x 2^24 x 2^26 is about
+// 2^100): count_params does its products with checked_mul/checked_add, which throw OverflowError
+// naming the count that overflowed.
 constexpr std::int64_t kMaxWidth = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxLayers = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxVocab = std::int64_t{1} << 26;

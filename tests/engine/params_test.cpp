@@ -54,4 +54,15 @@ TEST_CASE("overflow in an exact count is reported, not wrapped", "[params]") {
   m.d_model = std::int64_t{1} << 40;
   m.d_ff = std::int64_t{1} << 40;
   CHECK_THROWS_AS(count_params(m), OverflowError);
+  CHECK_THROWS_WITH(count_params(m), "integer overflow: the MLP parameters of one layer exceed 2^63 - 1");
+}
+
+TEST_CASE("an overflow names the product: E experts of 3 d d_fe at validate's bounds", "[params]") {
+  // validate() allows 2^16 experts, d = 2^24 and d_fe = 2^26: 2^16 x 3 x 2^50 is about 2^67.6.
+  ModelConfig m = llama3_8b();
+  m.d_model = std::int64_t{1} << 24;
+  m.moe.n_experts = std::int64_t{1} << 16;
+  m.moe.top_k = 1;
+  m.moe.d_ff_expert = std::int64_t{1} << 26;
+  CHECK_THROWS_WITH(count_params(m), "integer overflow: the parameters of the MoE experts exceed 2^63 - 1");
 }

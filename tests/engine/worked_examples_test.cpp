@@ -259,7 +259,7 @@ units::Bytes l2_70b_kv(std::int64_t kv_heads, double context) {
   return kv_bytes_per_sequence(llama2_70b(kv_heads), context, dtype_bytes(DType::fp16));
 }
 double l2_70b_concurrency(units::Bytes capacity, std::int64_t kv_heads, double context) {
-  return dbl(max_concurrency(capacity, l2_70b_weights(), units::Bytes{}, l2_70b_kv(kv_heads, context)));
+  return dbl(max_concurrency(capacity, l2_70b_weights(), units::Bytes{}, l2_70b_kv(kv_heads, context)).value());
 }
 
 // Expected-side constants (hand arithmetic of the TSV inputs, never an engine call).

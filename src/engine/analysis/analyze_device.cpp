@@ -30,14 +30,16 @@ CapacityResult capacity_at(const Scenario& s, std::int64_t batch, std::int64_t c
   r.kv_per_sequence = kv_bytes_per_sequence(m, static_cast<double>(context), b);
   r.required = inference_bytes(r.weights, r.reserve, r.kv_per_sequence, static_cast<double>(batch));
   r.fits = r.required <= r.capacity;
-  if (r.kv_per_sequence.base() > 0.0) {
-    r.max_sequences = units::Sequences{max_concurrency(r.capacity, r.weights, r.reserve, r.kv_per_sequence)};
+  if (const auto n = max_concurrency(r.capacity, r.weights, r.reserve, r.kv_per_sequence)) {
+    r.max_sequences = units::Sequences{*n};
   }
   if (r.max_sequences && !m.mla.enabled() && m.n_kv_heads != m.n_heads) {
     ModelConfig mha = m;
     mha.n_kv_heads = m.n_heads;
     r.kv_per_sequence_mha = kv_bytes_per_sequence(mha, static_cast<double>(context), b);
-    r.max_sequences_mha = units::Sequences{max_concurrency(r.capacity, r.weights, r.reserve, *r.kv_per_sequence_mha)};
+    if (const auto n = max_concurrency(r.capacity, r.weights, r.reserve, *r.kv_per_sequence_mha)) {
+      r.max_sequences_mha = units::Sequences{*n};
+    }
   }
   r.max_context = units::TokenCount{max_context(m, r.free, batch, b)};
   r.max_context_beyond_trained = m.max_seq_len > 0 && r.max_context.base() > m.max_seq_len;
@@ -137,10 +139,10 @@ ServeResult analyze_serve(const Scenario& s) {
   r.prompt = w.prompt;
   r.output = w.output;
   // Capacity and latency at the same token counts: the cache a request reaches at its last token.
-  const std::int64_t longest = w.prompt + w.output;
+  const std::int64_t longest = w.output > kMaxCount - w.prompt ? kMaxCount : w.prompt + w.output;
   r.capacity = capacity_at(s, w.batch, longest);
   r.prefill = prefill_pass(m, s.counts, w, machine);
-  r.decode_time = generation_time(m, s.counts, w, machine);
+  r.decode_time = generation_timing(m, s.counts, w, machine).total;
   Workload last = w;
   last.context = longest;
   r.last_step = decode_step(m, s.counts, last, machine);
@@ -153,7 +155,7 @@ ServeResult analyze_serve(const Scenario& s) {
     Workload full = w;
     full.batch = r.capacity.max_sequences->base();
     r.full_batch = full.batch;
-    const units::Seconds generation = generation_time(m, s.counts, full, machine);
+    const units::Seconds generation = generation_timing(m, s.counts, full, machine).total;
     full.context = longest;
     const DecodeStep full_step = decode_step(m, s.counts, full, machine);
     r.tpot_full = mean_time_per_output_token(generation, w.output, full_step.t_step);

@@ -65,7 +65,7 @@ FlopsResult analyze_flops(const Scenario& s) {
   r.flops_per_pair = attention_flops_per_pair(m);
   r.context = w.context;
   r.attention_per_decode_token = attention_flops_decode_token(m, static_cast<double>(w.context));
-  r.attended_keys = r.flops_per_pair > 0.0 ? r.attention_per_decode_token.base() / r.flops_per_pair : 0.0;
+  r.attended_keys = attended_keys(layer_windows(m), static_cast<double>(w.context));
   r.prompt = w.prompt;
   r.prefill = prefill_flop_terms(m, c, static_cast<double>(w.prompt), w.basis, w.lm_head, w.attention);
   r.mean_layer_matrix_params = mean_layer_matrix_params(m, c);
@@ -113,7 +113,7 @@ KvResult analyze_kv(const Scenario& s) {
   r.context = w.context;
   r.per_sequence = kv_bytes_per_sequence(m, static_cast<double>(w.context), r.bytes_per_element);
   const double per_token_layer = static_cast<double>(r.elements_per_token_per_layer) * r.bytes_per_element;
-  r.cached_tokens = per_token_layer > 0.0 ? r.per_sequence.base() / per_token_layer : 0.0;
+  r.cached_tokens = attended_keys(layer_windows(m), static_cast<double>(w.context));
   r.batch = w.batch;
   r.batch_bytes = inference_bytes(units::Bytes{}, units::Bytes{}, r.per_sequence, static_cast<double>(w.batch));
   if (!r.mla && m.n_kv_heads != m.n_heads) {
