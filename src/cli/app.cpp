@@ -289,8 +289,10 @@ const char* group_title(InputGroup g) {
 // The value storage for one command's inputs, bound to CLI11.
 struct Bound {
   const io::InputDef* def;
-  std::vector<std::string> values;
-  int count = 0;  ///< switches
+  std::string value;                ///< a single-valued option
+  std::vector<std::string> values;  ///< a repeatable option
+  int count = 0;                    ///< a switch
+  CLI::Option* option = nullptr;
 };
 
 std::vector<std::string> preset_dirs(const GlobalOptions& g, const Env& env) {
@@ -409,20 +411,20 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
   bound.reserve(io::input_defs().size());
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) == 0U) continue;
-    bound.push_back({&d, {}, 0});
+    bound.push_back({&d, {}, {}, 0, nullptr});
   }
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
     std::string names = std::string("--") + d.name;
     if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;
-    CLI::Option* o = nullptr;
     if (*d.value_name == '\0') {
-      o = sub->add_flag(names, b.count, d.help);
+      b.option = sub->add_flag(names, b.count, d.help);
+    } else if (d.repeatable) {
+      b.option = sub->add_option(names, b.values, d.help)->type_name(d.value_name);
     } else {
-      o = sub->add_option(names, b.values, d.help)->type_name(d.value_name);
-      if (!d.repeatable) o->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+      b.option = sub->add_option(names, b.value, d.help)->type_name(d.value_name);
     }
-    o->group(group_title(d.group));
+    b.option->group(group_title(d.group));
   }
   return bound;
 }
@@ -463,8 +465,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       if (&c != cmd) continue;
       // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
       check_flags(c, args, at + 1);
-      add_global_options(sub, g);
       bound = add_command_options(c, sub, inv);
+      add_global_options(sub, g);
     }
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -500,6 +502,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     for (const Bound& b : bound) {
       for (const std::string& v : b.values) io::set_input(inv.spec, *b.def, v, diag);
       if (b.count > 0) io::set_input(inv.spec, *b.def, "", diag);
+      if (b.values.empty() && b.count == 0 && b.option->count() > 0) io::set_input(inv.spec, *b.def, b.value, diag);
     }
     diag.check();
     // Pass 6: resolve the scenario: presets, overrides, every default.

@@ -73,24 +73,26 @@ TEST_CASE("golden JSON outputs", "[golden]") {
   const bool update = std::getenv("ROOFLINE_UPDATE_GOLDEN") != nullptr;
   for (const fs::path& args_file : cases) {
     const std::string name = args_file.stem().string();
-    INFO("golden case " << name);
-    std::vector<std::string> args = split_args(slurp(args_file));
-    args.emplace_back("--format");
-    args.emplace_back("json");
-    std::istringstream in;
-    std::ostringstream out;
-    std::ostringstream err;
-    const int code = roofline::cli::run_cli(args, in, out, err, {});
-    INFO(err.str());
-    REQUIRE(code == 0);
-    const json got = json::parse(out.str());
-    fs::path want_file = args_file;
-    want_file.replace_extension(".json");
-    if (update) {
-      std::ofstream(want_file) << got.dump(2) << "\n";
-      continue;
+    // One section per case, so a failing case does not hide the others.
+    DYNAMIC_SECTION("golden case " << name) {
+      std::vector<std::string> args = split_args(slurp(args_file));
+      args.emplace_back("--format");
+      args.emplace_back("json");
+      std::istringstream in;
+      std::ostringstream out;
+      std::ostringstream err;
+      const int code = roofline::cli::run_cli(args, in, out, err, {});
+      INFO(err.str());
+      REQUIRE(code == 0);
+      const json got = json::parse(out.str());
+      fs::path want_file = args_file;
+      want_file.replace_extension(".json");
+      if (update) {
+        std::ofstream(want_file) << got.dump(2) << "\n";
+        continue;
+      }
+      REQUIRE(fs::exists(want_file));
+      compare(got, json::parse(slurp(want_file)), "");
     }
-    REQUIRE(fs::exists(want_file));
-    compare(got, json::parse(slurp(want_file)), "");
   }
 }

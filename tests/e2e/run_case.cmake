@@ -1,13 +1,18 @@
 # Runs the real binary once and checks exit code, stdout/stderr regexes and JSON fields.
 # Inputs (-D): BIN, ARGS (|-separated), EXIT, STDOUT, STDERR, NOT_STDOUT, NOT_STDERR, STDIN,
-# ENVS (|-separated NAME=VALUE), JSON (|-separated path=value, path dot-separated).
+# ENVS (|-separated NAME=VALUE), JSON (|-separated path=value, path dot-separated), STDOUT_FILE.
 string(REPLACE "|" ";" _args "${ARGS}")
 set(_env_cmd)
 if(ENVS)
   string(REPLACE "|" ";" _envs "${ENVS}")
   set(_env_cmd ${CMAKE_COMMAND} -E env ${_envs})
 endif()
-if(STDIN)
+if(STDOUT_FILE)
+  # stdout redirected to a file (e.g. /dev/full, to check write errors).
+  execute_process(COMMAND ${_env_cmd} ${BIN} ${_args} OUTPUT_FILE ${STDOUT_FILE}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  set(out "")
+elseif(STDIN)
   execute_process(COMMAND ${_env_cmd} ${BIN} ${_args} INPUT_FILE ${STDIN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 else()

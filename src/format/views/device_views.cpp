@@ -146,11 +146,12 @@ const std::vector<Field<C>> kFit = {
 
 void note_fit(Report& rep, const CapacityResult& c, const char* what) {
   if (c.fits) return;
+  const auto gb = [](units::Bytes b) { return display(Value{b.base()}, Unit::bytes, UnitSystem::si); };
   rep.notes.push_back(
-      fmt::format("does not fit: {} needs {} B against {} B; {} are ceilings of a deployment that "
-                  "cannot run as given{}",
-                  what, num(c.required), num(c.capacity), what,
-                  c.devices_needed ? fmt::format(" (it needs {} devices)", *c.devices_needed) : ""));
+      fmt::format("does not fit: the weights and KV need {} against {} of capacity, so {} are for a "
+                  "deployment that cannot run as given{}",
+                  gb(c.required), gb(c.capacity), what,
+                  c.devices_needed ? fmt::format("; {} devices would hold it", *c.devices_needed) : std::string()));
 }
 
 // --- decode --------------------------------------------------------------------------------------
