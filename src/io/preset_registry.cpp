@@ -5,31 +5,55 @@
 #include "roofline/errors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 
 namespace roofline::io {
 
 namespace fs = std::filesystem;
 
+namespace {
+std::string too_large(std::string_view where) {
+  return std::string(where) + ": larger than " + std::to_string(kMaxInputBytes >> 20) +
+         " MiB; a preset or config.json is a few kB";
+}
+}  // namespace
+
+std::string read_stream(std::istream& in, std::string_view where) {
+  std::string text;
+  std::array<char, 1 << 16> buf{};
+  // Chunked, with the cap checked per chunk: /dev/zero or an endless pipe stops at the cap.
+  while (in) {
+    in.read(buf.data(), buf.size());
+    text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputBytes) throw InputError(too_large(where));
+  }
+  if (in.bad()) throw InputError(std::string(where) + ": read error");
+  return text;
+}
+
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, expected a JSON file");
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) throw InputError(path + ": is a directory, expected a JSON file");
+  if (!fs::exists(st)) throw InputError(path + ": cannot open file");
+  // FIFOs and devices would block or never end (reliability R2); symlinks count by their target.
+  if (!fs::is_regular_file(st)) throw InputError(path + ": not a regular file, expected a JSON file");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes) throw InputError(too_large(path));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path + ": cannot open file");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+  return read_stream(f, path);
 }
 
 nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann's message names the byte offset; keep it, drop its "[json.exception...]" prefix.
+  } catch (const nlohmann::json::exception& e) {
+    // Parse errors name the byte offset; out_of_range (a number such as 1e400) names the literal.
+    // Keep that, drop the "[json.exception...] " prefix.
     std::string what = e.what();
     const auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
@@ -116,7 +140,7 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
 
 ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) const {
   if (spec == "-") {
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_stream(in, "<stdin>");
     ModelPreset p = model_from_json(parse_json_text(text, "<stdin>"), "<stdin>", "stdin");
     p.origin = "stdin";
     return p;

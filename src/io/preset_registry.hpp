@@ -5,6 +5,7 @@
 
 #include "roofline/hardware_config.hpp"
 
+#include <cstddef>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -46,8 +47,15 @@ class PresetRegistry {
 /// Closest candidate by edit distance, or "" when none is close.
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
 
-/// Reads a whole file; InputError naming the path if it cannot.
+/// Largest preset, config.json or stdin text read (64 MiB).
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+/// Reads a whole regular file of at most kMaxInputBytes; InputError naming the path if it cannot
+/// ("cannot open file", "is a directory", "not a regular file", "larger than 64 MiB").
 std::string read_file(const std::string& path);
+
+/// Reads `in` to its end, at most kMaxInputBytes; InputError prefixed with `where` otherwise.
+std::string read_stream(std::istream& in, std::string_view where);
 
 /// Parses JSON text; InputError with `where` and the parser's position on failure.
 nlohmann::json parse_json_text(std::string_view text, std::string_view where);
