@@ -83,9 +83,6 @@ struct ModelConfig {
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;
 
-  /// Checkpoint tensors that are not parameters (named in output, excluded from counts).
-  std::vector<std::string> non_parameter_notes;
-
   [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
     if (!moe.enabled() || i < moe.first_dense_layers) return false;
     return moe.layer_freq <= 1 || (i + 1) % moe.layer_freq == 0;
@@ -95,6 +92,17 @@ struct ModelConfig {
     return global_every <= 0 || (i + 1) % global_every != 0;
   }
 };
+
+/// Marks n_kv_heads or head_dim as not given, for apply_head_defaults() to derive.
+inline constexpr std::int64_t kDeriveFromHeads = -1;
+
+/// The head defaults every input format shares, for fields still kDeriveFromHeads:
+/// n_kv_heads = n_heads (multi-head attention) and head_dim = d_model / n_heads (0 without heads,
+/// which validate() reports).
+inline void apply_head_defaults(ModelConfig& m) {
+  if (m.n_kv_heads == kDeriveFromHeads) m.n_kv_heads = m.n_heads;
+  if (m.head_dim == kDeriveFromHeads) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+}
 
 /// Returns every problem with a config (empty when valid), one message per field.
 std::vector<std::string> validate(const ModelConfig& m);

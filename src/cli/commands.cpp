@@ -96,7 +96,7 @@ format::Report start(const Ctx& c, const char* command) {
 }
 
 void add_model_notes(const Ctx& c, format::Report& r) {
-  for (const std::string& s : c.m().non_parameter_notes) r.notes.push_back(s);
+  for (const std::string& s : c.model.checkpoint_notes) r.notes.push_back(s);
   if (c.counts.mtp_excluded > 0) {
     r.notes.push_back(fmt::format("multi-token-prediction layers hold {} parameters; excluded from the model total",
                                   n(c.counts.mtp_excluded)));

@@ -191,9 +191,9 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
     p.config.name = "custom";
     p.config.family = "custom";
     p.origin = "flags";
-    p.input_format = "flags";
-    p.config.n_kv_heads = -1;
-    p.config.head_dim = -1;
+    p.input_format = io::InputFormat::flags;
+    p.config.n_kv_heads = kDeriveFromHeads;
+    p.config.head_dim = kDeriveFromHeads;
   }
   ModelConfig& m = p.config;
   const bool heads_changed = o.heads.has_value() || o.hidden.has_value();
@@ -217,12 +217,12 @@ io::ModelPreset resolve_model(const ModelOptions& o, const io::PresetRegistry& r
   if (o.norm) m.norm = choice("--norm", *o.norm, kNorm);
   if (o.tied) m.tied_embeddings = true;
   if (o.untied) m.tied_embeddings = false;
-  if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
   // A changed width or head count re-derives d_h unless it was given: the checkpoint's value
   // no longer applies.
-  if (m.head_dim < 0 || (heads_changed && !o.head_dim && !m.mla.enabled() && p.input_format == "flags")) {
-    m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  if (heads_changed && !o.head_dim && !m.mla.enabled() && p.input_format == io::InputFormat::flags) {
+    m.head_dim = kDeriveFromHeads;
   }
+  apply_head_defaults(m);
   if (m.moe.enabled() && m.moe.d_ff_expert == 0) m.moe.d_ff_expert = m.d_ff;
   if (m.moe.n_shared_experts > 0 && m.moe.d_ff_shared == 0) m.moe.d_ff_shared = m.moe.d_ff_expert;
   const auto problems = validate(m);
@@ -382,7 +382,7 @@ nlohmann::json inputs_json(const Ctx& c) {
   const io::ModelPreset& p = c.model;
   j["model"] = {{"name", p.config.name},
                 {"origin", p.origin},
-                {"input_format", p.input_format},
+                {"input_format", io::name_of(p.input_format)},
                 {"architecture", io::architecture_to_json(p.config)}};
   if (p.published_params) j["model"]["published_params"] = *p.published_params;
   const Workload& w = c.w;

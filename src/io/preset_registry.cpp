@@ -89,7 +89,8 @@ void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, 
   if (const PresetEntry* e = find(kind, name)) {
     throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " + e->origin + ")");
   }
-  entries_.push_back({kind, std::move(name), std::move(origin), std::move(text)});
+  const bool builtin = origin == "builtin";
+  entries_.push_back({kind, std::move(name), std::move(origin), builtin, std::move(text)});
 }
 
 const PresetEntry* PresetRegistry::find(PresetKind kind, std::string_view name) const {
@@ -110,9 +111,8 @@ std::vector<const PresetEntry*> PresetRegistry::entries(PresetKind kind) const {
 
 namespace {
 std::string where_of(const PresetEntry& e) {
-  return e.origin == "builtin"
-             ? std::string(e.kind == PresetKind::gpu ? "presets/gpus/" : "presets/models/") + e.name + ".json"
-             : e.origin;
+  return e.builtin ? std::string(e.kind == PresetKind::gpu ? "presets/gpus/" : "presets/models/") + e.name + ".json"
+                   : e.origin;
 }
 
 bool looks_like_path(std::string_view s) { return s.find('/') != std::string_view::npos || s.ends_with(".json"); }
@@ -121,7 +121,7 @@ bool looks_like_path(std::string_view s) { return s.find('/') != std::string_vie
 ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {
   const std::string where = where_of(e);
   ModelPreset p = model_from_json(parse_json_text(e.text, where), where, e.name);
-  if (p.config.name != e.name && p.input_format != "hf_config") {
+  if (p.config.name != e.name && p.input_format != InputFormat::hf_config) {
     throw InputError(where + ": /name: \"" + p.config.name + "\" must equal the file name \"" + e.name + "\"");
   }
   p.config.name = e.name;

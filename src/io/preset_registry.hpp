@@ -18,8 +18,9 @@ enum class PresetKind { model, gpu };
 struct PresetEntry {
   PresetKind kind = PresetKind::model;
   std::string name;
-  std::string origin;  ///< "builtin" or the file path
-  std::string text;    ///< JSON text, read when the entry is registered
+  std::string origin;    ///< "builtin" or the file path, for messages
+  bool builtin = false;  ///< embedded in the binary (origin is then "builtin")
+  std::string text;      ///< JSON text, read when the entry is registered
 };
 
 class PresetRegistry {

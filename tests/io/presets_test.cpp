@@ -206,7 +206,7 @@ TEST_CASE("io: every model preset loads and matches published_params exactly", "
     REQUIRE_NOTHROW(p = r.load_model(x.preset, no_stdin));
     CHECK(p.config.name == x.preset);
     CHECK(p.origin == "builtin");
-    CHECK(p.input_format == "hf_config");
+    CHECK(p.input_format == InputFormat::hf_config);
     CHECK_FALSE(p.source.empty());
     CHECK(validate(p.config).empty());
     const ParamCounts c = count_params(p.config);
@@ -253,7 +253,7 @@ TEST_CASE("io: architecture_to_json / architecture_from_json round trip every pr
     // The same object as a native preset file goes through model_from_json's preset path.
     const nlohmann::json preset = {{"name", e->name}, {"source", "round trip"}, {"architecture", a}};
     const ModelPreset p = model_from_json(preset, "roundtrip.json", "ignored");
-    CHECK(p.input_format == "preset");
+    CHECK(p.input_format == InputFormat::preset);
     CHECK(count_params(p.config).total == count_params(m).total);
     CHECK(kv_bytes_per_token(p.config, 2.0).base() == kv_bytes_per_token(m, 2.0).base());
     CHECK(architecture_to_json(p.config) == a);
@@ -287,14 +287,14 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   std::istringstream no_stdin;
   const ModelPreset tiny = r.load_model("tiny", no_stdin);
   CHECK(tiny.origin == model_path);
-  CHECK(tiny.input_format == "preset");
+  CHECK(tiny.input_format == InputFormat::preset);
   // 2 x (4 * 64^2 + 3 * 64 * 256 + 2 * 64) + 2 * 1000 * 64 + 64
   CHECK(count_params(tiny.config).total == 2 * (4 * 64 * 64 + 3 * 64 * 256 + 2 * 64) + 2 * 1000 * 64 + 64);
 
   const ModelPreset hf = r.load_model("tiny-hf", no_stdin);
   CHECK(hf.config.name == "tiny-hf");
   CHECK(hf.origin == hf_path);
-  CHECK(hf.input_format == "hf_config");
+  CHECK(hf.input_format == InputFormat::hf_config);
   CHECK(count_params(hf.config).total == count_params(tiny.config).total);
 
   const HardwareConfig g = r.load_gpu("test-gpu");
