@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +27,26 @@ struct PresetEntry {
 class PresetRegistry {
  public:
   /// Registers the built-ins and every *.json under DIR/models and DIR/gpus of each directory.
-  /// Duplicate names are an InputError naming both origins.
+  /// Duplicate names (compared case-insensitively) are an InputError naming both origins.
   explicit PresetRegistry(const std::vector<std::string>& dirs);
 
   [[nodiscard]] std::vector<const PresetEntry*> entries(PresetKind kind) const;
 
-  /// A preset name, a path to a preset or HF config.json, or "-" for `in`.
+  /// A preset found by name or alias.
+  struct Resolved {
+    const PresetEntry* entry = nullptr;
+    bool via_alias = false;  ///< matched one of entry->name's aliases, not the name itself
+  };
+  /// Looks `spec` up as a preset name, then as an alias (HF repo id, common spelling), both
+  /// case-insensitively. nullopt when neither matches. Resolving an alias checks every alias of
+  /// that kind once: a clash with a name or another alias is an InputError naming the file at fault.
+  [[nodiscard]] std::optional<Resolved> resolve(PresetKind kind, std::string_view spec) const;
+
+  /// The aliases a preset declares, in file order (for `models` / `gpus` listings).
+  [[nodiscard]] std::vector<std::string> aliases(const PresetEntry& e) const;
+
+  /// A preset name or alias, a path to a preset or HF config.json, or "-" for `in`. The returned
+  /// config's name is the canonical preset name, whatever spelling `spec` used.
   ModelPreset load_model(std::string_view spec, std::istream& in) const;
   /// A GPU preset name or alias, or a path to a GPU preset file.
   HardwareConfig load_gpu(std::string_view spec) const;
@@ -40,13 +55,34 @@ class PresetRegistry {
   [[nodiscard]] HardwareConfig parse_gpu(const PresetEntry& e) const;
 
  private:
-  void add(PresetKind kind, std::string name, std::string origin, std::string text);
+  struct Alias {
+    std::string key;   ///< lower-cased, for lookup
+    std::string text;  ///< as the file writes it
+    const PresetEntry* owner = nullptr;
+  };
+  void add(PresetKind kind, std::string name, std::string origin, bool builtin, std::string text);
   [[nodiscard]] const PresetEntry* find(PresetKind kind, std::string_view name) const;
+  /// Every alias of every preset, read from the files' "aliases" arrays on first use and checked.
+  [[nodiscard]] const std::vector<Alias>& alias_index() const;
+  [[nodiscard]] std::string unknown_hint(PresetKind kind, std::string_view spec) const;
   std::vector<PresetEntry> entries_;
+  mutable std::optional<std::vector<Alias>> aliases_;
 };
 
 /// Closest candidate by edit distance, or "" when none is close.
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
+
+/// A spelling of a preset: a name or an alias, and the canonical name it stands for.
+struct PresetSpelling {
+  std::string text;
+  std::string name;
+};
+
+/// What follows `unknown preset "x"`: "; did you mean \"y\"?", "; did you mean one of: a, b?",
+/// "; presets of this family: a, b", or "" when nothing is near. Never offers a preset whose
+/// numbers (sizes, versions) differ from what was typed, except names that extend what was typed;
+/// when only other sizes of the family exist, lists the family instead. See docs/presets.md.
+std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpelling>& spellings);
 
 /// Largest preset, config.json or stdin text read (64 MiB).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
