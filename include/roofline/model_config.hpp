@@ -84,9 +84,6 @@ struct ModelConfig {
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;
 
-  /// Checkpoint tensors that are not parameters (named in output, excluded from counts).
-  std::vector<std::string> non_parameter_notes;
-
   [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
     if (!moe.enabled() || i < moe.first_dense_layers) return false;
     return moe.layer_freq <= 1 || (i + 1) % moe.layer_freq == 0;
@@ -119,6 +116,17 @@ constexpr LayerWindows layer_windows(const ModelConfig& m) {
 constexpr double attended_keys(const LayerWindows& lw, double context) {
   const double sliding = lw.sliding_layers > 0 ? std::min(context, static_cast<double>(lw.window)) : 0.0;
   return static_cast<double>(lw.global_layers) * context + static_cast<double>(lw.sliding_layers) * sliding;
+}
+
+/// Marks n_kv_heads or head_dim as not given, for apply_head_defaults() to derive.
+inline constexpr std::int64_t kDeriveFromHeads = -1;
+
+/// The head defaults every input format shares, for fields still kDeriveFromHeads:
+/// n_kv_heads = n_heads (multi-head attention) and head_dim = d_model / n_heads (0 without heads,
+/// which validate() reports).
+inline void apply_head_defaults(ModelConfig& m) {
+  if (m.n_kv_heads == kDeriveFromHeads) m.n_kv_heads = m.n_heads;
+  if (m.head_dim == kDeriveFromHeads) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
 }
 
 /// Returns every problem with a config (empty when valid), one message per field.

@@ -1,5 +1,6 @@
-// Name <-> enum tables for presets and flags: an exact lookup, the reverse, and the list of
-// allowed names for messages. Mapped by hand so a typo never becomes the first enumerator.
+// Name <-> enum tables for presets and flags: an exact lookup, the reverse (the first entry of a
+// value is its canonical name), and the list of allowed names for messages. Mapped by hand so a typo never becomes the
+// first enumerator.
 #pragma once
 
 #include <array>
@@ -29,11 +30,16 @@ const char* enum_name(E v, const EnumTable<E, N>& table) {
   return "?";
 }
 
-/// `"x" is not one of: a, b, c`, the one wording for a bad choice.
+/// `"x" is not one of: a, b, c`, the one wording for a bad choice. Lists each value's canonical
+/// (first) name only; later spellings of the same value are accepted but not advertised.
 template <typename E, std::size_t N>
 std::string not_one_of(std::string_view got, const EnumTable<E, N>& table) {
   std::string allowed;
-  for (const auto& entry : table) allowed += (allowed.empty() ? "" : ", ") + std::string(entry.first);
+  for (std::size_t i = 0; i < N; ++i) {
+    bool seen = false;
+    for (std::size_t k = 0; k < i; ++k) seen = seen || table[k].second == table[i].second;
+    if (!seen) allowed += (allowed.empty() ? "" : ", ") + std::string(table[i].first);
+  }
   return "\"" + std::string(got) + "\" is not one of: " + allowed;
 }
 

@@ -3,6 +3,8 @@
 // engine cannot represent is an error, never a guess. Facts per family: docs/hf-import.md.
 #include "io/hf_import.hpp"
 
+#include "io/preset_json.hpp"
+
 #include "roofline/errors.hpp"
 
 #include <algorithm>
@@ -19,81 +21,29 @@ namespace {
 
 using i64 = std::int64_t;
 
-// Typed access to one config object with "file: /key: message" errors.
-class Cfg {
- public:
-  /// `where` names the file; `pointer` is the JSON pointer of this object inside it.
-  Cfg(const json& j, std::string where, std::string pointer)
-      : j_(j), where_(std::move(where)), pointer_(std::move(pointer)) {}
+// The HF reader is the preset reader (null means absent, whole floats are integers) without
+// finish(): a config.json carries many keys that do not change the arithmetic.
+using Cfg = ObjectReader;
 
-  [[nodiscard]] bool has(const char* k) const {
-    const auto it = j_.find(k);
-    return it != j_.end() && !it->is_null();
-  }
-  [[noreturn]] void fail(const char* k, const std::string& what) const {
-    throw InputError(where_ + ": " + pointer_ + "/" + k + ": " + what);
-  }
-  [[noreturn]] void unsupported(const char* k, const std::string& what) const {
-    fail(k, what + "; roofline cannot represent this, so it refuses rather than guess");
-  }
-  i64 integer(const char* k) const {
-    if (!has(k)) fail(k, "missing required field");
-    const json& v = j_.at(k);
-    if (v.is_number_integer()) {
-      const i64 x = v.get<i64>();
-      if (x < 0) fail(k, "must not be negative, got " + v.dump());
-      return x;
-    }
-    if (v.is_number_float()) {  // some configs write 32.0; accept whole values in range
-      const double d = v.get<double>();
-      if (d >= 0.0 && d < 0x1p62 && d == std::floor(d)) return static_cast<i64>(d);
-    }
-    fail(k, "expected an integer, got " + v.dump());
-  }
-  i64 integer(const char* k, i64 fallback) const { return has(k) ? integer(k) : fallback; }
-  /// First present key of several spellings (n_embd / hidden_size).
-  i64 integer_any(std::initializer_list<const char*> keys) const {
-    for (const char* k : keys) {
-      if (has(k)) return integer(k);
-    }
-    fail(*keys.begin(), "missing required field");
-  }
-  i64 integer_any(std::initializer_list<const char*> keys, i64 fallback) const {
-    for (const char* k : keys) {
-      if (has(k)) return integer(k);
-    }
-    return fallback;
-  }
-  bool boolean(const char* k, bool fallback) const {
-    if (!has(k)) return fallback;
-    const json& v = j_.at(k);
-    if (!v.is_boolean()) fail(k, "expected true or false, got " + v.dump());
-    return v.get<bool>();
-  }
-  std::string str(const char* k, std::string fallback) const {
-    if (!has(k)) return fallback;
-    const json& v = j_.at(k);
-    if (!v.is_string()) fail(k, "expected a string, got " + v.dump());
-    return v.get<std::string>();
-  }
-  [[nodiscard]] const json& raw(const char* k) const { return j_.at(k); }
-  [[nodiscard]] const std::string& where() const { return where_; }
-  [[nodiscard]] std::string pointer(const char* k) const { return pointer_ + "/" + k; }
-
- private:
-  const json& j_;
-  std::string where_;
-  std::string pointer_;
-};
+// `a * b` and `a + b` for defaults derived before validate() has bounded their inputs: they
+// saturate instead of overflowing, and validate() then reports the field as out of range.
+i64 saturating_mul(i64 a, i64 b) {
+  i64 r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+i64 saturating_add(i64 a, i64 b) {
+  i64 r = 0;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 // Fields every Llama-like family shares: width, depth, heads, GQA, explicit head_dim, FFN, vocab.
 void read_llama_like(const Cfg& c, ModelConfig& m, bool tie_default) {
   m.d_model = c.integer("hidden_size");
   m.n_layers = c.integer("num_hidden_layers");
   m.n_heads = c.integer("num_attention_heads");
-  m.n_kv_heads = c.integer("num_key_value_heads", m.n_heads);
+  m.n_kv_heads = c.integer("num_key_value_heads", kDeriveFromHeads);
   if (m.n_heads == 0) c.fail("num_attention_heads", "must be positive");
-  m.head_dim = c.integer("head_dim", m.d_model / m.n_heads);
+  m.head_dim = c.integer("head_dim", kDeriveFromHeads);
   m.d_ff = c.integer("intermediate_size");
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings", 0);
@@ -130,7 +80,7 @@ void read_layer_types(const Cfg& c, ModelConfig& m) {
     } else if (v == "full_attention") {
       sliding.push_back(false);
     } else {
-      c.unsupported("layer_types", "layer type " + s.dump() + " is not sliding_attention or full_attention");
+      c.unsupported("layer_types", "layer type " + describe_json(s) + " is not sliding_attention or full_attention");
     }
   }
   const bool any_sliding = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
@@ -201,7 +151,7 @@ void read_qwen_moe(const Cfg& c, ModelConfig& m) {
     i64 run = 0;
     for (const json& v : l) {
       if (!v.is_number_integer() || v.get<i64>() != run) {
-        c.unsupported("mlp_only_layers", "dense layers other than a leading run " + l.dump());
+        c.unsupported("mlp_only_layers", "dense layers other than a leading run " + describe_json(l));
       }
       ++run;
     }
@@ -287,15 +237,14 @@ void import_dbrx(const Cfg& c, ModelConfig& m) {
   m.n_heads = c.integer("n_heads");
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_seq_len", 0);
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
   m.tied_embeddings = c.boolean("tie_word_embeddings", false);
   m.norm = NormKind::layernorm_nobias;
   m.norms_per_layer = 2;
   m.mlp = MlpKind::gated;
   if (!c.has("attn_config")) c.fail("attn_config", "missing required field");
   if (!c.has("ffn_config")) c.fail("ffn_config", "missing required field");
-  const Cfg attn(c.raw("attn_config"), c.where(), c.pointer("attn_config"));
-  const Cfg ffn(c.raw("ffn_config"), c.where(), c.pointer("ffn_config"));
+  const Cfg attn(c.raw("attn_config"), c.where(), c.path("attn_config"));
+  const Cfg ffn(c.raw("ffn_config"), c.where(), c.path("ffn_config"));
   m.n_kv_heads = attn.integer("kv_n_heads", 1);
   m.moe.n_experts = ffn.integer("moe_num_experts", 4);
   m.moe.top_k = ffn.integer("moe_top_k", 1);
@@ -308,7 +257,6 @@ void import_deepseek(const Cfg& c, ModelConfig& m, bool v3) {
   m.d_model = c.integer("hidden_size");
   m.n_layers = c.integer("num_hidden_layers");
   m.n_heads = c.integer("num_attention_heads");
-  m.n_kv_heads = m.n_heads;
   m.d_ff = c.integer("intermediate_size");
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings", 0);
@@ -319,7 +267,7 @@ void import_deepseek(const Cfg& c, ModelConfig& m, bool v3) {
   m.mla.qk_rope_head_dim = c.integer("qk_rope_head_dim");
   m.mla.qk_nope_head_dim = c.integer("qk_nope_head_dim");
   m.mla.v_head_dim = c.integer("v_head_dim");
-  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  m.head_dim = saturating_add(m.mla.qk_nope_head_dim, m.mla.qk_rope_head_dim);
   if (c.has("n_routed_experts")) {
     m.moe.n_experts = c.integer("n_routed_experts");
     m.moe.top_k = c.integer("num_experts_per_tok");
@@ -353,9 +301,7 @@ void import_gpt2(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer_any({"n_embd", "hidden_size"});
   m.n_layers = c.integer_any({"n_layer", "num_hidden_layers"});
   m.n_heads = c.integer_any({"n_head", "num_attention_heads"});
-  m.n_kv_heads = m.n_heads;
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
-  m.d_ff = c.integer("n_inner", 4 * m.d_model);
+  m.d_ff = c.integer("n_inner", saturating_mul(4, m.d_model));
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer_any({"n_positions", "n_ctx", "max_position_embeddings"});
   m.learned_positions = m.max_seq_len;
@@ -364,17 +310,12 @@ void import_gpt2(const Cfg& c, ModelConfig& m) {
   m.norm = NormKind::layernorm;
   m.qkv_bias = m.o_bias = m.mlp_bias = true;
   m.tied_embeddings = c.boolean("tie_word_embeddings", true);
-  m.non_parameter_notes.push_back("attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, " +
-                                  std::to_string(m.n_layers * m.max_seq_len * m.max_seq_len) +
-                                  " elements) are stored in some checkpoints; not parameters, excluded");
 }
 
 void import_gpt_neox(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer("hidden_size");
   m.n_layers = c.integer("num_hidden_layers");
   m.n_heads = c.integer("num_attention_heads");
-  m.n_kv_heads = m.n_heads;
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
   m.d_ff = c.integer("intermediate_size");
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings", 0);
@@ -386,18 +327,13 @@ void import_gpt_neox(const Cfg& c, ModelConfig& m) {
   const bool bias = c.boolean("attention_bias", true);
   m.qkv_bias = m.o_bias = bias;
   m.mlp_bias = true;
-  m.non_parameter_notes.push_back(
-      "rotary_emb.inv_freq and attention.bias/masked_bias buffers appear in some checkpoints; not "
-      "parameters, excluded");
 }
 
 void import_gptj(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer("n_embd");
   m.n_layers = c.integer("n_layer");
   m.n_heads = c.integer("n_head");
-  m.n_kv_heads = m.n_heads;
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
-  m.d_ff = c.integer("n_inner", 4 * m.d_model);
+  m.d_ff = c.integer("n_inner", saturating_mul(4, m.d_model));
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("n_positions", 0);
   m.tied_embeddings = c.boolean("tie_word_embeddings", false);
@@ -407,8 +343,6 @@ void import_gptj(const Cfg& c, ModelConfig& m) {
   m.parallel_block = true;
   m.mlp_bias = true;
   m.lm_head_bias = true;
-  m.non_parameter_notes.push_back(
-      "attn.bias/masked_bias causal-mask buffers appear in some checkpoints; not parameters, excluded");
 }
 
 // OPT: learned positions with 2 extra rows, optional project_in/out, optional final norm.
@@ -416,12 +350,10 @@ void import_opt(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer("hidden_size");
   m.n_layers = c.integer("num_hidden_layers");
   m.n_heads = c.integer("num_attention_heads");
-  m.n_kv_heads = m.n_heads;
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
   m.d_ff = c.integer("ffn_dim");
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings");
-  m.learned_positions = m.max_seq_len + 2;  // OPTLearnedPositionalEmbedding offset of 2
+  m.learned_positions = saturating_add(m.max_seq_len, 2);  // OPTLearnedPositionalEmbedding offset of 2
   m.position = PositionKind::learned;
   m.mlp = MlpKind::plain;
   const bool affine = c.boolean("layer_norm_elementwise_affine", true);
@@ -438,9 +370,7 @@ void import_bloom(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer_any({"hidden_size", "n_embed"});
   m.n_layers = c.integer_any({"n_layer", "num_hidden_layers"});
   m.n_heads = c.integer_any({"n_head", "num_attention_heads"});
-  m.n_kv_heads = m.n_heads;
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
-  m.d_ff = 4 * m.d_model;
+  m.d_ff = saturating_mul(4, m.d_model);
   m.vocab_size = c.integer("vocab_size");
   m.position = PositionKind::alibi;
   m.mlp = MlpKind::plain;
@@ -455,17 +385,16 @@ void import_falcon(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer_any({"hidden_size", "n_embed"});
   m.n_layers = c.integer_any({"num_hidden_layers", "n_layer"});
   m.n_heads = c.integer_any({"num_attention_heads", "n_head"});
-  m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings", 0);
   const bool new_arch = c.boolean("new_decoder_architecture", false);
   const bool multi_query = c.boolean("multi_query", true);
   if (new_arch) {
-    m.n_kv_heads = c.integer_any({"num_kv_heads", "n_head_kv"}, m.n_heads);
+    m.n_kv_heads = c.integer_any({"num_kv_heads", "n_head_kv"}, kDeriveFromHeads);
   } else {
-    m.n_kv_heads = multi_query ? 1 : m.n_heads;
+    m.n_kv_heads = multi_query ? 1 : kDeriveFromHeads;
   }
-  m.d_ff = c.integer("ffn_hidden_size", 4 * m.d_model);
+  m.d_ff = c.integer("ffn_hidden_size", saturating_mul(4, m.d_model));
   m.mlp = MlpKind::plain;
   m.norm = NormKind::layernorm;
   m.parallel_block = c.boolean("parallel_attn", true);
@@ -570,8 +499,44 @@ std::string supported_model_types() {
   return s;
 }
 
-ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer) {
-  if (!j.is_object()) throw InputError(std::string(where) + ": " + std::string(pointer) + ": expected a JSON object");
+namespace {
+
+// Tensors some checkpoints store that are not parameters. Written after validate(), so every
+// product here works on bounded values; the mask count is still checked, as 2^15 layers of
+// 2^24 x 2^24 positions pass validate() and would not fit in 64 bits.
+std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
+  std::vector<std::string> notes;
+  if (m.family == "gpt2") {
+    i64 elements = 0;
+    const bool fits = !__builtin_mul_overflow(m.max_seq_len, m.max_seq_len, &elements) &&
+                      !__builtin_mul_overflow(elements, m.n_layers, &elements);
+    notes.push_back("attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, " +
+                    (fits ? std::to_string(elements) : std::string("more than 2^63")) +
+                    " elements) are stored in some checkpoints; not parameters, excluded");
+  } else if (m.family == "gpt_neox") {
+    notes.emplace_back(
+        "rotary_emb.inv_freq and attention.bias/masked_bias buffers appear in some checkpoints; not "
+        "parameters, excluded");
+  } else if (m.family == "gptj") {
+    notes.emplace_back(
+        "attn.bias/masked_bias causal-mask buffers appear in some checkpoints; not parameters, excluded");
+  }
+  if (m.position == PositionKind::rope) {
+    notes.emplace_back("rotary inv_freq buffers are computed, not learned; excluded where a checkpoint stores them");
+  }
+  // Multi-token-prediction layers are not noted here: ParamCounts::mtp_excluded carries them.
+  if (c.has("quantization_config")) {
+    notes.emplace_back(
+        "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "
+        "weights are not parameters; excluded");
+  }
+  return notes;
+}
+
+}  // namespace
+
+ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer,
+                             std::vector<std::string>* notes) {
   const Cfg c(j, std::string(where), std::string(pointer));
   std::string type = c.str("model_type", "");
   if (type.empty()) c.fail("model_type", "missing; roofline reads the architecture from model_type");
@@ -581,7 +546,7 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
       if (std::string_view(r.why) == "a multimodal wrapper" && c.has("text_config")) {
         hint = "pass its text_config (e.g. jq .text_config config.json) for the language model; " + hint;
       }
-      throw InputError(std::string(where) + ": " + c.pointer("model_type") + ": \"" + type + "\" is " + r.why +
+      throw InputError(std::string(where) + ": " + c.path("model_type") + ": \"" + type + "\" is " + r.why +
                        ", which roofline does not model; " + hint);
     }
   }
@@ -589,29 +554,19 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
     if (type != f.model_type) continue;
     ModelConfig m;
     m.family = type.starts_with("Refined") ? "falcon" : type;
+    m.n_kv_heads = kDeriveFromHeads;
+    m.head_dim = kDeriveFromHeads;
     f.import(c, m);
-    if (m.position == PositionKind::rope) {
-      m.non_parameter_notes.emplace_back(
-          "rotary inv_freq buffers are computed, not learned; excluded where a checkpoint stores them");
-    }
-    if (m.mtp_layers > 0) {
-      m.non_parameter_notes.push_back(std::to_string(m.mtp_layers) +
-                                      " multi-token-prediction layer(s) (num_nextn_predict_layers) are "
-                                      "stored in the checkpoint but are not part of the model; excluded");
-    }
-    if (c.has("quantization_config")) {
-      m.non_parameter_notes.emplace_back(
-          "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "
-          "weights are not parameters; excluded");
-    }
+    apply_head_defaults(m);
     const auto problems = validate(m);
     if (!problems.empty()) {
       const std::string at = pointer.empty() ? std::string() : ": " + std::string(pointer);
       throw InputError(std::string(where) + at + ": " + problems.front());
     }
+    if (notes != nullptr) *notes = checkpoint_notes(c, m);
     return m;
   }
-  throw InputError(std::string(where) + ": " + c.pointer("model_type") + ": \"" + type +
+  throw InputError(std::string(where) + ": " + c.path("model_type") + ": \"" + type +
                    "\" is not supported; supported model_type values: " + supported_model_types());
 }
 

@@ -14,6 +14,29 @@ namespace roofline::io {
 
 using nlohmann::json;
 
+std::string describe_json(const json& v) {
+  const auto cut = [](std::string text) {
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    return text;
+  };
+  const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
+  if (v.is_array() || v.is_object()) {
+    // Only a flat container is serialized: dump() recurses once per level (R1).
+    for (const json& x : v) {
+      if (x.is_array() || x.is_object()) return v.is_array() ? "an array" : "an object";
+    }
+    // A flat container is dumped only as far as the message needs.
+    std::string text = v.is_array() ? "[" : "{";
+    for (auto it = v.begin(); it != v.end() && text.size() <= 60; ++it) {
+      if (text.size() > 1) text += ",";
+      if (v.is_object()) text += dump(json(it.key())) + ":";
+      text += dump(*it);
+    }
+    return cut(text + (v.is_array() ? "]" : "}"));
+  }
+  return cut(dump(v));
+}
+
 ObjectReader::ObjectReader(const json& j, std::string where, std::string pointer)
     : j_(j), where_(std::move(where)), pointer_(std::move(pointer)) {
   if (!j_.is_object()) {
@@ -27,61 +50,113 @@ void ObjectReader::fail(const char* key, const std::string& what) const {
   throw InputError(where_ + ": " + path(key) + ": " + what);
 }
 
+void ObjectReader::unsupported(const char* key, const std::string& what) const {
+  fail(key, what + "; roofline cannot represent this, so it refuses rather than guess");
+}
+
 bool ObjectReader::has(const char* key) const {
+  seen_.emplace_back(key);
   const auto it = j_.find(key);
   return it != j_.end() && !it->is_null();
 }
 
-const json& ObjectReader::raw(const char* key) {
-  seen_.emplace_back(key);
-  const auto it = j_.find(key);
-  if (it == j_.end()) fail(key, "missing required field");
-  return *it;
+const json& ObjectReader::raw(const char* key) const {
+  if (!has(key)) fail(key, "missing required field");
+  return j_.at(key);
 }
 
-std::string ObjectReader::str(const char* key) {
+std::string ObjectReader::str(const char* key) const {
   const json& v = raw(key);
-  if (!v.is_string()) fail(key, "expected a string, got " + v.dump());
+  if (!v.is_string()) fail(key, "expected a string, got " + describe_json(v));
   return v.get<std::string>();
 }
 
-std::optional<std::string> ObjectReader::opt_str(const char* key) {
-  seen_.emplace_back(key);
+std::optional<std::string> ObjectReader::opt_str(const char* key) const {
   if (!has(key)) return std::nullopt;
   return str(key);
 }
 
-std::int64_t ObjectReader::integer(const char* key) {
-  const json& v = raw(key);
-  if (v.is_number_integer()) return v.get<std::int64_t>();
+std::string ObjectReader::str(const char* key, std::string fallback) const {
+  return has(key) ? str(key) : std::move(fallback);
+}
+
+std::int64_t ObjectReader::to_integer(const char* key, const json& v) const {
+  constexpr const char* kTooLarge = " is too large (at most 2^63 - 1)";
+  if (v.is_number_unsigned()) {
+    // nlohmann keeps 2^63..2^64-1 as unsigned; get<int64_t> would wrap them negative (R9).
+    const std::uint64_t u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(INT64_MAX)) fail(key, describe_json(v) + kTooLarge);
+    return static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < 0) fail(key, "must not be negative, got " + describe_json(v));
+    return x;
+  }
   if (v.is_number_float()) {
     // Range first: casting an out-of-range double to an integer is undefined behaviour.
     const double d = v.get<double>();
-    if (std::fabs(d) < 0x1p62 && d == std::floor(d)) return static_cast<std::int64_t>(d);
+    if (d == std::floor(d)) {
+      if (d < 0.0) fail(key, "must not be negative, got " + describe_json(v));
+      if (d >= 0x1p63) fail(key, describe_json(v) + kTooLarge);
+      return static_cast<std::int64_t>(d);
+    }
   }
-  fail(key, "expected an integer, got " + v.dump());
+  fail(key, "expected an integer, got " + describe_json(v));
 }
 
-std::optional<std::int64_t> ObjectReader::opt_integer(const char* key) {
-  seen_.emplace_back(key);
+std::int64_t ObjectReader::integer(const char* key) const { return to_integer(key, raw(key)); }
+
+std::optional<std::int64_t> ObjectReader::opt_integer(const char* key) const {
   if (!has(key)) return std::nullopt;
   return integer(key);
 }
 
-std::optional<bool> ObjectReader::opt_bool(const char* key) {
-  seen_.emplace_back(key);
+std::int64_t ObjectReader::integer(const char* key, std::int64_t fallback) const {
+  return has(key) ? integer(key) : fallback;
+}
+
+std::int64_t ObjectReader::integer_any(std::initializer_list<const char*> keys) const {
+  for (const char* k : keys) {
+    if (has(k)) return integer(k);
+  }
+  fail(*keys.begin(), "missing required field");
+}
+
+std::int64_t ObjectReader::integer_any(std::initializer_list<const char*> keys, std::int64_t fallback) const {
+  for (const char* k : keys) {
+    if (has(k)) return integer(k);
+  }
+  return fallback;
+}
+
+std::optional<bool> ObjectReader::opt_bool(const char* key) const {
   if (!has(key)) return std::nullopt;
   const json& v = j_.at(key);
-  if (!v.is_boolean()) fail(key, "expected true or false, got " + v.dump());
+  if (!v.is_boolean()) fail(key, "expected true or false, got " + describe_json(v));
   return v.get<bool>();
 }
 
-std::optional<double> ObjectReader::opt_number(const char* key) {
-  seen_.emplace_back(key);
+bool ObjectReader::boolean(const char* key, bool fallback) const { return opt_bool(key).value_or(fallback); }
+
+std::optional<double> ObjectReader::opt_number(const char* key) const {
   if (!has(key)) return std::nullopt;
   const json& v = j_.at(key);
-  if (!v.is_number()) fail(key, "expected a number, got " + v.dump());
+  if (!v.is_number()) fail(key, "expected a number, got " + describe_json(v));
   return v.get<double>();
+}
+
+std::vector<std::string> ObjectReader::strings(const char* key) const {
+  std::vector<std::string> out;
+  if (!has(key)) return out;
+  const json& a = j_.at(key);
+  if (!a.is_array()) fail(key, "expected an array of strings");
+  for (const json& s : a) {
+    if (!s.is_string()) fail(key, "expected an array of strings");
+    out.push_back(s.get<std::string>());
+    if (out.back().empty()) fail(key, "must not contain an empty string");
+  }
+  return out;
 }
 
 void ObjectReader::finish() const {
@@ -109,15 +184,6 @@ E parse_enum(ObjectReader& r, const char* key, const EnumTable<E, N>& table) {
   if (auto v = find_enum(table, s)) return *v;
   r.fail(key, not_one_of(s, table));
 }
-
-constexpr std::array kMlpKinds = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
-constexpr std::array kNormKinds = {std::pair{"rmsnorm", NormKind::rmsnorm}, std::pair{"layernorm", NormKind::layernorm},
-                                   std::pair{"layernorm_nobias", NormKind::layernorm_nobias},
-                                   std::pair{"nonparametric", NormKind::nonparametric}};
-constexpr std::array kQkNorms = {std::pair{"none", QkNorm::none}, std::pair{"per_head", QkNorm::per_head},
-                                 std::pair{"full_width", QkNorm::full_width}};
-constexpr std::array kPositions = {std::pair{"rope", PositionKind::rope}, std::pair{"learned", PositionKind::learned},
-                                   std::pair{"alibi", PositionKind::alibi}, std::pair{"none", PositionKind::none}};
 
 void set_int(ObjectReader& r, const char* key, std::int64_t& field) {
   if (auto v = r.opt_integer(key)) field = *v;
@@ -154,14 +220,7 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
   }
   if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);
   if (auto l2 = r.opt_str("l2_cache")) h.l2_cache = with_context(r, "l2_cache", *l2, parse_bytes);
-  if (r.has("aliases")) {
-    const json& a = r.raw("aliases");
-    if (!a.is_array()) r.fail("aliases", "expected an array of strings");
-    for (const json& s : a) {
-      if (!s.is_string()) r.fail("aliases", "expected an array of strings");
-      h.aliases.push_back(s.get<std::string>());
-    }
-  }
+  h.aliases = r.strings("aliases");
   h.source = r.str("source");
   if (h.source.empty()) r.fail("source", "must not be empty");
   h.notes = r.opt_str("notes").value_or("");
@@ -184,19 +243,19 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
   set_int(r, "d_ff", m.d_ff);
   set_int(r, "vocab_size", m.vocab_size);
   set_int(r, "max_seq_len", m.max_seq_len);
-  if (r.has("mlp")) m.mlp = parse_enum(r, "mlp", kMlpKinds);
-  if (r.has("norm")) m.norm = parse_enum(r, "norm", kNormKinds);
+  if (r.has("mlp")) m.mlp = parse_enum(r, "mlp", kMlpKindNames);
+  if (r.has("norm")) m.norm = parse_enum(r, "norm", kNormKindNames);
   set_int(r, "norms_per_layer", m.norms_per_layer);
   set_bool(r, "final_norm", m.final_norm);
   set_bool(r, "embedding_norm", m.embedding_norm);
-  if (r.has("qk_norm")) m.qk_norm = parse_enum(r, "qk_norm", kQkNorms);
+  if (r.has("qk_norm")) m.qk_norm = parse_enum(r, "qk_norm", kQkNormNames);
   set_bool(r, "qkv_bias", m.qkv_bias);
   set_bool(r, "o_bias", m.o_bias);
   set_bool(r, "mlp_bias", m.mlp_bias);
   set_bool(r, "lm_head_bias", m.lm_head_bias);
   set_bool(r, "tied_embeddings", m.tied_embeddings);
   set_bool(r, "parallel_block", m.parallel_block);
-  if (r.has("position")) m.position = parse_enum(r, "position", kPositions);
+  if (r.has("position")) m.position = parse_enum(r, "position", kPositionKindNames);
   set_int(r, "learned_positions", m.learned_positions);
   set_int(r, "embed_proj_dim", m.embed_proj_dim);
   set_int(r, "sliding_window", m.sliding_window);
@@ -239,19 +298,19 @@ json architecture_to_json(const ModelConfig& m) {
       {"d_ff", m.d_ff},
       {"vocab_size", m.vocab_size},
       {"max_seq_len", m.max_seq_len},
-      {"mlp", enum_name(m.mlp, kMlpKinds)},
-      {"norm", enum_name(m.norm, kNormKinds)},
+      {"mlp", name_of(m.mlp)},
+      {"norm", name_of(m.norm)},
       {"norms_per_layer", m.norms_per_layer},
       {"final_norm", m.final_norm},
       {"embedding_norm", m.embedding_norm},
-      {"qk_norm", enum_name(m.qk_norm, kQkNorms)},
+      {"qk_norm", name_of(m.qk_norm)},
       {"qkv_bias", m.qkv_bias},
       {"o_bias", m.o_bias},
       {"mlp_bias", m.mlp_bias},
       {"lm_head_bias", m.lm_head_bias},
       {"tied_embeddings", m.tied_embeddings},
       {"parallel_block", m.parallel_block},
-      {"position", enum_name(m.position, kPositions)},
+      {"position", name_of(m.position)},
       {"learned_positions", m.learned_positions},
       {"embed_proj_dim", m.embed_proj_dim},
       {"sliding_window", m.sliding_window},
@@ -283,18 +342,22 @@ json architecture_to_json(const ModelConfig& m) {
 ModelPreset model_from_json(const json& j, std::string_view where, std::string_view fallback_name) {
   ModelPreset p;
   if (is_hf_config(j)) {
-    p.config = import_hf_config(j, where, "");
+    p.config = import_hf_config(j, where, "", &p.checkpoint_notes);
     p.config.name = std::string(fallback_name);
-    p.input_format = "hf_config";
+    p.input_format = InputFormat::hf_config;
     return p;
   }
   ObjectReader r(j, std::string(where), "");
   p.config.name = r.str("name");
   p.display_name = r.opt_str("display_name").value_or(p.config.name);
+  p.aliases = r.strings("aliases");
   p.source = r.str("source");
   if (p.source.empty()) r.fail("source", "must not be empty");
   p.notes = r.opt_str("notes").value_or("");
   p.published_params = r.opt_integer("published_params");
+  if (p.published_params && *p.published_params < 1) {
+    r.fail("published_params", "must be at least 1, got " + std::to_string(*p.published_params));
+  }
   p.published_params_source = r.opt_str("published_params_source").value_or("");
   const bool has_arch = r.has("architecture");
   const bool has_hf = r.has("hf_config");
@@ -303,23 +366,22 @@ ModelPreset model_from_json(const json& j, std::string_view where, std::string_v
   }
   if (has_hf) {
     const std::string name = p.config.name;
-    p.config = import_hf_config(r.raw("hf_config"), where, "/hf_config");
+    p.config = import_hf_config(r.raw("hf_config"), where, "/hf_config", &p.checkpoint_notes);
     p.config.name = name;
-    p.input_format = "hf_config";
+    p.input_format = InputFormat::hf_config;
   } else {
     ModelConfig& m = p.config;
     m.family = "custom";
-    m.n_kv_heads = -1;
-    m.head_dim = -1;
+    m.n_kv_heads = kDeriveFromHeads;
+    m.head_dim = kDeriveFromHeads;
     architecture_from_json(r.raw("architecture"), where, m);
     for (const char* key : {"n_layers", "d_model", "n_heads", "vocab_size"}) {
       if (!r.raw("architecture").contains(key)) {
         throw InputError(std::string(where) + ": /architecture/" + key + ": missing required field");
       }
     }
-    if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
-    if (m.head_dim < 0) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
-    p.input_format = "preset";
+    apply_head_defaults(m);
+    p.input_format = InputFormat::preset;
     const auto problems = validate(m);
     if (!problems.empty()) {
       std::string all;

@@ -1,15 +1,19 @@
 // Strict JSON <-> config conversion: unknown keys rejected, JSON pointers in every error.
 #pragma once
 
+#include "io/names.hpp"
+
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofline::io {
 
@@ -19,10 +23,14 @@ struct ModelPreset {
   std::string display_name;
   std::string source;
   std::string notes;
-  std::optional<std::int64_t> published_params;
+  std::optional<std::int64_t> published_params;  ///< >= 1 when present
   std::string published_params_source;
-  std::string origin;        ///< "builtin", a file path, "stdin" or "flags"
-  std::string input_format;  ///< "preset", "hf_config" or "flags"
+  std::vector<std::string> aliases;  ///< other names the preset answers to (HF repo ids, spellings)
+  /// Checkpoint tensors that are not parameters (rotary buffers, causal masks, quantization
+  /// scales), named for configs a user passes; excluded from every count.
+  std::vector<std::string> checkpoint_notes;
+  std::string origin;  ///< "builtin", a file path, "stdin" or "flags"
+  InputFormat input_format = InputFormat::preset;
 };
 
 /// Reads a GPU preset object. `where` prefixes every error (a file name).
@@ -41,29 +49,51 @@ nlohmann::json architecture_to_json(const ModelConfig& m);
 /// Reads a native architecture object into `m` (fields absent keep their values in `m`).
 void architecture_from_json(const nlohmann::json& j, std::string_view where, ModelConfig& m);
 
-/// Strict reader of one JSON object: typed getters with pointer-qualified errors, and a final
-/// check that no unknown key was present.
+/// A JSON value for an error message: scalars as written and cut at 60 characters, arrays and
+/// objects of scalars likewise, deeper values by kind only ("an array", "an object"). Never
+/// serializes a deep value in full (reliability R1).
+std::string describe_json(const nlohmann::json& v);
+
+/// Strict reader of one JSON object, shared by native presets and Hugging Face configs: typed
+/// getters with "where: /pointer: message" errors, and finish() to reject unknown keys (native
+/// presets call it; HF configs carry many keys roofline ignores and do not). A null value is
+/// treated as absent. Integers are counts: negative values and values >= 2^63 are refused, whole
+/// floats such as 32.0 are accepted.
 class ObjectReader {
  public:
   ObjectReader(const nlohmann::json& j, std::string where, std::string pointer);
+  /// Present and not null.
   [[nodiscard]] bool has(const char* key) const;
-  [[nodiscard]] const nlohmann::json& raw(const char* key);
-  std::string str(const char* key);
-  std::optional<std::string> opt_str(const char* key);
-  std::int64_t integer(const char* key);
-  std::optional<std::int64_t> opt_integer(const char* key);
-  std::optional<bool> opt_bool(const char* key);
-  std::optional<double> opt_number(const char* key);
+  /// The value of a required key; "missing required field" when absent or null.
+  [[nodiscard]] const nlohmann::json& raw(const char* key) const;
+  [[nodiscard]] std::string str(const char* key) const;
+  [[nodiscard]] std::optional<std::string> opt_str(const char* key) const;
+  [[nodiscard]] std::string str(const char* key, std::string fallback) const;
+  [[nodiscard]] std::int64_t integer(const char* key) const;
+  [[nodiscard]] std::optional<std::int64_t> opt_integer(const char* key) const;
+  [[nodiscard]] std::int64_t integer(const char* key, std::int64_t fallback) const;
+  /// The first present key of several spellings (n_embd / hidden_size).
+  [[nodiscard]] std::int64_t integer_any(std::initializer_list<const char*> keys) const;
+  [[nodiscard]] std::int64_t integer_any(std::initializer_list<const char*> keys, std::int64_t fallback) const;
+  [[nodiscard]] std::optional<bool> opt_bool(const char* key) const;
+  [[nodiscard]] bool boolean(const char* key, bool fallback) const;
+  [[nodiscard]] std::optional<double> opt_number(const char* key) const;
+  /// An optional array of non-empty strings ("aliases"); empty when absent.
+  [[nodiscard]] std::vector<std::string> strings(const char* key) const;
   /// Throws naming the first key that no getter asked for.
   void finish() const;
   [[noreturn]] void fail(const char* key, const std::string& what) const;
+  /// fail() for a value roofline cannot represent, with the "refuses rather than guess" hint.
+  [[noreturn]] void unsupported(const char* key, const std::string& what) const;
   [[nodiscard]] std::string path(const char* key) const;
+  [[nodiscard]] const std::string& where() const { return where_; }
 
  private:
+  [[nodiscard]] std::int64_t to_integer(const char* key, const nlohmann::json& v) const;
   const nlohmann::json& j_;
   std::string where_;
   std::string pointer_;
-  std::vector<std::string> seen_;
+  mutable std::vector<std::string> seen_;  ///< keys a getter asked for, for finish()
 };
 
 }  // namespace roofline::io

@@ -5,7 +5,9 @@
 
 #include "roofline/hardware_config.hpp"
 
+#include <cstddef>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,19 +19,34 @@ enum class PresetKind { model, gpu };
 struct PresetEntry {
   PresetKind kind = PresetKind::model;
   std::string name;
-  std::string origin;  ///< "builtin" or the file path
-  std::string text;    ///< JSON text, read when the entry is registered
+  std::string origin;    ///< "builtin" or the file path, for messages
+  bool builtin = false;  ///< embedded in the binary (origin is then "builtin")
+  std::string text;      ///< JSON text, read when the entry is registered
 };
 
 class PresetRegistry {
  public:
   /// Registers the built-ins and every *.json under DIR/models and DIR/gpus of each directory.
-  /// Duplicate names are an InputError naming both origins.
+  /// Duplicate names (compared case-insensitively) are an InputError naming both origins.
   explicit PresetRegistry(const std::vector<std::string>& dirs);
 
   [[nodiscard]] std::vector<const PresetEntry*> entries(PresetKind kind) const;
 
-  /// A preset name, a path to a preset or HF config.json, or "-" for `in`.
+  /// A preset found by name or alias.
+  struct Resolved {
+    const PresetEntry* entry = nullptr;
+    bool via_alias = false;  ///< matched one of entry->name's aliases, not the name itself
+  };
+  /// Looks `spec` up as a preset name, then as an alias (HF repo id, common spelling), both
+  /// case-insensitively. nullopt when neither matches. Resolving an alias checks every alias of
+  /// that kind once: a clash with a name or another alias is an InputError naming the file at fault.
+  [[nodiscard]] std::optional<Resolved> resolve(PresetKind kind, std::string_view spec) const;
+
+  /// The aliases a preset declares, in file order (for `models` / `gpus` listings).
+  [[nodiscard]] std::vector<std::string> aliases(const PresetEntry& e) const;
+
+  /// A preset name or alias, a path to a preset or HF config.json, or "-" for `in`. The returned
+  /// config's name is the canonical preset name, whatever spelling `spec` used.
   ModelPreset load_model(std::string_view spec, std::istream& in) const;
   /// A GPU preset name or alias, or a path to a GPU preset file.
   HardwareConfig load_gpu(std::string_view spec) const;
@@ -38,16 +55,44 @@ class PresetRegistry {
   [[nodiscard]] HardwareConfig parse_gpu(const PresetEntry& e) const;
 
  private:
-  void add(PresetKind kind, std::string name, std::string origin, std::string text);
+  struct Alias {
+    std::string key;   ///< lower-cased, for lookup
+    std::string text;  ///< as the file writes it
+    const PresetEntry* owner = nullptr;
+  };
+  void add(PresetKind kind, std::string name, std::string origin, bool builtin, std::string text);
   [[nodiscard]] const PresetEntry* find(PresetKind kind, std::string_view name) const;
+  /// Every alias of every preset, read from the files' "aliases" arrays on first use and checked.
+  [[nodiscard]] const std::vector<Alias>& alias_index() const;
+  [[nodiscard]] std::string unknown_hint(PresetKind kind, std::string_view spec) const;
   std::vector<PresetEntry> entries_;
+  mutable std::optional<std::vector<Alias>> aliases_;
 };
 
 /// Closest candidate by edit distance, or "" when none is close.
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
 
-/// Reads a whole file; InputError naming the path if it cannot.
+/// A spelling of a preset: a name or an alias, and the canonical name it stands for.
+struct PresetSpelling {
+  std::string text;
+  std::string name;
+};
+
+/// What follows `unknown preset "x"`: "; did you mean \"y\"?", "; did you mean one of: a, b?",
+/// "; presets of this family: a, b", or "" when nothing is near. Never offers a preset whose
+/// numbers (sizes, versions) differ from what was typed, except names that extend what was typed;
+/// when only other sizes of the family exist, lists the family instead. See docs/presets.md.
+std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpelling>& spellings);
+
+/// Largest preset, config.json or stdin text read (64 MiB).
+inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+/// Reads a whole regular file of at most kMaxInputBytes; InputError naming the path if it cannot
+/// ("cannot open file", "is a directory", "not a regular file", "larger than 64 MiB").
 std::string read_file(const std::string& path);
+
+/// Reads `in` to its end, at most kMaxInputBytes; InputError prefixed with `where` otherwise.
+std::string read_stream(std::istream& in, std::string_view where);
 
 /// Parses JSON text; InputError with `where` and the parser's position on failure.
 nlohmann::json parse_json_text(std::string_view text, std::string_view where);

@@ -30,10 +30,17 @@ constexpr std::array kFlopRates = {UnitScale{"FLOP/s", 1.0},   UnitScale{"GFLOP/
                                    UnitScale{"GOP/s", 1e9},    UnitScale{"TOP/s", 1e12},  UnitScale{"POP/s", 1e15},
                                    UnitScale{"TOPS", 1e12},    UnitScale{"POPS", 1e15}};
 constexpr std::array kWatts = {UnitScale{"W", 1.0}, UnitScale{"kW", 1e3}};
-constexpr std::array kCounts = {UnitScale{"", 1.0},      UnitScale{"k", 1e3},     UnitScale{"K", 1e3},
-                                UnitScale{"M", 1e6},     UnitScale{"G", 1e9},     UnitScale{"B", 1e9},
-                                UnitScale{"T", 1e12},    UnitScale{"Ki", 0x1p10}, UnitScale{"Mi", 0x1p20},
-                                UnitScale{"Gi", 0x1p30}, UnitScale{"Ti", 0x1p40}};
+// Counts: decimal (k, M, G/B, T) or binary (Ki, Mi, Gi, Ti) multipliers, as exact powers so an
+// integer mantissa is multiplied exactly and a decimal one is re-read at the scaled exponent.
+struct Multiplier {
+  std::string_view name;
+  int exp10;
+  int exp2;
+};
+constexpr std::array kMultipliers = {Multiplier{"", 0, 0},    Multiplier{"k", 3, 0},   Multiplier{"K", 3, 0},
+                                     Multiplier{"M", 6, 0},   Multiplier{"G", 9, 0},   Multiplier{"B", 9, 0},
+                                     Multiplier{"T", 12, 0},  Multiplier{"Ki", 0, 10}, Multiplier{"Mi", 0, 20},
+                                     Multiplier{"Gi", 0, 30}, Multiplier{"Ti", 0, 40}};
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -43,16 +50,76 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits "3.35 TB/s" into 3.35 and "TB/s"; throws when there is no number.
-std::pair<double, std::string_view> split(std::string_view text, std::string_view example) {
+// A value outside double range: "too small" when its exponent is negative (1e-400) or it has no
+// non-zero digit before the point, "too large" otherwise (1e400, 400 nines).
+std::string_view out_of_range_word(std::string_view number) {
+  const auto e = number.find_first_of("eE");
+  if (e != std::string_view::npos) return e + 1 < number.size() && number[e + 1] == '-' ? "too small" : "too large";
+  for (char ch : number) {
+    if (ch == '.') break;
+    if (ch >= '1' && ch <= '9') return "too large";
+  }
+  return "too small";
+}
+
+struct Number {
+  double value = 0.0;
+  std::string_view digits;  ///< the number's own text, e.g. "238.3" or "1e6"
+  std::string_view rest;    ///< what follows it, trimmed: the unit or multiplier
+};
+
+// Reads the leading number of "3.35 TB/s". `expected` completes `"x" is not a number...`.
+Number read_number(std::string_view text, std::string_view expected) {
   const std::string_view s = trim(text);
   double v = 0.0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || s.empty()) {
-    throw InputError(quoted(text) + " is not a number with a unit; expected a value such as " + quoted(example));
+  if (s.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    throw InputError(quoted(text) + " is not a number" + std::string(expected));
   }
+  const std::string_view digits(s.data(), static_cast<std::size_t>(ptr - s.data()));
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(quoted(text) + " is " + std::string(out_of_range_word(digits)));
   if (!std::isfinite(v)) throw InputError(quoted(text) + " is not a finite number");
-  return {v, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
+  return {v, digits, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
+}
+
+// Splits "3.35 TB/s" into 3.35 and "TB/s"; throws when there is no number.
+std::pair<double, std::string_view> split(std::string_view text, std::string_view example) {
+  const Number n = read_number(text, " with a unit; expected a value such as " + quoted(example));
+  return {n.value, n.rest};
+}
+
+const Multiplier* find_multiplier(std::string_view text, std::string_view name) {
+  for (const Multiplier& m : kMultipliers) {
+    if (m.name == name) return &m;
+  }
+  throw InputError(quoted(text) + ": unknown multiplier " + quoted(name) +
+                   "; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti (powers of 1024)");
+}
+
+// n x 10^exp10 x 2^exp2 without the rounding of a double product: "238.3k" is re-read as
+// "238.3e3", and a power of two scales exactly.
+double scaled(const Number& n, const Multiplier& m, std::string_view text) {
+  double v = n.value;
+  if (m.exp10 != 0) {
+    std::string_view base = n.digits;
+    long exp = 0;
+    const auto e = base.find_first_of("eE");
+    if (e != std::string_view::npos) {
+      std::string_view ex = base.substr(e + 1);
+      if (!ex.empty() && ex.front() == '+') ex.remove_prefix(1);
+      std::from_chars(ex.data(), ex.data() + ex.size(), exp);
+      base = base.substr(0, e);
+    }
+    const std::string shifted = std::string(base) + "e" + std::to_string(exp + m.exp10);
+    const auto [ptr, ec] = std::from_chars(shifted.data(), shifted.data() + shifted.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+      throw InputError(quoted(text) + " is " + std::string(out_of_range_word(shifted)));
+    }
+  }
+  v = std::ldexp(v, m.exp2);
+  if (!std::isfinite(v)) throw InputError(quoted(text) + " is too large");
+  return v;
 }
 
 template <std::size_t N>
@@ -109,23 +176,47 @@ units::FlopPerSecond parse_flop_rate(std::string_view text) {
 double parse_watts(std::string_view text) { return parse_with(text, kWatts, "a power", "700 W"); }
 
 std::int64_t parse_count(std::string_view text) {
-  const auto [v, unit] = split(text, "8Ki");
-  const UnitScale* u = find(kCounts, unit);
-  if (u == nullptr) {
-    throw InputError(quoted(text) + ": unknown multiplier " + quoted(unit) +
-                     "; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti (powers of 1024)");
+  constexpr std::int64_t kMax = std::int64_t{1} << 62;
+  const std::string too_large = quoted(text) + " is too large (at most 2^62)";
+  const std::string_view s = trim(text);
+  // Integers are read as integers, so counts above 2^53 stay exact and 2^62 is the real bound.
+  std::int64_t i = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+  const bool decimal_follows = ptr != s.data() + s.size() && (*ptr == '.' || *ptr == 'e' || *ptr == 'E');
+  if (ec == std::errc() && !decimal_follows) {
+    const Multiplier* m =
+        find_multiplier(text, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))));
+    if (i < 0) throw InputError(quoted(text) + " is negative");
+    std::int64_t factor = std::int64_t{1} << m->exp2;
+    for (int k = 0; k < m->exp10; ++k) factor *= 10;
+    std::int64_t n = 0;
+    if (__builtin_mul_overflow(i, factor, &n) || n > kMax) throw InputError(too_large);
+    return n;
   }
-  const double n = v * u->scale;
-  if (n < 0.0 || n != std::floor(n) || n > 0x1p62) {
-    throw InputError(quoted(text) + " is not a whole number of at most 2^62");
-  }
+  const Number num = read_number(text, "; expected a count such as \"8k\" or \"8Ki\"");
+  const Multiplier* m = find_multiplier(text, num.rest);
+  if (num.value < 0.0) throw InputError(quoted(text) + " is negative");
+  const double n = scaled(num, *m, text);
+  if (n > 0x1p62) throw InputError(too_large);
+  if (n != std::floor(n)) throw InputError(quoted(text) + " is not a whole number");
   return static_cast<std::int64_t>(n);
 }
 
+double parse_rate_count(std::string_view text) {
+  const std::string example = "expected a rate such as \"4M\"";
+  const Number num = read_number(text, "; " + example);
+  if (num.rest == "%") throw InputError(quoted(text) + " is a percentage, " + example);
+  const Multiplier* m = find_multiplier(text, num.rest);
+  if (num.value < 0.0) throw InputError(quoted(text) + " is negative; " + example);
+  const double n = scaled(num, *m, text);
+  if (!(n > 0.0)) throw InputError(quoted(text) + " is zero; " + example);
+  return n;
+}
+
 double parse_fraction(std::string_view text) {
-  const auto [v, unit] = split(text, "0.8");
-  if (unit.empty()) return v;
-  if (unit == "%") return v / 100.0;
+  const Number num = read_number(text, "; expected a value such as \"0.8\" or \"80%\"");
+  if (num.rest.empty()) return num.value;
+  if (num.rest == "%") return num.value / 100.0;
   throw InputError(quoted(text) + " is not a fraction; expected a value such as \"0.8\" or \"80%\"");
 }
 

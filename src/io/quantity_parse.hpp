@@ -19,8 +19,11 @@ units::FlopPerSecond parse_flop_rate(std::string_view text);
 /// "700 W", "1.2 kW".
 double parse_watts(std::string_view text);
 /// Counts with decimal (k, M, G, T) or binary (Ki, Mi, Gi, Ti) multipliers: "8k" = 8000,
-/// "8Ki" = 8192, "2T" = 2e12. Must be a whole number >= 0.
+/// "8Ki" = 8192, "2T" = 2e12. Must be a whole number in [0, 2^62]; integers are read exactly.
 std::int64_t parse_count(std::string_view text);
+/// A positive rate with the count multipliers: "4M" = 4e6, "238.3k", "1e6", "50000", "2Ki".
+/// Refuses percentages ("50%"), zero and negative values.
+double parse_rate_count(std::string_view text);
 /// A plain fraction or percentage: "0.8", "80%".
 double parse_fraction(std::string_view text);
 

@@ -1,5 +1,6 @@
 // resolve(): a ScenarioSpec becomes a Scenario. Every default lives here, in one place, and every
 // problem with the inputs is collected and reported together.
+#include "io/names.hpp"
 #include "io/scenario_spec.hpp"
 
 #include "roofline/memory.hpp"
@@ -60,9 +61,9 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
     p.config.name = "custom";
     p.config.family = "custom";
     p.origin = "flags";
-    p.input_format = "flags";
-    p.config.n_kv_heads = -1;
-    p.config.head_dim = -1;
+    p.input_format = InputFormat::flags;
+    p.config.n_kv_heads = kDeriveFromHeads;
+    p.config.head_dim = kDeriveFromHeads;
   }
   ModelConfig& m = p.config;
   const auto apply = [](const std::optional<std::int64_t>& v, std::int64_t& field) {
@@ -89,8 +90,7 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   if (o.tied) m.tied_embeddings = *o.tied;
   // A model from flags alone takes the MHA and d/h defaults; a preset keeps its checkpoint's
   // head_dim and KV heads unless they are overridden (a what-if keeps every other field).
-  if (m.n_kv_heads < 0) m.n_kv_heads = m.n_heads;
-  if (m.head_dim < 0) m.head_dim = m.n_heads > 0 ? m.d_model / m.n_heads : 0;
+  apply_head_defaults(m);
   if (m.moe.enabled() && m.moe.d_ff_expert == 0) m.moe.d_ff_expert = m.d_ff;
   if (m.moe.n_shared_experts > 0 && m.moe.d_ff_shared == 0) m.moe.d_ff_shared = m.moe.d_ff_expert;
   const std::vector<std::string> problems = validate(m);
@@ -122,7 +122,7 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
     r.model = *model;
     sc.model = model->config;
     diag.capture("", [&] { sc.counts = count_params(sc.model); });
-    const bool modified = any_override(spec.overrides) && r.model.input_format != "flags";
+    const bool modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
     sc.provenance.published_params = r.model.published_params;
     sc.provenance.modified = modified;
     r.model_label = sc.model.name + (modified ? " modified: " + joined(spec.overrides.given, " ") : "");
@@ -252,8 +252,13 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
                         " % of each device's capacity");
     }
   }
+  // Notes about tensors a checkpoint file stores: useful for a config the user brought, noise
+  // on every built-in preset.
   if (r.model.origin != "builtin") {
-    for (const std::string& n : sc.model.non_parameter_notes) r.notes.push_back(n);
+    for (const std::string& n : r.model.checkpoint_notes) r.notes.push_back(n);
+  }
+  if (!spec.model.empty() && spec.model != "-" && r.model.origin == "builtin" && spec.model != sc.model.name) {
+    r.notes.push_back("MODEL " + spec.model + " resolved to " + sc.model.name);
   }
   return r;
 }

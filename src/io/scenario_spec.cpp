@@ -1,6 +1,7 @@
 #include "io/scenario_spec.hpp"
 
 #include "io/enum_table.hpp"
+#include "io/names.hpp"
 #include "io/quantity_parse.hpp"
 
 #include "roofline/checked.hpp"
@@ -27,14 +28,6 @@ constexpr std::array kMoeDecode = {std::pair{"expected", MoeDecodeBytes::expecte
                                    std::pair{"top-k", MoeDecodeBytes::top_k}};
 constexpr std::array kCapacity = {std::pair{"device", CapacitySource::device},
                                   std::pair{"override", CapacitySource::override_bytes}};
-constexpr std::array kMlp = {std::pair{"gated", MlpKind::gated}, std::pair{"plain", MlpKind::plain}};
-constexpr std::array kNorm = {std::pair{"rmsnorm", NormKind::rmsnorm},
-                              std::pair{"layernorm", NormKind::layernorm},
-                              std::pair{"layernorm_nobias", NormKind::layernorm_nobias},
-                              std::pair{"layernorm-nobias", NormKind::layernorm_nobias},
-                              std::pair{"nonparametric", NormKind::nonparametric},
-                              std::pair{"none", NormKind::nonparametric}};
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -63,29 +56,6 @@ double fraction_in_unit_interval(const std::string& text) {
   const double f = parse_fraction(text);
   if (!(f > 0.0 && f <= 1.0)) throw InputError("\"" + text + "\" must be in (0, 1], e.g. 0.8 or 80%");
   return f;
-}
-
-// A positive rate with an optional k/M/G/T (x1000) or Ki/Mi/Gi/Ti (x1024) multiplier: "4M", "238.3k".
-double rate_count(const std::string& text) {
-  if (!text.empty() && text.back() == '%') {
-    throw InputError("\"" + text + "\" is a percentage; expected a rate such as \"4M\" or \"238.3k\"");
-  }
-  double v = 0.0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || text.empty()) {
-    throw InputError("\"" + text + "\" is not a number; expected a rate such as \"4M\" or \"238.3k\"");
-  }
-  const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
-  constexpr std::array kMultipliers = {std::pair{"", 1.0},      std::pair{"k", 1e3},     std::pair{"K", 1e3},
-                                       std::pair{"M", 1e6},     std::pair{"G", 1e9},     std::pair{"T", 1e12},
-                                       std::pair{"Ki", 0x1p10}, std::pair{"Mi", 0x1p20}, std::pair{"Gi", 0x1p30},
-                                       std::pair{"Ti", 0x1p40}};
-  const auto m = std::find_if(kMultipliers.begin(), kMultipliers.end(), [&](const auto& p) { return unit == p.first; });
-  if (m == kMultipliers.end()) throw InputError("\"" + text + "\": unknown multiplier \"" + std::string(unit) + "\"");
-  const double r = v * m->second;
-  if (!(r > 0.0) || !std::isfinite(r)) throw InputError("\"" + text + "\" must be a positive finite rate");
-  return r;
 }
 
 WeightFormat weight_bits(const std::string& text) {
@@ -139,12 +109,12 @@ const std::vector<InputDef> kInputs = {
      ROOFLINE_OVERRIDE(max_seq_len, "max-seq-len")},
     {"mlp", nullptr, kModelOverrides, "KIND", "gated (3 matrices) or plain (2)",
      [](ScenarioSpec& s, const std::string& t) {
-       s.overrides.mlp = choice(t, kMlp);
+       s.overrides.mlp = choice(t, kMlpKindNames);
        s.overrides.given.push_back("--mlp " + t);
      }},
-    {"norm", nullptr, kModelOverrides, "KIND", "rmsnorm, layernorm, layernorm_nobias or nonparametric",
+    {"norm", nullptr, kModelOverrides, "KIND", "rmsnorm, layernorm, layernorm_nobias or nonparametric (none)",
      [](ScenarioSpec& s, const std::string& t) {
-       s.overrides.norm = choice(t, kNorm);
+       s.overrides.norm = choice(t, kNormKindNames);
        s.overrides.given.push_back("--norm " + t);
      }},
     {"tied", nullptr, kModelOverrides, "", "Tie the output head to the embedding",
@@ -217,7 +187,7 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.train_tokens = positive_count(t); }},
     {"measured-tokens-per-s", nullptr, kTraining, "RATE",
      "Measured training tokens/s of the whole job (4M, 238.3k), for MFU and HFU (needs --gpu)",
-     [](ScenarioSpec& s, const std::string& t) { s.measured_tokens_per_s = rate_count(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.measured_tokens_per_s = parse_rate_count(t); }},
     {"require-fit", nullptr, kRequireFit, "",
      "Exit with status 3 when the weights and KV cache do not fit (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},

@@ -73,7 +73,8 @@ const std::vector<BadPreset> kBad = {
     {"model-n-layers-not-integer.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got 2.5"},
     {"model-n-layers-string.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got \"2\""},
     // 1e30 is range-checked before any cast to an integer.
-    {"model-n-layers-huge-float.json", Kind::model, "{file}: /architecture/n_layers: expected an integer, got 1e+30"},
+    {"model-n-layers-huge-float.json", Kind::model,
+     "{file}: /architecture/n_layers: 1e+30 is too large (at most 2^63 - 1)"},
     {"model-published-params-string.json", Kind::model, "{file}: /published_params: expected an integer, got \"7B\""},
     {"model-missing-vocab.json", Kind::model, "{file}: /architecture/vocab_size: missing required field"},
     {"model-bad-enum.json", Kind::model, "{file}: /architecture/mlp: \"swiglu\" is not one of: gated, plain"},

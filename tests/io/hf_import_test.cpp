@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -81,7 +82,7 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (preset == "gemma3-27b") continue;  // the multimodal wrapper: refused, tested below
     ModelPreset p;
     REQUIRE_NOTHROW(p = model_from_json(parse_json_text(read_file(path), path), path, preset));
-    CHECK(p.input_format == "hf_config");
+    CHECK(p.input_format == InputFormat::hf_config);
     CHECK(p.config.name == preset);
     CHECK(p.config.family == (row.at("model_type") == "RefinedWeb" ? "falcon" : row.at("model_type")));
     const ParamCounts c = count_params(p.config);
@@ -442,15 +443,23 @@ TEST_CASE("io: other refusals the engine cannot represent", "[io][hf][refused]")
 }
 
 TEST_CASE("io: non-parameter buffers are named, not counted", "[io][hf]") {
-  const auto has_note = [](const ModelConfig& m, std::string_view needle) {
-    for (const std::string& n : m.non_parameter_notes) {
-      if (n.find(needle) != std::string::npos) return true;
-    }
-    return false;
+  const auto notes_of = [](const std::string& preset) {
+    const std::string path = hf_fixture(preset);
+    return model_from_json(parse_json_text(read_file(path), path), path, preset).checkpoint_notes;
   };
-  CHECK(has_note(import_fixture("gpt2"), "attn.bias causal-mask buffers"));
-  CHECK(has_note(import_fixture("gpt2"), "12582912 elements"));  // published-group2.tsv:2
-  CHECK(has_note(import_fixture("llama2-7b"), "rotary inv_freq"));
-  CHECK(has_note(import_fixture("deepseek-v3"), "1 multi-token-prediction layer(s)"));
-  CHECK(has_note(import_fixture("deepseek-v3"), "quantization_config present"));
+  const auto has_note = [](const std::vector<std::string>& notes, std::string_view needle) {
+    return std::any_of(notes.begin(), notes.end(),
+                       [&](const std::string& n) { return n.find(needle) != std::string::npos; });
+  };
+  CHECK(has_note(notes_of("gpt2"), "attn.bias causal-mask buffers"));
+  CHECK(has_note(notes_of("gpt2"), "12582912 elements"));  // published-group2.tsv:2
+  CHECK(has_note(notes_of("llama2-7b"), "rotary inv_freq"));
+  CHECK(has_note(notes_of("deepseek-v3"), "quantization_config present"));
+  // The MTP layers are reported once, from ParamCounts::mtp_excluded, not as a checkpoint note.
+  CHECK_FALSE(has_note(notes_of("deepseek-v3"), "multi-token-prediction"));
+  CHECK(count_params(import_fixture("deepseek-v3")).mtp_excluded > 0);
+  // The notes live with the preset, not in the engine's config; the importer fills them on request.
+  std::vector<std::string> notes;
+  (void)import_hf_config(fixture_json("gpt-j-6b"), "config.json", "", &notes);
+  CHECK(has_note(notes, "attn.bias/masked_bias"));
 }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -206,7 +207,7 @@ TEST_CASE("io: every model preset loads and matches published_params exactly", "
     REQUIRE_NOTHROW(p = r.load_model(x.preset, no_stdin));
     CHECK(p.config.name == x.preset);
     CHECK(p.origin == "builtin");
-    CHECK(p.input_format == "hf_config");
+    CHECK(p.input_format == InputFormat::hf_config);
     CHECK_FALSE(p.source.empty());
     CHECK(validate(p.config).empty());
     const ParamCounts c = count_params(p.config);
@@ -253,7 +254,7 @@ TEST_CASE("io: architecture_to_json / architecture_from_json round trip every pr
     // The same object as a native preset file goes through model_from_json's preset path.
     const nlohmann::json preset = {{"name", e->name}, {"source", "round trip"}, {"architecture", a}};
     const ModelPreset p = model_from_json(preset, "roundtrip.json", "ignored");
-    CHECK(p.input_format == "preset");
+    CHECK(p.input_format == InputFormat::preset);
     CHECK(count_params(p.config).total == count_params(m).total);
     CHECK(kv_bytes_per_token(p.config, 2.0).base() == kv_bytes_per_token(m, 2.0).base());
     CHECK(architecture_to_json(p.config) == a);
@@ -287,14 +288,14 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   std::istringstream no_stdin;
   const ModelPreset tiny = r.load_model("tiny", no_stdin);
   CHECK(tiny.origin == model_path);
-  CHECK(tiny.input_format == "preset");
+  CHECK(tiny.input_format == InputFormat::preset);
   // 2 x (4 * 64^2 + 3 * 64 * 256 + 2 * 64) + 2 * 1000 * 64 + 64
   CHECK(count_params(tiny.config).total == 2 * (4 * 64 * 64 + 3 * 64 * 256 + 2 * 64) + 2 * 1000 * 64 + 64);
 
   const ModelPreset hf = r.load_model("tiny-hf", no_stdin);
   CHECK(hf.config.name == "tiny-hf");
   CHECK(hf.origin == hf_path);
-  CHECK(hf.input_format == "hf_config");
+  CHECK(hf.input_format == InputFormat::hf_config);
   CHECK(count_params(hf.config).total == count_params(tiny.config).total);
 
   const HardwareConfig g = r.load_gpu("test-gpu");
@@ -374,7 +375,8 @@ TEST_CASE("io: unknown presets: the message suggests a near name or the listing"
                       "MODEL: unknown preset \"llama3-8\"; did you mean \"llama3-8b\"?");
   REQUIRE_THROWS_WITH(r.load_model("zzzz", no_stdin),
                       "MODEL: unknown preset \"zzzz\"; see `roofline models --names`, or pass a config.json path");
-  REQUIRE_THROWS_WITH(r.load_gpu("mi300"), "--gpu: unknown preset \"mi300\"; did you mean \"mi300a\"?");
+  // Every name extending what was typed is offered, not just the first.
+  REQUIRE_THROWS_WITH(r.load_gpu("mi300"), "--gpu: unknown preset \"mi300\"; did you mean one of: mi300a, mi300x?");
   REQUIRE_THROWS_WITH(r.load_gpu("h100-sx"), Catch::Contains("did you mean \"h100-sxm\""));
   REQUIRE_THROWS_WITH(r.load_gpu("zzzz"), "--gpu: unknown preset \"zzzz\"; see `roofline gpus --names`");
   REQUIRE_THROWS_AS(r.load_gpu("zzzz"), InputError);
@@ -402,14 +404,187 @@ TEST_CASE("io: load_model / load_gpu accept paths and stdin", "[io][presets][reg
 }
 
 // Aliases are checked against every name and alias when they are resolved: a user GPU cannot take
-// over a built-in's alias ("h100") or shadow one with its name ("h200").
+// over a built-in's alias ("h100") or shadow one with its name ("h200"). The message blames the
+// user file, never the built-in (code review §2.1).
 TEST_CASE("io: a user alias or name colliding with a built-in alias is an InputError", "[io][presets][registry]") {
-  const TempDir dir;
-  dir.write("gpus/a-gpu.json", R"({"name": "a-gpu", "memory_capacity": "1 GiB", "memory_bandwidth": "1 TB/s",
-                                   "peak": {}, "aliases": ["h100"], "source": "t"})");
-  const auto load = [&] {
+  SECTION("a user alias taking a built-in's alias") {
+    const TempDir dir;
+    const std::string path = dir.write("gpus/a-gpu.json", R"({"name": "a-gpu", "memory_capacity": "1 GiB",
+      "memory_bandwidth": "1 TB/s", "peak": {}, "aliases": ["h100"], "source": "t"})");
     const PresetRegistry r({dir.str()});
-    return r.load_gpu("h100");
+    REQUIRE_THROWS_AS(r.load_gpu("h100"), InputError);
+    REQUIRE_THROWS_WITH(r.load_gpu("h100"),
+                        path + ": /aliases: \"h100\" is already an alias of \"h100-sxm\" (builtin)");
+    // Any alias lookup checks them all, and names still resolve without the index.
+    REQUIRE_THROWS_WITH(r.load_gpu("a100"),
+                        path + ": /aliases: \"h100\" is already an alias of \"h100-sxm\" (builtin)");
+    CHECK(r.load_gpu("h100-sxm").name == "h100-sxm");
+  }
+  SECTION("a user name taking a built-in's alias") {
+    const TempDir dir;
+    const std::string path = dir.write("gpus/h200.json", R"({"name": "h200", "memory_capacity": "1 GiB",
+      "memory_bandwidth": "1 TB/s", "peak": {}, "source": "t"})");
+    const PresetRegistry r({dir.str()});
+    REQUIRE_THROWS_WITH(r.load_gpu("gh200"),
+                        path + ": preset name \"h200\" is already an alias of \"h200-sxm\" (builtin)");
+  }
+  SECTION("a user model alias, in any case, taking a built-in model's name or alias") {
+    const TempDir dir;
+    const std::string path = dir.write("models/tiny.json", R"({"name": "tiny", "source": "t",
+      "aliases": ["Llama-3-8B"],
+      "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
+    const PresetRegistry r({dir.str()});
+    std::istringstream no_stdin;
+    REQUIRE_THROWS_WITH(r.load_model("tiny-alias", no_stdin),
+                        path + ": /aliases: \"Llama-3-8B\" is already an alias of \"llama3-8b\" (builtin)");
+    const TempDir dir2;
+    const std::string path2 = dir2.write("models/tiny.json", R"({"name": "tiny", "source": "t",
+      "aliases": ["LLAMA3-8B"],
+      "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
+    REQUIRE_THROWS_WITH(PresetRegistry({dir2.str()}).load_model("x", no_stdin),
+                        path2 + ": /aliases: \"LLAMA3-8B\" is already the name of preset \"llama3-8b\" (builtin)");
+  }
+  SECTION("two user files, and one file twice") {
+    const TempDir a;
+    const TempDir b;
+    const char* gpu = R"({"name": "%s", "memory_capacity": "1 GiB", "memory_bandwidth": "1 TB/s", "peak": {},
+      "aliases": ["fast"], "source": "t"})";
+    const auto text = [&](const std::string& name) {
+      std::string t = gpu;
+      t.replace(t.find("%s"), 2, name);
+      return t;
+    };
+    const std::string first = a.write("gpus/one.json", text("one"));
+    const std::string second = b.write("gpus/two.json", text("two"));
+    REQUIRE_THROWS_WITH(PresetRegistry({a.str(), b.str()}).load_gpu("fast"),
+                        second + ": /aliases: \"fast\" is already an alias of \"one\" (" + first + ")");
+    const TempDir c;
+    const std::string twice = c.write("gpus/three.json", R"({"name": "three", "memory_capacity": "1 GiB",
+      "memory_bandwidth": "1 TB/s", "peak": {}, "aliases": ["x3", "X3"], "source": "t"})");
+    REQUIRE_THROWS_WITH(PresetRegistry({c.str()}).load_gpu("x3"), twice + ": /aliases: \"X3\" is listed twice");
+    const std::string own = c.write("gpus/four.json", R"({"name": "four", "memory_capacity": "1 GiB",
+      "memory_bandwidth": "1 TB/s", "peak": {}, "aliases": ["Four"], "source": "t"})");
+    std::filesystem::remove(twice);
+    REQUIRE_THROWS_WITH(PresetRegistry({c.str()}).load_gpu("x"), own + ": /aliases: \"Four\" is the preset's own name");
+  }
+}
+
+TEST_CASE("io: preset names are looked up case-insensitively", "[io][presets][registry][lookup]") {
+  const PresetRegistry r({});
+  std::istringstream no_stdin;
+  CHECK(r.load_model("LLAMA3-8B", no_stdin).config.name == "llama3-8b");
+  CHECK(r.load_model("Qwen2.5-72B", no_stdin).config.name == "qwen2.5-72b");
+  CHECK(r.load_gpu("H100").name == "h100-sxm");  // an alias, in capitals; used to suggest "a100"
+  CHECK(r.load_gpu("MI300X").name == "mi300x");
+  CHECK(r.load_gpu("H100-SXM").name == "h100-sxm");
+  const auto h = r.resolve(PresetKind::gpu, "H100-SXM");
+  REQUIRE(h.has_value());
+  CHECK_FALSE(h->via_alias);
+  // A name that differs only in case from a built-in is a duplicate.
+  const TempDir dir;
+  const std::string path = dir.write("models/LLAMA3-8B.json", kTinyModelJson);
+  REQUIRE_THROWS_WITH(PresetRegistry({dir.str()}),
+                      path + ": duplicate preset name \"LLAMA3-8B\" (already defined by builtin)");
+}
+
+TEST_CASE("io: model presets answer to their Hugging Face repo ids and common spellings",
+          "[io][presets][registry][lookup]") {
+  const PresetRegistry r({});
+  std::istringstream no_stdin;
+  struct Row {
+    const char* typed;
+    const char* preset;
   };
-  REQUIRE_THROWS_AS(load(), InputError);
+  const std::vector<Row> rows = {
+      {"meta-llama/Meta-Llama-3-70B", "llama3-70b"},
+      {"Qwen/Qwen2.5-72B", "qwen2.5-72b"},
+      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
+      {"google/gemma-2-27b", "gemma2-27b"},
+      {"meta-llama/meta-llama-3-8b", "llama3-8b"},
+      {"llama-3-70b", "llama3-70b"},
+      {"Llama-3-70B", "llama3-70b"},
+      {"llama3_70b", "llama3-70b"},
+      {"gemma-2-27b", "gemma2-27b"},
+      {"qwen-2.5-72b", "qwen2.5-72b"},
+      {"llama-3.1-70b", "llama3.1-70b"},
+      {"Meta-Llama-3-8B", "llama3-8b"},
+      {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+      {"microsoft/phi-1_5", "phi-1.5"},
+      {"openai-community/gpt2", "gpt2"},
+      {"google/gemma-3-1b-it", "gemma3-1b"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.typed);
+    const auto found = r.resolve(PresetKind::model, row.typed);
+    REQUIRE(found.has_value());
+    CHECK(found->entry->name == row.preset);
+    CHECK(found->via_alias);
+    // The loaded config carries the canonical name, so a caller can tell an alias was used.
+    CHECK(r.load_model(row.typed, no_stdin).config.name == row.preset);
+  }
+  // Every built-in model preset has aliases, and every one of them, and the HF repo id of its
+  // source, leads back to it.
+  for (const PresetEntry* e : r.entries(PresetKind::model)) {
+    INFO(e->name);
+    const ModelPreset p = r.parse_model(*e);
+    CHECK(r.aliases(*e) == p.aliases);
+    CHECK_FALSE(p.aliases.empty());
+    for (const std::string& a : p.aliases) CHECK(r.resolve(PresetKind::model, a)->entry == e);
+    const auto hf = p.source.find("huggingface.co/");
+    if (hf != std::string::npos) {
+      const std::string rest = p.source.substr(hf + 15);
+      const std::string repo = rest.substr(0, rest.find("/blob/"));
+      CHECK(std::find(p.aliases.begin(), p.aliases.end(), repo) != p.aliases.end());
+    }
+  }
+  // GPU aliases are listed too.
+  for (const PresetEntry* e : r.entries(PresetKind::gpu)) {
+    if (e->name == "h100-sxm") CHECK(r.aliases(*e) == std::vector<std::string>{"h100", "h100-sxm5"});
+  }
+  // A user model preset may declare aliases; a path that is no alias is still a path.
+  const TempDir dir;
+  dir.write("models/tiny.json", R"({"name": "tiny", "source": "t", "aliases": ["org/Tiny-1"],
+      "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
+  const PresetRegistry u({dir.str()});
+  CHECK(u.load_model("ORG/tiny-1", no_stdin).config.name == "tiny");
+  REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin), "org/absent: cannot open file");
+}
+
+// Did-you-mean never offers a different size or version: a user who accepts it would size the
+// wrong model (new-user review §2a, §4 item 3). Policy: docs/presets.md.
+TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][registry][lookup]") {
+  const PresetRegistry r({});
+  std::istringstream no_stdin;
+  struct Row {
+    const char* typed;
+    std::string message;
+  };
+  const std::vector<Row> rows = {
+      {"qwen2.5-32b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
+      {"qwen2.5-14b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
+      {"gemma3-12b", "; presets of this family: gemma3-1b, gemma3-27b"},
+      {"gemma-3-4b", "; presets of this family: gemma3-1b, gemma3-27b"},
+      {"qwen3-32b", "; presets of this family: qwen3-8b, qwen3-30b-a3b"},
+      {"Llama-3.1-13B", "; presets of this family: llama3.1-8b, llama3.1-70b, llama3.1-405b"},
+      {"mixtral", "; did you mean one of: mixtral-8x7b, mixtral-8x22b?"},
+      {"llama3-8", "; did you mean \"llama3-8b\"?"},
+      {"lama3-8b", "; did you mean \"llama3-8b\"?"},
+      {"llama-3-8c", "; did you mean \"llama3-8b\"?"},
+      {"gemma3-27", "; did you mean \"gemma3-27b\"?"},
+      {"phi-4", "; see `roofline models --names`, or pass a config.json path"},
+      {"zzzz", "; see `roofline models --names`, or pass a config.json path"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.typed);
+    REQUIRE_THROWS_WITH(r.load_model(row.typed, no_stdin),
+                        "MODEL: unknown preset \"" + std::string(row.typed) + "\"" + row.message);
+  }
+  REQUIRE_THROWS_WITH(r.load_gpu("h10"),
+                      "--gpu: unknown preset \"h10\"; did you mean one of: h100-nvl, h100-pcie, "
+                      "h100-sxm?");
+  REQUIRE_THROWS_WITH(r.load_gpu("H200-SMX"), "--gpu: unknown preset \"H200-SMX\"; did you mean \"h200-sxm\"?");
+  REQUIRE_THROWS_WITH(r.load_gpu("a100-60gb"), "--gpu: unknown preset \"a100-60gb\"; see `roofline gpus --names`");
+  CHECK(suggest_preset("v100", {{"a100", "a100-80gb-sxm"}, {"v100-sxm2-32gb", "v100-sxm2-32gb"}}) ==
+        "; did you mean \"v100-sxm2-32gb\"?");
+  CHECK(suggest_preset("", {{"a", "a"}}).empty());
 }

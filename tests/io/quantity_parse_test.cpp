@@ -17,6 +17,7 @@ using roofline::io::parse_bytes;
 using roofline::io::parse_count;
 using roofline::io::parse_flop_rate;
 using roofline::io::parse_fraction;
+using roofline::io::parse_rate_count;
 using roofline::io::parse_watts;
 
 namespace {
@@ -163,10 +164,10 @@ TEST_CASE("io: quantity errors: exact messages", "[io][quantity][errors]") {
     REQUIRE_THROWS_WITH(parse_watts("W"), "\"W\" is not a number with a unit; expected a value such as \"700 W\"");
     REQUIRE_THROWS_WITH(parse_bytes("+80 GiB"),
                         "\"+80 GiB\" is not a number with a unit; expected a value such as \"80 GiB\"");
-    // Counts and fractions share the splitter, so the wording mentions a unit they do not need.
-    REQUIRE_THROWS_WITH(parse_count("many"), "\"many\" is not a number with a unit; expected a value such as \"8Ki\"");
+    // Counts and fractions need no unit, so their wording does not ask for one.
+    REQUIRE_THROWS_WITH(parse_count("many"), "\"many\" is not a number; expected a count such as \"8k\" or \"8Ki\"");
     REQUIRE_THROWS_WITH(parse_fraction("most"),
-                        "\"most\" is not a number with a unit; expected a value such as \"0.8\"");
+                        "\"most\" is not a number; expected a value such as \"0.8\" or \"80%\"");
   }
   SECTION("not finite") {
     REQUIRE_THROWS_WITH(parse_bytes("inf GB"), "\"inf GB\" is not a finite number");
@@ -221,16 +222,16 @@ TEST_CASE("io: quantity errors: exact messages", "[io][quantity][errors]") {
     REQUIRE_THROWS_WITH(parse_count("8 KiB"),
                         "\"8 KiB\": unknown multiplier \"KiB\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
                         "Ti (powers of 1024)");
-    REQUIRE_THROWS_WITH(parse_count("1.5"), "\"1.5\" is not a whole number of at most 2^62");
+    REQUIRE_THROWS_WITH(parse_count("1.5"), "\"1.5\" is not a whole number");
     REQUIRE_THROWS_WITH(parse_count("0.5k1"),
                         "\"0.5k1\": unknown multiplier \"k1\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
                         "Ti (powers of 1024)");
-    REQUIRE_THROWS_WITH(parse_count("1.0001k"), "\"1.0001k\" is not a whole number of at most 2^62");
-    REQUIRE_THROWS_WITH(parse_count("-1"), "\"-1\" is not a whole number of at most 2^62");
+    REQUIRE_THROWS_WITH(parse_count("1.0001k"), "\"1.0001k\" is not a whole number");
+    REQUIRE_THROWS_WITH(parse_count("-1"), "\"-1\" is negative");
     REQUIRE_THROWS_WITH(parse_count("8Ti8"),
                         "\"8Ti8\": unknown multiplier \"Ti8\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
                         "Ti (powers of 1024)");
-    REQUIRE_THROWS_WITH(parse_count("5e18"), "\"5e18\" is not a whole number of at most 2^62");
+    REQUIRE_THROWS_WITH(parse_count("5e18"), "\"5e18\" is too large (at most 2^62)");
   }
   SECTION("fractions") {
     REQUIRE_THROWS_WITH(parse_fraction("0.8x"),
@@ -249,4 +250,61 @@ TEST_CASE("io: quantity errors are InputError (exit code 1)", "[io][quantity][er
   } catch (const Error& e) {
     CHECK(e.exit_code() == 1);
   }
+}
+
+// Each wrong count says what is wrong with it (new-user review item 19, reliability R15/R17).
+TEST_CASE("io: parse_count: one message per kind of wrong", "[io][quantity][errors]") {
+  REQUIRE_THROWS_WITH(parse_count("-5"), "\"-5\" is negative");
+  REQUIRE_THROWS_WITH(parse_count("-5k"), "\"-5k\" is negative");
+  REQUIRE_THROWS_WITH(parse_count("-1.5"), "\"-1.5\" is negative");
+  REQUIRE_THROWS_WITH(parse_count("1e30"), "\"1e30\" is too large (at most 2^62)");
+  REQUIRE_THROWS_WITH(parse_count("4611686018427387905"), "\"4611686018427387905\" is too large (at most 2^62)");
+  REQUIRE_THROWS_WITH(parse_count("99999999999999999999"), "\"99999999999999999999\" is too large (at most 2^62)");
+  REQUIRE_THROWS_WITH(parse_count("8Ti8Ti"),
+                      "\"8Ti8Ti\": unknown multiplier \"Ti8Ti\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti "
+                      "(powers of 1024)");
+  REQUIRE_THROWS_WITH(parse_count("5000000Ti"), "\"5000000Ti\" is too large (at most 2^62)");
+  REQUIRE_THROWS_WITH(parse_count("4096.5"), "\"4096.5\" is not a whole number");
+  REQUIRE_THROWS_WITH(parse_count("abc"), "\"abc\" is not a number; expected a count such as \"8k\" or \"8Ki\"");
+  // Outside double range: too large or too small, not "not a number".
+  REQUIRE_THROWS_WITH(parse_count("1e400"), "\"1e400\" is too large");
+  REQUIRE_THROWS_WITH(parse_count("1e-400"), "\"1e-400\" is too small");
+  REQUIRE_THROWS_WITH(parse_bytes("1e400 B"), "\"1e400 B\" is too large");
+  REQUIRE_THROWS_WITH(parse_fraction("1e-400"), "\"1e-400\" is too small");
+  REQUIRE_THROWS_WITH(parse_bandwidth("1e999 TB/s"), "\"1e999 TB/s\" is too large");
+}
+
+TEST_CASE("io: parse_count: integers are exact up to 2^62", "[io][quantity]") {
+  CHECK(parse_count("9007199254740993") == 9'007'199'254'740'993);  // 2^53 + 1, lost through a double
+  CHECK(parse_count("4611686018427387904") == std::int64_t{1} << 62);
+  CHECK(parse_count("4194304Ti") == std::int64_t{1} << 62);
+  CHECK(parse_count("4611686k") == 4'611'686'000);
+  // Decimal mantissas are scaled at their exponent, not by a rounded product.
+  CHECK(parse_count("238.3k") == 238'300);
+  CHECK(parse_count("2.3k") == 2'300);
+  CHECK(parse_count("0.1M") == 100'000);
+  CHECK(parse_count("1.5e3k") == 1'500'000);
+  CHECK(parse_count("1e+3") == 1000);
+  CHECK(parse_count("0.5Ki") == 512);
+  CHECK(parse_count("-0") == 0);
+}
+
+TEST_CASE("io: parse_rate_count: a positive rate with count multipliers", "[io][quantity]") {
+  CHECK(parse_rate_count("4M") == 4e6);
+  CHECK(parse_rate_count("238.3k") == 238300.0);
+  CHECK(parse_rate_count("1e6") == 1e6);
+  CHECK(parse_rate_count("50000") == 50000.0);
+  CHECK(parse_rate_count("0.5") == 0.5);
+  CHECK(parse_rate_count("2Ki") == 2048.0);
+  CHECK(parse_rate_count(" 1.5 T ") == 1.5e12);
+  REQUIRE_THROWS_WITH(parse_rate_count("50%"), "\"50%\" is a percentage, expected a rate such as \"4M\"");
+  REQUIRE_THROWS_WITH(parse_rate_count("0"), "\"0\" is zero; expected a rate such as \"4M\"");
+  REQUIRE_THROWS_WITH(parse_rate_count("-4M"), "\"-4M\" is negative; expected a rate such as \"4M\"");
+  REQUIRE_THROWS_WITH(parse_rate_count("fast"), "\"fast\" is not a number; expected a rate such as \"4M\"");
+  REQUIRE_THROWS_WITH(parse_rate_count("4 tok/s"),
+                      "\"4 tok/s\": unknown multiplier \"tok/s\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
+                      "Ti (powers of 1024)");
+  REQUIRE_THROWS_WITH(parse_rate_count("1e400"), "\"1e400\" is too large");
+  REQUIRE_THROWS_WITH(parse_rate_count("1e300T"), "\"1e300T\" is too large");
+  REQUIRE_THROWS_WITH(parse_rate_count("inf"), "\"inf\" is not a finite number");
 }

@@ -1,6 +1,7 @@
 // What every model command's report starts with: headline, inputs echo, CSV identity columns.
 #include "format/field.hpp"
 #include "format/views.hpp"
+#include "io/names.hpp"
 #include "io/preset_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -64,7 +65,7 @@ nlohmann::json inputs_json(const io::Resolved& in) {
   nlohmann::json j;
   j["model"] = {{"name", in.model_label},
                 {"origin", in.model.origin},
-                {"input_format", in.model.input_format},
+                {"input_format", io::name_of(in.model.input_format)},
                 {"modified", sc.provenance.modified},
                 {"architecture", io::architecture_to_json(sc.model)}};
   j["model"]["published_params"] =

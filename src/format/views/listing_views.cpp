@@ -10,6 +10,12 @@
 namespace roofline::format {
 namespace {
 
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& a : v) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
 struct G {
   const GemmResult& r;
 };
@@ -139,13 +145,11 @@ Report gpus_report(const io::PresetRegistry& reg) {
       row.push_back(peak(d));
       row.push_back(ridge(d));
     }
-    std::string aliases;
-    for (const std::string& a : h.aliases) aliases += (aliases.empty() ? "" : " ") + a;
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_name});
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_bandwidth.base()});
     row.push_back(h.l2_cache.base() > 0.0 ? Value{h.l2_cache.base()} : Value{});
     row.emplace_back(h.display_name);
-    row.emplace_back(aliases);
+    row.emplace_back(join(h.aliases));
     row.emplace_back(e->origin);
     row.emplace_back(h.source);
     t.rows.push_back(std::move(row));
@@ -161,7 +165,7 @@ Report models_report(const io::PresetRegistry& reg) {
   Table t{"models",
           "Models",
           {{"name", "name", Unit::text},
-           {"family", "family", Unit::text},
+           {"family", "family", Unit::text, true},
            {"n_layers", "L", Unit::count},
            {"d_model", "d", Unit::count},
            {"n_kv_heads", "h_kv", Unit::count},
@@ -173,6 +177,7 @@ Report models_report(const io::PresetRegistry& reg) {
            {"origin", "origin", Unit::text, true},
            {"display_name", "display name", Unit::text, true},
            {"published_params", "published", Unit::count, true},
+           {"aliases", "aliases", Unit::text, true},
            {"source", "source", Unit::text, true}},
           {}};
   for (const io::PresetEntry* e : reg.entries(io::PresetKind::model)) {
@@ -181,7 +186,8 @@ Report models_report(const io::PresetRegistry& reg) {
     const ParamCounts pc = count_params(m);
     t.rows.push_back({m.name, m.family, m.n_layers, m.d_model, m.n_kv_heads, pc.total, pc.active,
                       kv_bytes_per_token(m, 2.0).base(), m.max_seq_len > 0 ? Value{m.max_seq_len} : Value{}, m.n_heads,
-                      e->origin, p.display_name, p.published_params ? Value{*p.published_params} : Value{}, p.source});
+                      e->origin, p.display_name, p.published_params ? Value{*p.published_params} : Value{},
+                      join(reg.aliases(*e)), p.source});
   }
   rep.tables.push_back(std::move(t));
   return rep;
