@@ -1,0 +1,144 @@
+// The analyses compose the formulas: each row checks one composed figure against a value derived
+// by hand from the cited source, on a ModelConfig literal (no preset files).
+#include "roofline/analysis.hpp"
+
+#include "roofline/quant.hpp"
+#include "roofline/training.hpp"
+#include "seed_models.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+HardwareConfig h100() {
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::gib(80);
+  h.memory_bandwidth = units::tb_per_s(3.35);
+  h.set_peak(DType::bf16, units::tflop_per_s(989.4));
+  return h;
+}
+
+Scenario on_h100(ModelConfig m, Workload w, std::int64_t devices = 1) {
+  Scenario s;
+  s.counts = count_params(m);
+  s.model = std::move(m);
+  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.deployment.devices = devices;
+  s.workload = w;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("deployment: G ideal devices add capacity, reserve and rates [D13]", "[analysis]") {
+  const Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.reserve = units::gib(2), .bw_efficiency = 0.8, .mfu = 0.5}, 4);
+  CHECK(total_capacity(s).base() == 4.0 * 80.0 * 0x1p30);
+  CHECK(total_reserve(s).base() == 4.0 * 2.0 * 0x1p30);
+  const Machine m = effective_machine(s);
+  CHECK_THAT(m.bandwidth.base(), WithinRel(4 * 0.8 * 3.35e12, 1e-15));
+  CHECK_THAT(m.peak.base(), WithinRel(4 * 0.5 * 989.4e12, 1e-15));
+}
+
+TEST_CASE("devices to fit: ceil((M_w + B M_KV) / (C - R)) [S003-3.6]", "[analysis]") {
+  // Llama 2 70B in bf16 (137.96 GB) with no KV on 80 GiB devices: 2; with a 79 GiB reserve, none fit.
+  CHECK(devices_to_fit(units::Bytes{137'953'296'384.0}, units::gib(80)) == 2);
+  CHECK(devices_to_fit(units::Bytes{3.0 * 0x1p30}, units::gib(1)) == 3);
+  CHECK(devices_to_fit(units::Bytes{3.0 * 0x1p30 + 1.0}, units::gib(1)) == 4);
+  CHECK_FALSE(devices_to_fit(units::gib(1), units::Bytes{0.0}).has_value());
+}
+
+TEST_CASE("capacity: the seed's 40 and 5 concurrent sequences on 192e9 bytes [S003-3.4]", "[analysis]") {
+  Scenario s = on_h100(roofline::test_models::llama2_70b(), Workload{.batch = 1, .context = 4096});
+  s.accelerator->hw.memory_capacity = units::gb(192);
+  s.accelerator->capacity_source = CapacitySource::override_bytes;
+  const CapacityResult c = analyze_capacity(s);
+  REQUIRE(c.max_sequences);
+  CHECK(c.max_sequences->base() == 40);
+  CHECK(c.max_sequences_mha->base() == 5);
+  CHECK(c.fits);
+  CHECK(c.devices_needed == 1);
+  // A negative free memory clamps to zero sequences and says it does not fit.
+  s.accelerator->hw.memory_capacity = units::gb(100);
+  const CapacityResult small = analyze_capacity(s);
+  CHECK(small.free.base() < 0.0);
+  CHECK(small.max_sequences->base() == 0);
+  CHECK_FALSE(small.fits);
+  CHECK(small.devices_needed == 2);
+}
+
+TEST_CASE("mean time per output token and the decode/prefill ratio [S003-2.5] [S004]", "[analysis]") {
+  CHECK(mean_time_per_output_token(units::seconds(2.56), 256, units::seconds(1.0)).base() == 0.01);
+  CHECK(mean_time_per_output_token(units::seconds(0.0), 0, units::seconds(0.02)).base() == 0.02);
+  // A 5 ms decode step against a 30 ms prefill of 2,048 tokens: 5e-3 / (30e-3 / 2048) = 341.33.
+  CHECK_THAT(decode_prefill_cost_ratio(units::seconds(5e-3), units::seconds(30e-3), 2048.0),
+             WithinRel(5e-3 * 2048.0 / 30e-3, 1e-15));
+}
+
+TEST_CASE("prefill FLOP terms sum to prefill_flops [S004]", "[analysis]") {
+  const ModelConfig m = roofline::test_models::llama3_8b();
+  const ParamCounts c = count_params(m);
+  const PrefillFlopTerms t =
+      prefill_flop_terms(m, c, 2048.0, FlopBasis::physical, LmHeadPositions::last, AttentionMode::causal);
+  // Llama 3 8B: head 2 V d = 2 x 128,256 x 4,096; physical C_fwd = 2 x 7,504,924,672.
+  CHECK(t.head.base() == 2.0 * 128'256.0 * 4096.0);
+  CHECK(t.per_token_without_head.base() == 2.0 * 7'504'924'672.0 - t.head.base());
+  CHECK(t.head_positions == 1.0);
+  CHECK(t.total.base() == prefill_flops(m, c, 2048.0, FlopBasis::physical, LmHeadPositions::last,
+                                        AttentionMode::causal).base());
+}
+
+TEST_CASE("mean layer matrix parameters: dense-then-MoE layers average over all L [S003-2.3]", "[analysis]") {
+  // L = 4, one dense layer first; d = 8, h = h_kv = 2, d_h = 4, gated d_ff = 16; 4 experts of 8, top-1.
+  // Attention 4 x 8 x 8 = 256. Dense MLP 3 x 8 x 16 = 384 -> 640. MoE: router 8 x 4 = 32 and one
+  // expert 3 x 8 x 8 = 192 -> 480. Mean (640 + 3 x 480) / 4 = 520.
+  ModelConfig m;
+  m.n_layers = 4;
+  m.d_model = 8;
+  m.n_heads = 2;
+  m.n_kv_heads = 2;
+  m.head_dim = 4;
+  m.d_ff = 16;
+  m.vocab_size = 10;
+  m.moe.n_experts = 4;
+  m.moe.top_k = 1;
+  m.moe.d_ff_expert = 8;
+  m.moe.first_dense_layers = 1;
+  CHECK(mean_layer_matrix_params(m, count_params(m)) == 520.0);
+}
+
+TEST_CASE("weight formats and the compute dtype policy [GPTQ23] [GGUF]", "[analysis]") {
+  CHECK(named_weight_format("int4-g128")->bits == 4.125);
+  CHECK(named_weight_format("q4_k")->bits == 4.5);
+  CHECK(named_weight_format("q6_k")->bits == 6.5625);
+  CHECK_FALSE(named_weight_format("q3_x").has_value());
+  CHECK(default_compute_dtype(plain_weight_format(DType::fp8)) == DType::fp8);
+  CHECK(default_compute_dtype(plain_weight_format(DType::int8)) == DType::int8);
+  CHECK(default_compute_dtype(plain_weight_format(DType::int4)) == DType::bf16);
+  CHECK(default_compute_dtype(plain_weight_format(DType::fp4)) == DType::bf16);
+  CHECK(default_compute_dtype(*named_weight_format("int8-g128")) == DType::bf16);
+}
+
+TEST_CASE("serve sums the decode steps in closed form at any output length [S003-2.5]", "[analysis]") {
+  const Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.batch = 1, .prompt = 1024, .output = 1'000'000'000'000});
+  const ServeResult r = analyze_serve(s);
+  CHECK(std::isfinite(r.decode_time.base()));
+  CHECK(r.tpot.base() > 0.0);
+  CHECK(r.capacity.context == 1'000'000'001'024);
+  CHECK_FALSE(r.capacity.fits);
+}
+
+TEST_CASE("decode without a published peak keeps the memory side exact", "[analysis]") {
+  Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.batch = 1, .context = 0});
+  s.accelerator->hw.peak = {};
+  const DecodeResult d = analyze_decode(s);
+  CHECK_FALSE(d.has_peak);
+  CHECK_FALSE(d.compute_bound_batch.has_value());
+  CHECK(d.step.t_step == d.step.t_memory);
+  CHECK(d.step.t_compute.base() == 0.0);
+}
