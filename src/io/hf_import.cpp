@@ -386,7 +386,7 @@ void import_gpt_neox(const Cfg& c, ModelConfig& m) {
   const bool bias = c.boolean("attention_bias", true);
   m.qkv_bias = m.o_bias = bias;
   m.mlp_bias = true;
-  m.non_parameter_notes.push_back(
+  m.non_parameter_notes.emplace_back(
       "rotary_emb.inv_freq and attention.bias/masked_bias buffers appear in some checkpoints; not "
       "parameters, excluded");
 }
@@ -407,7 +407,7 @@ void import_gptj(const Cfg& c, ModelConfig& m) {
   m.parallel_block = true;
   m.mlp_bias = true;
   m.lm_head_bias = true;
-  m.non_parameter_notes.push_back(
+  m.non_parameter_notes.emplace_back(
       "attn.bias/masked_bias causal-mask buffers appear in some checkpoints; not parameters, excluded");
 }
 
