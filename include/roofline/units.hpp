@@ -51,6 +51,7 @@ struct Quantity {
   friend constexpr Quantity operator*(Quantity a, double k) { return Quantity{a.value * k}; }
   friend constexpr Quantity operator*(double k, Quantity a) { return Quantity{a.value * k}; }
   friend constexpr Quantity operator/(Quantity a, double k) { return Quantity{a.value / k}; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 false positive on a defaulted <=>.
   friend constexpr auto operator<=>(Quantity a, Quantity b) = default;
 };
 

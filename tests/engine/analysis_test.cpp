@@ -4,11 +4,12 @@
 
 #include "roofline/quant.hpp"
 #include "roofline/training.hpp"
-#include "seed_models.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+
+#include "seed_models.hpp"
 
 using namespace roofline;
 using Catch::Matchers::WithinRel;
@@ -37,7 +38,8 @@ Scenario on_h100(ModelConfig m, Workload w, std::int64_t devices = 1) {
 }  // namespace
 
 TEST_CASE("deployment: G ideal devices add capacity, reserve and rates [D13]", "[analysis]") {
-  const Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.reserve = units::gib(2), .bw_efficiency = 0.8, .mfu = 0.5}, 4);
+  const Scenario s = on_h100(roofline::test_models::llama3_8b(),
+                             Workload{.reserve = units::gib(2), .bw_efficiency = 0.8, .mfu = 0.5}, 4);
   CHECK(total_capacity(s).base() == 4.0 * 80.0 * 0x1p30);
   CHECK(total_reserve(s).base() == 4.0 * 2.0 * 0x1p30);
   const Machine m = effective_machine(s);
@@ -89,8 +91,8 @@ TEST_CASE("prefill FLOP terms sum to prefill_flops [S004]", "[analysis]") {
   CHECK(t.head.base() == 2.0 * 128'256.0 * 4096.0);
   CHECK(t.per_token_without_head.base() == 2.0 * 7'504'924'672.0 - t.head.base());
   CHECK(t.head_positions == 1.0);
-  CHECK(t.total.base() == prefill_flops(m, c, 2048.0, FlopBasis::physical, LmHeadPositions::last,
-                                        AttentionMode::causal).base());
+  CHECK(t.total.base() ==
+        prefill_flops(m, c, 2048.0, FlopBasis::physical, LmHeadPositions::last, AttentionMode::causal).base());
 }
 
 TEST_CASE("mean layer matrix parameters: dense-then-MoE layers average over all L [S003-2.3]", "[analysis]") {
@@ -125,7 +127,8 @@ TEST_CASE("weight formats and the compute dtype policy [GPTQ23] [GGUF]", "[analy
 }
 
 TEST_CASE("serve sums the decode steps in closed form at any output length [S003-2.5]", "[analysis]") {
-  const Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.batch = 1, .prompt = 1024, .output = 1'000'000'000'000});
+  const Scenario s =
+      on_h100(roofline::test_models::llama3_8b(), Workload{.batch = 1, .prompt = 1024, .output = 1'000'000'000'000});
   const ServeResult r = analyze_serve(s);
   CHECK(std::isfinite(r.decode_time.base()));
   CHECK(r.tpot.base() > 0.0);

@@ -51,7 +51,8 @@ io::Resolved resolve_flags(const std::vector<std::pair<const char*, const char*>
 TEST_CASE("a JSON object fills the spec as the flags do", "[spec]") {
   const io::Resolved j =
       resolve_json(R"({"model":"llama3-8b","gpu":"h100-sxm","batch":32,"context":8192,"kv_dtype":"fp8"})");
-  const io::Resolved f = resolve_flags({{"gpu", "h100-sxm"}, {"batch", "32"}, {"context", "8192"}, {"kv-dtype", "fp8"}});
+  const io::Resolved f =
+      resolve_flags({{"gpu", "h100-sxm"}, {"batch", "32"}, {"context", "8192"}, {"kv-dtype", "fp8"}});
   const DecodeResult a = analyze_decode(j.scenario);
   const DecodeResult b = analyze_decode(f.scenario);
   CHECK(j.scenario.workload.batch == 32);
@@ -78,9 +79,9 @@ TEST_CASE("JSON inputs: unknown keys and inputs of another command are errors, a
   io::fill_from_json(nlohmann::json::parse(R"({"model":"llama3-8b","batchsize":3,"train-tokens":"1T","batch":0})"),
                      kDecodeGroups, "decode", spec, diag);
   REQUIRE_THROWS_WITH(diag.check(),
+                      "/batch: \"0\" must be at least 1\n"
                       "/batchsize: unknown input \"batchsize\"\n"
-                      "/train-tokens: \"train-tokens\" does not apply to decode\n"
-                      "/batch: \"0\" must be at least 1");
+                      "/train-tokens: \"train-tokens\" does not apply to decode");
 }
 
 TEST_CASE("resolve collects every input error before it throws", "[spec]") {
@@ -90,8 +91,7 @@ TEST_CASE("resolve collects every input error before it throws", "[spec]") {
   spec.mfu = 0.5;
   std::istringstream in;
   // No --gpu: the capacity override and the mfu both need one, and both are named.
-  REQUIRE_THROWS_WITH(io::resolve(spec, registry(), in, false),
-                      "--gpu-memory: needs --gpu\n--mfu: needs --gpu");
+  REQUIRE_THROWS_WITH(io::resolve(spec, registry(), in, false), "--gpu-memory: needs --gpu\n--mfu: needs --gpu");
 }
 
 TEST_CASE("every default lives in resolve()", "[spec]") {
