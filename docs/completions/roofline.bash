@@ -9,15 +9,13 @@
 
 _roofline_commands="report params flops kv memory decode prefill serve gemm gpus models"
 _roofline_model_commands="report params flops kv memory decode prefill serve"
-
 _roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
-_roofline_model_flags="--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len
-  --mlp --norm --tied --untied --window --global-every --experts --top-k --expert-ffn
-  --shared-experts --shared-ffn --first-dense"
-_roofline_gpu_flags="--gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak"
-_roofline_workload_flags="-b --batch -c --context -p --prompt --output --train-tokens --measured-tokens-per-s --dtype --weight-bits
-  --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit"
-_roofline_convention_flags="--flops-basis --attention --lm-head --decode-bytes --moe-decode"
+
+# A command's own options come from its --help, which lists exactly the options it accepts.
+_roofline_command_flags() {  # $1: command
+  local bin=${COMP_WORDS[0]/#\~/$HOME}
+  "$bin" "$1" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u
+}
 
 # Options that take no value; every other option consumes the next word.
 _roofline_no_value="--explain -q --quiet --no-header -h --help --version --tied --untied --names --require-fit"
@@ -136,15 +134,7 @@ _roofline() {
   fi
 
   if [[ $cur == -* && $cur != - ]]; then
-    case $cmd in
-      gemm) _roofline_words "--dtype --gpu $_roofline_global_flags" ;;
-      gpus | models) _roofline_words "--names $_roofline_global_flags" ;;
-      *)
-        if [[ " $_roofline_model_commands " == *" $cmd "* ]]; then
-          _roofline_words "$_roofline_model_flags $_roofline_gpu_flags $_roofline_workload_flags $_roofline_convention_flags $_roofline_global_flags"
-        fi
-        ;;
-    esac
+    _roofline_words "$(_roofline_command_flags "$cmd")"
     return
   fi
 

@@ -8,7 +8,6 @@ fail=0
 for cmd in report params flops kv memory decode prefill serve gemm gpus models; do
   for flag in $("$bin" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
     grep -qF -- "$flag" "$root/docs/roofline.1.md" || { echo "$cmd $flag: missing from docs/roofline.1.md"; fail=1; }
-    grep -qF -- "$flag" "$root/docs/completions/roofline.bash" || { echo "$cmd $flag: missing from the bash completion"; fail=1; }
   done
 done
 # Completion functions run in an interactive shell, not under set -u.
@@ -33,4 +32,10 @@ check report roofline rep
 check llama3-8b roofline report llama3-
 check h100-sxm roofline decode llama3-8b --gpu h100-s
 check all-params roofline flops llama3-8b --flops-basis a
+# Each command completes its own options and not another command's.
+check --kv-dtype roofline kv llama3-8b --kv
+check --output roofline serve llama3-8b --out
+check --format roofline kv llama3-8b --form
+got="$(complete_words "$bin" kv llama3-8b --m)"
+[[ " $got " != *" --mfu "* ]] || { echo "kv completes --mfu, which it does not accept"; fail=1; }
 exit "$fail"
