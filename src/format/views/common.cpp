@@ -13,12 +13,21 @@ std::string bits_text(double bits) { return num(bits); }
 
 std::string model_line(const io::Resolved& in) {
   const ModelConfig& m = in.scenario.model;
-  std::string s = fmt::format("{} ({}): L={} d={} h={} h_kv={} d_h={} d_ff={} V={} {}", in.model_label, m.family,
-                              m.n_layers, m.d_model, m.n_heads, m.n_kv_heads, m.head_dim, m.d_ff, m.vocab_size,
-                              m.tied_embeddings ? "tied" : "untied");
-  if (m.moe.enabled()) s += fmt::format(" experts={} top-k={}", m.moe.n_experts, m.moe.top_k);
-  if (m.mla.enabled()) s += fmt::format(" MLA d_c={}", m.mla.kv_lora_rank);
-  if (m.sliding_window > 0) s += fmt::format(" window={}", m.sliding_window);
+  std::string s =
+      fmt::format("{} ({}): L={} d={} h={} h_kv={} d_h={} d_ff={} V={} {}", m.name, m.family, m.n_layers, m.d_model,
+                  m.n_heads, m.n_kv_heads, m.head_dim, m.d_ff, m.vocab_size, m.tied_embeddings ? "tied" : "untied");
+  std::string extra;
+  if (m.moe.enabled()) extra += fmt::format(" experts={} top-k={}", m.moe.n_experts, m.moe.top_k);
+  if (m.mla.enabled()) extra += fmt::format(" MLA d_c={}", m.mla.kv_lora_rank);
+  if (m.sliding_window > 0) extra += fmt::format(" window={}", m.sliding_window);
+  // The table fits 100 columns: the MoE, MLA and window details wrap to their own line.
+  if (s.size() + extra.size() > 100 && !extra.empty()) {
+    s += "\n" + extra.substr(1);
+  } else {
+    s += extra;
+  }
+  // A what-if names its overrides on a line of its own: "modified: --layers 40".
+  if (in.model_label.size() > m.name.size()) s += "\n" + in.model_label.substr(m.name.size() + 1);
   return s;
 }
 

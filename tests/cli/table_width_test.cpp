@@ -1,0 +1,52 @@
+// The default table view fits a 100-column terminal: wide detail goes to JSON and CSV.
+#include "cli/app.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+namespace {
+
+// Display width in code points ("µs" and "²" are one column each).
+std::size_t columns(const std::string& line) {
+  std::size_t n = 0;
+  for (const char c : line) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every command's table fits 100 columns", "[table]") {
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", "llama3-8b", "--gpu", "h100-sxm"},
+      {"report", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--dtype", "fp8", "--train-tokens", "1T",
+       "--measured-tokens-per-s", "1M", "--mfu", "0.4", "--bw-efficiency", "0.8"},
+      {"report", "llama2-7b", "--gpu", "v100-sxm2-32gb"},
+      {"report", "gemma2-27b", "--gpu", "l4", "--weight-bits", "q4_k", "--reserve", "10%"},
+      {"params", "deepseek-v3"},
+      {"params", "llama3-8b", "--layers", "40", "--heads", "64", "--kv-heads", "16", "--ffn", "28672"},
+      {"flops", "llama3-8b", "--gpu", "h100-sxm", "--train-tokens", "15T", "--gpus", "1024", "--measured-tokens-per-s",
+       "4M"},
+      {"kv", "gemma2-27b"},
+      {"memory", "llama3.1-405b", "--gpu", "h100-sxm", "--gpus", "8", "--reserve", "10%"},
+      {"decode", "mixtral-8x7b", "--gpu", "h100-sxm", "--batch", "64"},
+      {"decode", "llama3-70b", "--gpu", "h100-sxm"},
+      {"prefill", "qwen2.5-72b", "--gpu", "mi300x"},
+      {"serve", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2"},
+      {"gemm", "4096", "4096", "4096", "--gpu", "a100"},
+      {"gpus"},
+      {"models"},
+  };
+  for (const auto& args : commands) {
+    std::istringstream in;
+    std::ostringstream out;
+    std::ostringstream err;
+    REQUIRE(roofline::cli::run_cli(args, in, out, err, {}) == 0);
+    std::istringstream lines(out.str());
+    std::string line;
+    while (std::getline(lines, line)) {
+      INFO(args.front() << " " << (args.size() > 1 ? args[1] : "") << ": " << line);
+      CHECK(columns(line) <= 100);
+    }
+  }
+}
