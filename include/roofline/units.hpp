@@ -3,8 +3,10 @@
 // Bytes + Seconds and Flop / BytesPerSecond do not compile.
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstdint>
+#include <string_view>
 
 namespace roofline::units {
 
@@ -84,18 +86,37 @@ using BytesPerSecond = Quantity<1, 0, -1>;
 using FlopPerByte = Quantity<-1, 1, 0>;
 using PerSecond = Quantity<0, 0, -1>;
 
-// Scales. GB is 10^9 and GiB is 2^30, always.
-inline constexpr double kKB = 1e3;
-inline constexpr double kMB = 1e6;
-inline constexpr double kGB = 1e9;
-inline constexpr double kTB = 1e12;
-inline constexpr double kKiB = 1024.0;
-inline constexpr double kMiB = 1024.0 * 1024.0;
-inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-inline constexpr double kTiB = 1024.0 * 1024.0 * 1024.0 * 1024.0;
-inline constexpr double kGiga = 1e9;
-inline constexpr double kTera = 1e12;
-inline constexpr double kPeta = 1e15;
+/// A decimal (10^3n) or binary (2^10n) prefix. kPrefixes is the one table of scales: the quantity
+/// parser, the presets and the display all read it. GB is 10^9 and GiB is 2^30, always.
+struct Prefix {
+  std::string_view symbol;
+  int exp10;  ///< scale = 10^exp10 x 2^exp2, kept as exponents so counts scale exactly
+  int exp2;
+  double scale;
+};
+
+inline constexpr std::array kPrefixes = {
+    Prefix{"k", 3, 0, 1e3},      Prefix{"M", 6, 0, 1e6},      Prefix{"G", 9, 0, 1e9},      Prefix{"T", 12, 0, 1e12},
+    Prefix{"P", 15, 0, 1e15},    Prefix{"Ki", 0, 10, 0x1p10}, Prefix{"Mi", 0, 20, 0x1p20}, Prefix{"Gi", 0, 30, 0x1p30},
+    Prefix{"Ti", 0, 40, 0x1p40}, Prefix{"Pi", 0, 50, 0x1p50}};
+
+/// The scale of a prefix symbol, 0 when there is none.
+constexpr double prefix_scale(std::string_view symbol) {
+  for (const Prefix& p : kPrefixes) {
+    if (p.symbol == symbol) return p.scale;
+  }
+  return 0.0;
+}
+
+inline constexpr double kKB = prefix_scale("k");
+inline constexpr double kMB = prefix_scale("M");
+inline constexpr double kGB = prefix_scale("G");
+inline constexpr double kTB = prefix_scale("T");
+inline constexpr double kKiB = prefix_scale("Ki");
+inline constexpr double kMiB = prefix_scale("Mi");
+inline constexpr double kGiB = prefix_scale("Gi");
+inline constexpr double kTiB = prefix_scale("Ti");
+inline constexpr double kTera = prefix_scale("T");
 inline constexpr double kSecondsPerDay = 86400.0;
 
 constexpr Bytes bytes(double v) { return Bytes{v}; }

@@ -12,15 +12,25 @@
 namespace roofline::format {
 namespace {
 
+// Display prefixes from the one table of scales (units::kPrefixes), largest first.
 struct Prefix {
   double scale;
-  const char* name;
+  std::string_view name;
 };
 
-constexpr std::array kSi = {Prefix{1e15, "P"}, Prefix{1e12, "T"}, Prefix{1e9, "G"},
-                            Prefix{1e6, "M"},  Prefix{1e3, "k"},  Prefix{1.0, ""}};
-constexpr std::array kIec = {Prefix{0x1p50, "Pi"}, Prefix{0x1p40, "Ti"}, Prefix{0x1p30, "Gi"},
-                             Prefix{0x1p20, "Mi"}, Prefix{0x1p10, "Ki"}, Prefix{1.0, ""}};
+template <bool Binary>
+constexpr auto prefixes() {
+  std::array<Prefix, 6> out{};
+  std::size_t n = 0;
+  for (auto it = units::kPrefixes.rbegin(); it != units::kPrefixes.rend(); ++it) {
+    if ((it->exp2 != 0) == Binary) out.at(n++) = {it->scale, it->symbol};
+  }
+  out.at(n) = {1.0, ""};
+  return out;
+}
+
+constexpr auto kSi = prefixes<false>();
+constexpr auto kIec = prefixes<true>();
 
 template <std::size_t N>
 std::string with_prefix(double x, const std::array<Prefix, N>& table, const char* unit) {
@@ -28,7 +38,7 @@ std::string with_prefix(double x, const std::array<Prefix, N>& table, const char
   if (std::fabs(x) >= 0.9995e18) return fmt::format("{:.4g} {}", x, unit);
   for (const Prefix& p : table) {
     if (std::fabs(x) >= p.scale * 0.9995 || p.scale == 1.0) {
-      return sig4(x / p.scale) + " " + p.name + unit;
+      return sig4(x / p.scale) + " " + std::string(p.name) + unit;
     }
   }
   return sig4(x) + " " + unit;

@@ -11,36 +11,30 @@
 namespace roofline::io {
 namespace {
 
-struct UnitScale {
-  std::string_view unit;
-  double scale;
+// Each kind of quantity is a base unit that takes the prefixes of units::kPrefixes ("K" is
+// read as "k", as in "KB"); FLOP rates and power take decimal prefixes only.
+struct UnitKind {
+  std::array<std::string_view, 4> bases;  ///< empty entries unused
+  bool binary;                            ///< Ki, Mi, ... allowed
 };
+constexpr UnitKind kSizes{{"B"}, true};
+constexpr UnitKind kRates{{"B/s"}, true};
+constexpr UnitKind kFlopRates{{"FLOP/s", "FLOPS", "OP/s", "OPS"}, false};
+constexpr UnitKind kWatts{{"W"}, false};
 
-constexpr std::array kSizes = {UnitScale{"B", 1.0},      UnitScale{"kB", 1e3},     UnitScale{"KB", 1e3},
-                               UnitScale{"MB", 1e6},     UnitScale{"GB", 1e9},     UnitScale{"TB", 1e12},
-                               UnitScale{"PB", 1e15},    UnitScale{"KiB", 0x1p10}, UnitScale{"MiB", 0x1p20},
-                               UnitScale{"GiB", 0x1p30}, UnitScale{"TiB", 0x1p40}, UnitScale{"PiB", 0x1p50}};
-constexpr std::array kRates = {UnitScale{"B/s", 1.0},      UnitScale{"kB/s", 1e3},     UnitScale{"KB/s", 1e3},
-                               UnitScale{"MB/s", 1e6},     UnitScale{"GB/s", 1e9},     UnitScale{"TB/s", 1e12},
-                               UnitScale{"KiB/s", 0x1p10}, UnitScale{"MiB/s", 0x1p20}, UnitScale{"GiB/s", 0x1p30},
-                               UnitScale{"TiB/s", 0x1p40}, UnitScale{"PB/s", 1e15}};
-constexpr std::array kFlopRates = {UnitScale{"FLOP/s", 1.0},   UnitScale{"GFLOP/s", 1e9}, UnitScale{"TFLOP/s", 1e12},
-                                   UnitScale{"PFLOP/s", 1e15}, UnitScale{"FLOPS", 1.0},   UnitScale{"GFLOPS", 1e9},
-                                   UnitScale{"TFLOPS", 1e12},  UnitScale{"PFLOPS", 1e15}, UnitScale{"OP/s", 1.0},
-                                   UnitScale{"GOP/s", 1e9},    UnitScale{"TOP/s", 1e12},  UnitScale{"POP/s", 1e15},
-                                   UnitScale{"TOPS", 1e12},    UnitScale{"POPS", 1e15}};
-constexpr std::array kWatts = {UnitScale{"W", 1.0}, UnitScale{"kW", 1e3}};
-// Counts: decimal (k, M, G/B, T) or binary (Ki, Mi, Gi, Ti) multipliers, as exact powers so an
-// integer mantissa is multiplied exactly and a decimal one is re-read at the scaled exponent.
-struct Multiplier {
-  std::string_view name;
-  int exp10;
-  int exp2;
-};
-constexpr std::array kMultipliers = {Multiplier{"", 0, 0},    Multiplier{"k", 3, 0},   Multiplier{"K", 3, 0},
-                                     Multiplier{"M", 6, 0},   Multiplier{"G", 9, 0},   Multiplier{"B", 9, 0},
-                                     Multiplier{"T", 12, 0},  Multiplier{"Ki", 0, 10}, Multiplier{"Mi", 0, 20},
-                                     Multiplier{"Gi", 0, 30}, Multiplier{"Ti", 0, 40}};
+// The scale of `unit` in `kind`, or 0 when it is not one of its units.
+double unit_scale(const UnitKind& kind, std::string_view unit) {
+  for (std::string_view base : kind.bases) {
+    if (base.empty() || !unit.ends_with(base)) continue;
+    std::string_view prefix = unit.substr(0, unit.size() - base.size());
+    if (prefix.empty()) return 1.0;
+    if (prefix == "K") prefix = "k";
+    for (const units::Prefix& p : units::kPrefixes) {
+      if (p.symbol == prefix && (kind.binary || p.exp2 == 0)) return p.scale;
+    }
+  }
+  return 0.0;
+}
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -89,17 +83,22 @@ std::pair<double, std::string_view> split(std::string_view text, std::string_vie
   return {n.value, n.rest};
 }
 
-const Multiplier* find_multiplier(std::string_view text, std::string_view name) {
-  for (const Multiplier& m : kMultipliers) {
-    if (m.name == name) return &m;
+// Count multipliers are the prefixes (k/K M G T P, Ki Mi Gi Ti Pi), plus "B" for billions.
+const units::Prefix* find_multiplier(std::string_view text, std::string_view name) {
+  static constexpr units::Prefix kNone{"", 0, 0, 1.0};
+  if (name.empty()) return &kNone;
+  if (name == "K") name = "k";
+  if (name == "B") name = "G";
+  for (const units::Prefix& p : units::kPrefixes) {
+    if (p.symbol == name) return &p;
   }
   throw InputError(quoted(text) + ": unknown multiplier " + quoted(name) +
-                   "; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti (powers of 1024)");
+                   "; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi Ti Pi (powers of 1024)");
 }
 
 // n x 10^exp10 x 2^exp2 without the rounding of a double product: "238.3k" is re-read as
 // "238.3e3", and a power of two scales exactly.
-double scaled(const Number& n, const Multiplier& m, std::string_view text) {
+double scaled(const Number& n, const units::Prefix& m, std::string_view text) {
   double v = n.value;
   if (m.exp10 != 0) {
     std::string_view base = n.digits;
@@ -122,32 +121,22 @@ double scaled(const Number& n, const Multiplier& m, std::string_view text) {
   return v;
 }
 
-template <std::size_t N>
-const UnitScale* find(const std::array<UnitScale, N>& table, std::string_view unit) {
-  for (const UnitScale& u : table) {
-    if (u.unit == unit) return &u;
-  }
-  return nullptr;
-}
-
 // Names the kind a wrong unit belongs to, for "is a size, expected a rate" messages.
 std::string_view kind_of(std::string_view unit) {
-  if (find(kSizes, unit)) return "a size";
-  if (find(kRates, unit)) return "a bandwidth";
-  if (find(kFlopRates, unit)) return "a compute rate";
-  if (find(kWatts, unit)) return "a power";
+  if (unit_scale(kSizes, unit) > 0.0) return "a size";
+  if (unit_scale(kRates, unit) > 0.0) return "a bandwidth";
+  if (unit_scale(kFlopRates, unit) > 0.0) return "a compute rate";
+  if (unit_scale(kWatts, unit) > 0.0) return "a power";
   return "";
 }
 
-template <std::size_t N>
-double parse_with(std::string_view text, const std::array<UnitScale, N>& table, std::string_view what,
-                  std::string_view example) {
+double parse_with(std::string_view text, const UnitKind& kind, std::string_view what, std::string_view example) {
   const auto [v, unit] = split(text, example);
   if (unit.empty()) {
     throw InputError(quoted(text) + " has no unit; expected " + std::string(what) + " such as " + quoted(example));
   }
-  const UnitScale* u = find(table, unit);
-  if (u == nullptr) {
+  const double scale = unit_scale(kind, unit);
+  if (scale == 0.0) {
     const std::string_view other = kind_of(unit);
     if (!other.empty()) {
       throw InputError(quoted(text) + " is " + std::string(other) + ", expected " + std::string(what) + " such as " +
@@ -157,8 +146,8 @@ double parse_with(std::string_view text, const std::array<UnitScale, N>& table, 
                      quoted(example));
   }
   if (v < 0.0) throw InputError(quoted(text) + " is negative; expected " + std::string(what));
-  if (!std::isfinite(v * u->scale)) throw InputError(quoted(text) + " is too large");
-  return v * u->scale;
+  if (!std::isfinite(v * scale)) throw InputError(quoted(text) + " is too large");
+  return v * scale;
 }
 
 }  // namespace
@@ -184,7 +173,7 @@ std::int64_t parse_count(std::string_view text) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
   const bool decimal_follows = ptr != s.data() + s.size() && (*ptr == '.' || *ptr == 'e' || *ptr == 'E');
   if (ec == std::errc() && !decimal_follows) {
-    const Multiplier* m =
+    const units::Prefix* m =
         find_multiplier(text, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr))));
     if (i < 0) throw InputError(quoted(text) + " is negative");
     std::int64_t factor = std::int64_t{1} << m->exp2;
@@ -194,7 +183,7 @@ std::int64_t parse_count(std::string_view text) {
     return n;
   }
   const Number num = read_number(text, "; expected a count such as \"8k\" or \"8Ki\"");
-  const Multiplier* m = find_multiplier(text, num.rest);
+  const units::Prefix* m = find_multiplier(text, num.rest);
   if (num.value < 0.0) throw InputError(quoted(text) + " is negative");
   const double n = scaled(num, *m, text);
   if (n > 0x1p62) throw InputError(too_large);
@@ -206,7 +195,7 @@ double parse_rate_count(std::string_view text) {
   const std::string example = "expected a rate such as \"4M\"";
   const Number num = read_number(text, "; " + example);
   if (num.rest == "%") throw InputError(quoted(text) + " is a percentage, " + example);
-  const Multiplier* m = find_multiplier(text, num.rest);
+  const units::Prefix* m = find_multiplier(text, num.rest);
   if (num.value < 0.0) throw InputError(quoted(text) + " is negative; " + example);
   const double n = scaled(num, *m, text);
   if (!(n > 0.0)) throw InputError(quoted(text) + " is zero; " + example);

@@ -217,20 +217,20 @@ TEST_CASE("io: quantity errors: exact messages", "[io][quantity][errors]") {
   }
   SECTION("counts: unknown multiplier, fractional, negative, too large") {
     REQUIRE_THROWS_WITH(parse_count("8x"),
-                        "\"8x\": unknown multiplier \"x\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti "
+                        "\"8x\": unknown multiplier \"x\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi Ti Pi "
                         "(powers of 1024)");
     REQUIRE_THROWS_WITH(parse_count("8 KiB"),
-                        "\"8 KiB\": unknown multiplier \"KiB\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
-                        "Ti (powers of 1024)");
+                        "\"8 KiB\": unknown multiplier \"KiB\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi "
+                        "Ti Pi (powers of 1024)");
     REQUIRE_THROWS_WITH(parse_count("1.5"), "\"1.5\" is not a whole number");
     REQUIRE_THROWS_WITH(parse_count("0.5k1"),
-                        "\"0.5k1\": unknown multiplier \"k1\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
-                        "Ti (powers of 1024)");
+                        "\"0.5k1\": unknown multiplier \"k1\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi "
+                        "Ti Pi (powers of 1024)");
     REQUIRE_THROWS_WITH(parse_count("1.0001k"), "\"1.0001k\" is not a whole number");
     REQUIRE_THROWS_WITH(parse_count("-1"), "\"-1\" is negative");
     REQUIRE_THROWS_WITH(parse_count("8Ti8"),
-                        "\"8Ti8\": unknown multiplier \"Ti8\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
-                        "Ti (powers of 1024)");
+                        "\"8Ti8\": unknown multiplier \"Ti8\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi "
+                        "Ti Pi (powers of 1024)");
     REQUIRE_THROWS_WITH(parse_count("5e18"), "\"5e18\" is too large (at most 2^62)");
   }
   SECTION("fractions") {
@@ -260,9 +260,10 @@ TEST_CASE("io: parse_count: one message per kind of wrong", "[io][quantity][erro
   REQUIRE_THROWS_WITH(parse_count("1e30"), "\"1e30\" is too large (at most 2^62)");
   REQUIRE_THROWS_WITH(parse_count("4611686018427387905"), "\"4611686018427387905\" is too large (at most 2^62)");
   REQUIRE_THROWS_WITH(parse_count("99999999999999999999"), "\"99999999999999999999\" is too large (at most 2^62)");
-  REQUIRE_THROWS_WITH(parse_count("8Ti8Ti"),
-                      "\"8Ti8Ti\": unknown multiplier \"Ti8Ti\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi Ti "
-                      "(powers of 1024)");
+  REQUIRE_THROWS_WITH(
+      parse_count("8Ti8Ti"),
+      "\"8Ti8Ti\": unknown multiplier \"Ti8Ti\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi Ti Pi "
+      "(powers of 1024)");
   REQUIRE_THROWS_WITH(parse_count("5000000Ti"), "\"5000000Ti\" is too large (at most 2^62)");
   REQUIRE_THROWS_WITH(parse_count("4096.5"), "\"4096.5\" is not a whole number");
   REQUIRE_THROWS_WITH(parse_count("abc"), "\"abc\" is not a number; expected a count such as \"8k\" or \"8Ki\"");
@@ -302,9 +303,18 @@ TEST_CASE("io: parse_rate_count: a positive rate with count multipliers", "[io][
   REQUIRE_THROWS_WITH(parse_rate_count("-4M"), "\"-4M\" is negative; expected a rate such as \"4M\"");
   REQUIRE_THROWS_WITH(parse_rate_count("fast"), "\"fast\" is not a number; expected a rate such as \"4M\"");
   REQUIRE_THROWS_WITH(parse_rate_count("4 tok/s"),
-                      "\"4 tok/s\": unknown multiplier \"tok/s\"; allowed k/K M G/B T (powers of 1000) or Ki Mi Gi "
-                      "Ti (powers of 1024)");
+                      "\"4 tok/s\": unknown multiplier \"tok/s\"; allowed k/K M G/B T P (powers of 1000) or Ki Mi Gi "
+                      "Ti Pi (powers of 1024)");
   REQUIRE_THROWS_WITH(parse_rate_count("1e400"), "\"1e400\" is too large");
   REQUIRE_THROWS_WITH(parse_rate_count("1e300T"), "\"1e300T\" is too large");
   REQUIRE_THROWS_WITH(parse_rate_count("inf"), "\"inf\" is not a finite number");
+}
+
+TEST_CASE("units take the prefixes of the one scale table", "[quantity]") {
+  CHECK(roofline::io::parse_bytes("1 PiB").base() == 1125899906842624.0);
+  CHECK(roofline::io::parse_bytes("2 KB").base() == 2000.0);
+  CHECK(roofline::io::parse_flop_rate("1.5 PFLOP/s").base() == 1.5e15);
+  // Compute rates and power take decimal prefixes only.
+  REQUIRE_THROWS_WITH(roofline::io::parse_flop_rate("1 TiFLOP/s"),
+                      "\"1 TiFLOP/s\": unknown unit \"TiFLOP/s\"; expected a compute rate such as \"989.4 TFLOP/s\"");
 }
