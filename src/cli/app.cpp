@@ -396,10 +396,10 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
         ->type_name("");
   }
   if (cmd.kind == Kind::gemm) {
-    sub->add_option("M", inv.gemm_dims, "C(M x N) = A(M x K) B(K x N): M N K")
-        ->expected(3)
-        ->required()
-        ->type_name("M N K");
+    inv.gemm_dims.resize(3);
+    sub->add_option("M", inv.gemm_dims[0], "Rows of A and C: C(M x N) = A(M x K) B(K x N)")->required()->type_name("");
+    sub->add_option("N", inv.gemm_dims[1], "Columns of B and C")->required()->type_name("");
+    sub->add_option("K", inv.gemm_dims[2], "The shared dimension")->required()->type_name("");
     sub->add_option("--dtype", inv.gemm_dtype, "Element type [default: bf16]")->type_name("DTYPE");
     sub->add_option("--gpu", spec.gpu, "Accelerator for ridge, attainable rate and bound")->type_name("GPU");
     return bound;

@@ -14,8 +14,8 @@ namespace {
 // Each kind of quantity is a base unit that takes the prefixes of units::kPrefixes ("K" is
 // read as "k", as in "KB"); FLOP rates and power take decimal prefixes only.
 struct UnitKind {
-  std::array<std::string_view, 4> bases;  ///< empty entries unused
-  bool binary;                            ///< Ki, Mi, ... allowed
+  std::array<std::string_view, 4> bases{};  ///< empty entries unused
+  bool binary = false;                      ///< Ki, Mi, ... allowed
 };
 constexpr UnitKind kSizes{{"B"}, true};
 constexpr UnitKind kRates{{"B/s"}, true};

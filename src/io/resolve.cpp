@@ -18,54 +18,58 @@ constexpr std::int64_t kDefaultOutput = 256;
 
 bool any_override(const ModelOverrides& o) { return !o.given.empty(); }
 
-// Loads the model (preset, file, stdin, inline object or flags alone) with every override applied.
-std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
-                                         Diagnostics& diag) {
-  const ModelOverrides& o = spec.overrides;
-  ModelPreset p;
-  const bool from_flags = spec.model.empty() && !spec.model_json_text;
-  if (spec.model_json_text) {
-    bool ok = false;
-    diag.capture("", [&] {
-      p = model_from_json(parse_json_text(*spec.model_json_text, "/model"), "/model", "inline");
-      p.origin = "inline";
-      ok = true;
-    });
-    if (!ok) return std::nullopt;
-  } else if (!from_flags) {
-    bool ok = false;
-    diag.capture("", [&] {
-      p = reg.load_model(spec.model, in);
-      ok = true;
-    });
-    if (!ok) return std::nullopt;
-  } else {
-    if (!any_override(o)) {
-      diag.usage(
-          "MODEL: required; give a preset name, a config.json path, - for stdin, or "
-          "--layers/--hidden/--heads/--ffn/--vocab");
-      return std::nullopt;
-    }
-    std::vector<std::string> missing;
-    if (!o.layers) missing.emplace_back("--layers");
-    if (!o.hidden) missing.emplace_back("--hidden");
-    if (!o.heads) missing.emplace_back("--heads");
-    if (!o.ffn && !o.experts) missing.emplace_back("--ffn");
-    if (!o.vocab) missing.emplace_back("--vocab");
-    if (!missing.empty()) {
-      std::string list;
-      for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
-      diag.usage("a model given by flags needs " + list);
-      return std::nullopt;
-    }
-    p.config.name = "custom";
-    p.config.family = "custom";
-    p.origin = "flags";
-    p.input_format = InputFormat::flags;
-    p.config.n_kv_heads = kDeriveFromHeads;
-    p.config.head_dim = kDeriveFromHeads;
+std::string joined(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// A model from flags alone: every size given, the rest Llama-style defaults.
+std::optional<ModelPreset> model_from_flags(const ModelOverrides& o, Diagnostics& diag) {
+  if (!any_override(o)) {
+    diag.usage(
+        "MODEL: required; give a preset name, a config.json path, - for stdin, or "
+        "--layers/--hidden/--heads/--ffn/--vocab");
+    return std::nullopt;
   }
-  ModelConfig& m = p.config;
+  std::vector<std::string> missing;
+  if (!o.layers) missing.emplace_back("--layers");
+  if (!o.hidden) missing.emplace_back("--hidden");
+  if (!o.heads) missing.emplace_back("--heads");
+  if (!o.ffn && !o.experts) missing.emplace_back("--ffn");
+  if (!o.vocab) missing.emplace_back("--vocab");
+  if (!missing.empty()) {
+    diag.usage("a model given by flags needs " + joined(missing, ", "));
+    return std::nullopt;
+  }
+  ModelPreset p;
+  p.config.name = "custom";
+  p.config.family = "custom";
+  p.origin = "flags";
+  p.input_format = InputFormat::flags;
+  p.config.n_kv_heads = kDeriveFromHeads;
+  p.config.head_dim = kDeriveFromHeads;
+  return p;
+}
+
+// The model as given: an inline config object, a preset, a file, stdin, or flags alone.
+std::optional<ModelPreset> load_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
+                                      Diagnostics& diag) {
+  if (spec.model.empty() && !spec.model_json_text) return model_from_flags(spec.overrides, diag);
+  std::optional<ModelPreset> p;
+  diag.capture("", [&] {
+    if (spec.model_json_text) {
+      p = model_from_json(parse_json_text(*spec.model_json_text, "/model"), "/model", "inline");
+      p->origin = "inline";
+    } else {
+      p = reg.load_model(spec.model, in);
+    }
+  });
+  return p;
+}
+
+// Every architecture flag replaces one field.
+void apply_overrides(const ModelOverrides& o, ModelConfig& m) {
   const auto apply = [](const std::optional<std::int64_t>& v, std::int64_t& field) {
     if (v) field = *v;
   };
@@ -93,57 +97,35 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   apply_head_defaults(m);
   if (m.moe.enabled() && m.moe.d_ff_expert == 0) m.moe.d_ff_expert = m.d_ff;
   if (m.moe.n_shared_experts > 0 && m.moe.d_ff_shared == 0) m.moe.d_ff_shared = m.moe.d_ff_expert;
-  const std::vector<std::string> problems = validate(m);
-  if (!problems.empty()) {
-    const std::string where = p.origin.empty() ? std::string("model") : p.origin;
-    for (const std::string& s : problems) diag.input(where + ": " + s);
-    return std::nullopt;
-  }
-  return p;
 }
 
-std::string joined(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
+// Loads the model with every override applied, validated.
+std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
+                                         Diagnostics& diag) {
+  std::optional<ModelPreset> p = load_model(spec, reg, in, diag);
+  if (!p) return std::nullopt;
+  apply_overrides(spec.overrides, p->config);
+  const std::vector<std::string> problems = validate(p->config);
+  if (problems.empty()) return p;
+  const std::string where = p->origin.empty() ? std::string("model") : p->origin;
+  for (const std::string& s : problems) diag.input(where + ": " + s);
+  return std::nullopt;
 }
 
-}  // namespace
-
-Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu) {
-  Diagnostics diag;
-  Resolved r;
-  Scenario& sc = r.scenario;
-  Workload& w = sc.workload;
-
-  // The model, overrides applied and validated.
-  std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag);
-  if (model) {
-    r.model = *model;
-    sc.model = model->config;
-    diag.capture("", [&] { sc.counts = count_params(sc.model); });
-    const bool modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
-    sc.provenance.published_params = r.model.published_params;
-    sc.provenance.modified = modified;
-    r.model_label = sc.model.name + (modified ? " modified: " + joined(spec.overrides.given, " ") : "");
-  }
-  const std::int64_t trained = sc.model.max_seq_len;
-
-  // Workload: every default in one place.
+// The workload: every default in one place.
+Workload resolve_workload(const ScenarioSpec& spec, std::int64_t trained) {
+  Workload w;
   w.batch = spec.batch.value_or(1);
-  r.context_defaulted = !spec.context;
   w.context = spec.context.value_or(trained > 0 ? trained : kDefaultContextUnknown);
   w.prompt = spec.prompt.value_or(trained > 0 ? std::min(kDefaultPrompt, trained) : kDefaultPrompt);
   w.output = spec.output.value_or(kDefaultOutput);
   w.weight_dtype = spec.dtype.value_or(DType::bf16);
   WeightFormat format = plain_weight_format(w.weight_dtype);
-  if (spec.weight_format) {
-    if (!spec.weight_format->name.empty()) {
-      format = *spec.weight_format;
-      w.weight_dtype = format.storage;
-    } else {
-      format.bits = spec.weight_format->bits;  // a number of bits: the weight type keeps its name
-    }
+  if (spec.weight_format && !spec.weight_format->name.empty()) {
+    format = *spec.weight_format;
+    w.weight_dtype = format.storage;
+  } else if (spec.weight_format) {
+    format.bits = spec.weight_format->bits;  // a number of bits: the weight type keeps its name
   }
   w.weight_format = format.name;
   w.weight_bits = format.bits;
@@ -157,66 +139,58 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   w.lm_head = spec.lm_head.value_or(LmHeadPositions::last);
   w.decode_bytes = spec.decode_bytes.value_or(DecodeBytes::touched);
   w.moe_decode = spec.moe_decode.value_or(MoeDecodeBytes::expected);
-  sc.deployment.devices = spec.devices.value_or(1);
-  sc.training.tokens = spec.train_tokens;
-  sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
+  if (spec.reserve && spec.reserve->bytes) w.reserve = *spec.reserve->bytes;
+  return w;
+}
 
-  // The accelerator, overrides applied.
-  if (!spec.gpu.empty()) {
-    r.gpu_requested = spec.gpu;
-    bool loaded = false;
-    Accelerator acc;
-    diag.capture("", [&] {
-      acc.hw = reg.load_gpu(spec.gpu);
-      loaded = true;
-    });
-    if (loaded) {
-      HardwareConfig& h = acc.hw;
-      for (const PeakOverride& p : spec.gpu_peaks) {
-        if (!(p.rate.base() > 0.0)) diag.input("--gpu-peak: must be a positive rate");
-        h.set_peak(p.dtype.value_or(w.compute_dtype), p.rate);
-      }
-      if (spec.gpu_memory) {
-        if (!(spec.gpu_memory->base() > 0.0)) diag.input("--gpu-memory: must be a positive size");
-        h.memory_capacity = *spec.gpu_memory;
-        acc.capacity_source = CapacitySource::override_bytes;
-      }
-      if (spec.gpu_bandwidth) {
-        if (!(spec.gpu_bandwidth->base() > 0.0)) diag.input("--gpu-bandwidth: must be a positive rate");
-        h.memory_bandwidth = *spec.gpu_bandwidth;
-      }
-      for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
-      sc.accelerator = acc;
-      if (spec.gpu != h.name && spec.gpu.find('/') == std::string::npos && !spec.gpu.ends_with(".json")) {
-        r.notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
-      }
-    }
-  } else {
-    if (needs_gpu) diag.usage("--gpu is required; see `roofline gpus` for the presets");
-    const auto needs = [&](bool given, const char* flag) {
-      if (given) diag.usage(std::string(flag) + ": needs --gpu");
-    };
-    needs(spec.devices.has_value(), "--gpus");
-    needs(spec.gpu_memory.has_value(), "--gpu-memory");
-    needs(spec.gpu_bandwidth.has_value(), "--gpu-bandwidth");
-    needs(!spec.gpu_peaks.empty(), "--gpu-peak");
-    needs(spec.mfu.has_value(), "--mfu");
-    needs(spec.bw_efficiency.has_value(), "--bw-efficiency");
-    needs(spec.measured_tokens_per_s.has_value(), "--measured-tokens-per-s");
-    needs(spec.reserve.has_value(), "--reserve");
+// The accelerator with every override applied; a note when an alias chose it.
+std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType compute, const PresetRegistry& reg,
+                                               Diagnostics& diag, std::vector<std::string>& notes) {
+  std::optional<Accelerator> acc;
+  diag.capture("", [&] { acc = Accelerator{reg.load_gpu(spec.gpu), CapacitySource::device}; });
+  if (!acc) return std::nullopt;
+  HardwareConfig& h = acc->hw;
+  for (const PeakOverride& p : spec.gpu_peaks) {
+    if (!(p.rate.base() > 0.0)) diag.input("--gpu-peak: must be a positive rate");
+    h.set_peak(p.dtype.value_or(compute), p.rate);
   }
-  if (spec.reserve) {
-    if (spec.reserve->bytes) w.reserve = *spec.reserve->bytes;
-    if (spec.reserve->fraction && sc.accelerator) {
-      w.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
-    }
+  if (spec.gpu_memory) {
+    if (!(spec.gpu_memory->base() > 0.0)) diag.input("--gpu-memory: must be a positive size");
+    h.memory_capacity = *spec.gpu_memory;
+    acc->capacity_source = CapacitySource::override_bytes;
   }
-  diag.check();
+  if (spec.gpu_bandwidth) {
+    if (!(spec.gpu_bandwidth->base() > 0.0)) diag.input("--gpu-bandwidth: must be a positive rate");
+    h.memory_bandwidth = *spec.gpu_bandwidth;
+  }
+  for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
+  if (spec.gpu != h.name && spec.gpu.find('/') == std::string::npos && !spec.gpu.ends_with(".json")) {
+    notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
+  }
+  return acc;
+}
 
-  // Facts about this run, and inputs that are allowed but probably not meant.
-  if (r.context_defaulted && trained == 0) {
-    r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
-  }
+// Inputs that only mean something on an accelerator.
+void check_needs_gpu(const ScenarioSpec& spec, bool needs_gpu, Diagnostics& diag) {
+  if (needs_gpu) diag.usage("--gpu is required; see `roofline gpus` for the presets");
+  const auto needs = [&](bool given, const char* flag) {
+    if (given) diag.usage(std::string(flag) + ": needs --gpu");
+  };
+  needs(spec.devices.has_value(), "--gpus");
+  needs(spec.gpu_memory.has_value(), "--gpu-memory");
+  needs(spec.gpu_bandwidth.has_value(), "--gpu-bandwidth");
+  needs(!spec.gpu_peaks.empty(), "--gpu-peak");
+  needs(spec.mfu.has_value(), "--mfu");
+  needs(spec.bw_efficiency.has_value(), "--bw-efficiency");
+  needs(spec.measured_tokens_per_s.has_value(), "--measured-tokens-per-s");
+  needs(spec.reserve.has_value(), "--reserve");
+}
+
+// Inputs that are allowed but probably not meant.
+void add_warnings(const ScenarioSpec& spec, Resolved& r) {
+  const Scenario& sc = r.scenario;
+  const Workload& w = sc.workload;
+  const std::int64_t trained = sc.model.max_seq_len;
   if (spec.context && trained > 0 && w.context > trained) {
     r.warnings.push_back("--context " + std::to_string(w.context) + " exceeds the model's trained context of " +
                          std::to_string(trained) + " tokens");
@@ -225,9 +199,18 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
     r.warnings.push_back("--prompt " + std::to_string(w.prompt) + " exceeds the model's trained context of " +
                          std::to_string(trained) + " tokens");
   }
-  if (sc.provenance.published_params && !sc.provenance.modified && *sc.provenance.published_params != sc.counts.total) {
+  const auto& published = sc.provenance.published_params;
+  if (published && !sc.provenance.modified && *published != sc.counts.total) {
     r.warnings.push_back("computed " + std::to_string(sc.counts.total) + " parameters, but the preset publishes " +
-                         std::to_string(*sc.provenance.published_params));
+                         std::to_string(*published));
+  }
+}
+
+// Facts about the run that the results depend on.
+void add_notes(const ScenarioSpec& spec, Resolved& r) {
+  const Scenario& sc = r.scenario;
+  if (r.context_defaulted && sc.model.max_seq_len == 0) {
+    r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
   }
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;
@@ -241,14 +224,13 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
       for (DType t : kAllDTypes) {
         if (h.peak_for(t)) have.emplace_back(dtype_name(t));
       }
-      r.notes.push_back(h.name + " has no published dense " + std::string(dtype_name(w.compute_dtype)) +
+      r.notes.push_back(h.name + " has no published dense " + std::string(dtype_name(sc.workload.compute_dtype)) +
                         " peak, so compute-side results are n/a; it has " +
                         (have.empty() ? std::string("none") : joined(have, ", ")) +
                         " (--compute-dtype or --gpu-peak set one)");
     }
     if (spec.reserve && spec.reserve->fraction) {
-      r.notes.push_back("the reserve is " +
-                        std::to_string(static_cast<int>(std::lround(*spec.reserve->fraction * 100))) +
+      r.notes.push_back("the reserve is " + std::to_string(std::lround(*spec.reserve->fraction * 100)) +
                         " % of each device's capacity");
     }
   }
@@ -260,6 +242,42 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   if (!spec.model.empty() && spec.model != "-" && r.model.origin == "builtin" && spec.model != sc.model.name) {
     r.notes.push_back("MODEL " + spec.model + " resolved to " + sc.model.name);
   }
+}
+
+}  // namespace
+
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu) {
+  Diagnostics diag;
+  Resolved r;
+  Scenario& sc = r.scenario;
+  // The model, overrides applied and validated, and its exact counts.
+  if (std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag)) {
+    r.model = std::move(*model);
+    sc.model = r.model.config;
+    diag.capture("", [&] { sc.counts = count_params(sc.model); });
+    sc.provenance.published_params = r.model.published_params;
+    sc.provenance.modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
+    r.model_label = sc.model.name + (sc.provenance.modified ? " modified: " + joined(spec.overrides.given, " ") : "");
+  }
+  // The workload, the deployment and the training inputs, with their defaults.
+  sc.workload = resolve_workload(spec, sc.model.max_seq_len);
+  r.context_defaulted = !spec.context;
+  sc.deployment.devices = spec.devices.value_or(1);
+  sc.training.tokens = spec.train_tokens;
+  sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
+  // The accelerator, or a check that nothing needed one.
+  if (spec.gpu.empty()) {
+    check_needs_gpu(spec, needs_gpu, diag);
+  } else {
+    r.gpu_requested = spec.gpu;
+    sc.accelerator = resolve_accelerator(spec, sc.workload.compute_dtype, reg, diag, r.notes);
+    if (sc.accelerator && spec.reserve && spec.reserve->fraction) {
+      sc.workload.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
+    }
+  }
+  diag.check();
+  add_warnings(spec, r);
+  add_notes(spec, r);
   return r;
 }
 

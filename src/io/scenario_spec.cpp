@@ -88,61 +88,54 @@ PeakOverride peak(const std::string& text) {
   return p;
 }
 
-#define ROOFLINE_OVERRIDE(field, flag)                               \
-  [](ScenarioSpec& s, const std::string& t) {                        \
-    s.overrides.field = parse_count(t);                              \
-    s.overrides.given.push_back(std::string("--") + flag + " " + t); \
-  }
-
 const std::vector<InputDef> kInputs = {
     // Model overrides.
-    {"layers", nullptr, kModelOverrides, "N", "Decoder layers L", ROOFLINE_OVERRIDE(layers, "layers")},
-    {"hidden", nullptr, kModelOverrides, "N", "Hidden width d", ROOFLINE_OVERRIDE(hidden, "hidden")},
-    {"heads", nullptr, kModelOverrides, "N", "Query heads h", ROOFLINE_OVERRIDE(heads, "heads")},
+    {"layers", nullptr, kModelOverrides, "N", "Decoder layers L",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.layers = parse_count(t); }},
+    {"hidden", nullptr, kModelOverrides, "N", "Hidden width d",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.hidden = parse_count(t); }},
+    {"heads", nullptr, kModelOverrides, "N", "Query heads h",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.heads = parse_count(t); }},
     {"kv-heads", nullptr, kModelOverrides, "N", "KV heads h_kv (1 = MQA, h = MHA)",
-     ROOFLINE_OVERRIDE(kv_heads, "kv-heads")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.kv_heads = parse_count(t); }},
     {"head-dim", nullptr, kModelOverrides, "N", "Head dimension d_h [default: d/h]",
-     ROOFLINE_OVERRIDE(head_dim, "head-dim")},
-    {"ffn", nullptr, kModelOverrides, "N", "FFN intermediate width d_ff", ROOFLINE_OVERRIDE(ffn, "ffn")},
-    {"vocab", nullptr, kModelOverrides, "N", "Vocabulary size V as stored", ROOFLINE_OVERRIDE(vocab, "vocab")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.head_dim = parse_count(t); }},
+    {"ffn", nullptr, kModelOverrides, "N", "FFN intermediate width d_ff",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.ffn = parse_count(t); }},
+    {"vocab", nullptr, kModelOverrides, "N", "Vocabulary size V as stored",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.vocab = parse_count(t); }},
     {"max-seq-len", nullptr, kModelOverrides, "N", "Trained context length",
-     ROOFLINE_OVERRIDE(max_seq_len, "max-seq-len")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.max_seq_len = parse_count(t); }},
     {"mlp", nullptr, kModelOverrides, "KIND", "gated (3 matrices) or plain (2)",
-     [](ScenarioSpec& s, const std::string& t) {
-       s.overrides.mlp = choice(t, kMlpKindNames);
-       s.overrides.given.push_back("--mlp " + t);
-     }},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.mlp = choice(t, kMlpKindNames); }},
     {"norm", nullptr, kModelOverrides, "KIND", "rmsnorm, layernorm, layernorm_nobias or nonparametric (none)",
-     [](ScenarioSpec& s, const std::string& t) {
-       s.overrides.norm = choice(t, kNormKindNames);
-       s.overrides.given.push_back("--norm " + t);
-     }},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.norm = choice(t, kNormKindNames); }},
     {"tied", nullptr, kModelOverrides, "", "Tie the output head to the embedding",
      [](ScenarioSpec& s, const std::string&) {
        if (s.overrides.tied == false) throw UsageError("--tied and --untied exclude each other");
        s.overrides.tied = true;
-       s.overrides.given.emplace_back("--tied");
      }},
     {"untied", nullptr, kModelOverrides, "", "Give the output head its own matrix",
      [](ScenarioSpec& s, const std::string&) {
        if (s.overrides.tied == true) throw UsageError("--tied and --untied exclude each other");
        s.overrides.tied = false;
-       s.overrides.given.emplace_back("--untied");
      }},
     {"window", nullptr, kModelOverrides, "N", "Sliding-window size in tokens (0: none)",
-     ROOFLINE_OVERRIDE(window, "window")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.window = parse_count(t); }},
     {"global-every", nullptr, kModelOverrides, "K", "With --window: every k-th layer is global",
-     ROOFLINE_OVERRIDE(global_every, "global-every")},
-    {"experts", nullptr, kModelOverrides, "N", "Routed experts per MoE layer", ROOFLINE_OVERRIDE(experts, "experts")},
-    {"top-k", nullptr, kModelOverrides, "K", "Routed experts per token", ROOFLINE_OVERRIDE(top_k, "top-k")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.global_every = parse_count(t); }},
+    {"experts", nullptr, kModelOverrides, "N", "Routed experts per MoE layer",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.experts = parse_count(t); }},
+    {"top-k", nullptr, kModelOverrides, "K", "Routed experts per token",
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.top_k = parse_count(t); }},
     {"expert-ffn", nullptr, kModelOverrides, "N", "Intermediate width of one expert",
-     ROOFLINE_OVERRIDE(expert_ffn, "expert-ffn")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.expert_ffn = parse_count(t); }},
     {"shared-experts", nullptr, kModelOverrides, "N", "Always-on experts",
-     ROOFLINE_OVERRIDE(shared_experts, "shared-experts")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.shared_experts = parse_count(t); }},
     {"shared-ffn", nullptr, kModelOverrides, "N", "Intermediate width of one shared expert",
-     ROOFLINE_OVERRIDE(shared_ffn, "shared-ffn")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.shared_ffn = parse_count(t); }},
     {"first-dense", nullptr, kModelOverrides, "N", "Leading dense layers before the MoE layers",
-     ROOFLINE_OVERRIDE(first_dense, "first-dense")},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.first_dense = parse_count(t); }},
     // Accelerator.
     {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
      [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }},
@@ -204,8 +197,6 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecode); }},
 };
 
-#undef ROOFLINE_OVERRIDE
-
 std::string join_lines(const std::vector<std::string>& v) {
   std::string s;
   for (const std::string& m : v) s += (s.empty() ? "" : "\n") + m;
@@ -223,8 +214,45 @@ void Diagnostics::check() const {
 const std::vector<InputDef>& input_defs() { return kInputs; }
 
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag) {
-  diag.capture(std::string("--") + def.name, [&] { def.set(spec, text); });
+  set_input(spec, def, text, std::string("--") + def.name, diag);
 }
+
+void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, std::string_view where,
+               Diagnostics& diag) {
+  bool ok = false;
+  diag.capture(where, [&] {
+    def.set(spec, text);
+    ok = true;
+  });
+  // An override on a preset makes a modified model, labelled with the flags that made it.
+  if (ok && def.group == kModelOverrides) {
+    spec.overrides.given.push_back(std::string("--") + def.name + (text.empty() ? "" : " " + text));
+  }
+}
+
+namespace {
+
+// One JSON value as the text a flag would carry: a string as is, a number in JSON's spelling,
+// true for a switch; nullopt (and an error where it is wrong) for anything else.
+std::optional<std::string> json_text(const nlohmann::json& v, const std::string& where, Diagnostics& diag) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number()) return v.dump();
+  if (v.is_boolean()) return v.get<bool>() ? std::optional<std::string>("") : std::nullopt;
+  diag.input(where + ": expected a number or a string");
+  return std::nullopt;
+}
+
+void json_model(const nlohmann::json& value, ScenarioSpec& spec, Diagnostics& diag) {
+  if (value.is_string()) {
+    spec.model = value.get<std::string>();
+  } else if (value.is_object()) {
+    spec.model_json_text = value.dump();
+  } else {
+    diag.input("/model: expected a preset name, a path or a config object");
+  }
+}
+
+}  // namespace
 
 void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
                     Diagnostics& diag) {
@@ -236,13 +264,7 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     const std::string where = "/" + key;
     if (key == "command") continue;
     if (key == "model") {
-      if (value.is_string()) {
-        spec.model = value.get<std::string>();
-      } else if (value.is_object()) {
-        spec.model_json_text = value.dump();
-      } else {
-        diag.input(where + ": expected a preset name, a path or a config object");
-      }
+      json_model(value, spec, diag);
       continue;
     }
     std::string name = key;
@@ -250,31 +272,14 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     const auto def = std::find_if(kInputs.begin(), kInputs.end(), [&](const InputDef& d) { return name == d.name; });
     if (def == kInputs.end()) {
       diag.usage(where + ": unknown input \"" + key + "\"");
-      continue;
-    }
-    if ((def->group & groups) == 0U) {
+    } else if ((def->group & groups) == 0U) {
       diag.usage(where + ": \"" + key + "\" does not apply to " + std::string(command));
-      continue;
-    }
-    std::vector<nlohmann::json> values;
-    if (value.is_array() && def->repeatable) {
-      values.assign(value.begin(), value.end());
-    } else {
-      values.push_back(value);
-    }
-    for (const nlohmann::json& v : values) {
-      std::string text;
-      if (v.is_string()) {
-        text = v.get<std::string>();
-      } else if (v.is_number() || (v.is_boolean() && v.get<bool>())) {
-        text = v.is_boolean() ? "" : v.dump();
-      } else if (v.is_boolean()) {
-        continue;  // a switch set to false
-      } else {
-        diag.input(where + ": expected a number or a string");
-        continue;
+    } else if (value.is_array() && def->repeatable) {
+      for (const nlohmann::json& v : value) {
+        if (const auto text = json_text(v, where, diag)) set_input(spec, *def, *text, where, diag);
       }
-      diag.capture(where, [&] { def->set(spec, text); });
+    } else if (const auto text = json_text(value, where, diag)) {
+      set_input(spec, *def, *text, where, diag);
     }
   }
 }

@@ -141,6 +141,9 @@ const std::vector<InputDef>& input_defs();
 
 /// Sets one input from text, recording any error under "--name".
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag);
+/// The same, recording errors under `where` (a JSON pointer such as "/batch").
+void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, std::string_view where,
+               Diagnostics& diag);
 
 /// Fills a spec from a JSON object whose keys are flag names ("batch", "kv-dtype" or "kv_dtype",
 /// "model", "gpu"); a key outside `groups` is an error naming the command.

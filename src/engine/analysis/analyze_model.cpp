@@ -21,6 +21,58 @@ const LayerKindParams& most_common_layer(const ParamCounts& c) {
   return *best;
 }
 
+// Contiguous runs of one attention kind, one row each (an irregular placement).
+void add_runs(const ModelConfig& m, const KvLayerGroup& kind, std::vector<KvLayerGroup>& out) {
+  std::int64_t start = -1;
+  for (std::int64_t i = 0; i <= m.n_layers; ++i) {
+    const bool in = i < m.n_layers && m.is_sliding_layer(i) == kind.sliding;
+    if (in && start < 0) start = i;
+    if (!in && start >= 0) {
+      KvLayerGroup run = kind;
+      run.first = start;
+      run.last = i - 1;
+      run.layers = i - start;
+      run.every = 1;
+      out.push_back(run);
+      start = -1;
+    }
+  }
+}
+
+// The layers grouped by attention kind: a kind that recurs with a fixed stride is one row.
+std::vector<KvLayerGroup> kv_layout(const ModelConfig& m, units::Bytes per_token_layer) {
+  std::vector<KvLayerGroup> out;
+  for (const bool sliding : {false, true}) {
+    KvLayerGroup g;
+    g.sliding = sliding;
+    g.window = sliding ? m.sliding_window : 0;
+    g.bytes_per_token_per_layer = per_token_layer;
+    std::int64_t prev = -1;
+    bool strided = true;
+    for (std::int64_t i = 0; i < m.n_layers; ++i) {
+      if (m.is_sliding_layer(i) != sliding) continue;
+      if (g.layers == 0) {
+        g.first = i;
+      } else if (g.layers == 1) {
+        g.every = i - prev;
+      } else if (i - prev != g.every) {
+        strided = false;
+      }
+      prev = i;
+      g.last = i;
+      ++g.layers;
+    }
+    if (g.layers == 0) continue;
+    if (strided) {
+      out.push_back(g);
+    } else {
+      add_runs(m, g, out);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KvLayerGroup& a, const KvLayerGroup& b) { return a.first < b.first; });
+  return out;
+}
+
 }  // namespace
 
 ParamsResult analyze_params(const Scenario& s) {
@@ -122,50 +174,7 @@ KvResult analyze_kv(const Scenario& s) {
     r.per_token_mha = kv_bytes_per_token(mha, r.bytes_per_element);
     r.mha_ratio = units::Ratio{*r.per_token_mha / r.per_token};
   }
-  // Group the layers by attention kind; a kind that recurs with a fixed stride is one row.
-  for (bool sliding : {false, true}) {
-    KvLayerGroup g;
-    g.sliding = sliding;
-    g.window = sliding ? m.sliding_window : 0;
-    g.bytes_per_token_per_layer = units::Bytes{per_token_layer};
-    std::int64_t prev = -1;
-    bool strided = true;
-    for (std::int64_t i = 0; i < m.n_layers; ++i) {
-      if (m.is_sliding_layer(i) != sliding) continue;
-      if (g.layers == 0) {
-        g.first = i;
-      } else if (g.layers == 1) {
-        g.every = i - prev;
-      } else if (i - prev != g.every) {
-        strided = false;
-      }
-      prev = i;
-      g.last = i;
-      ++g.layers;
-    }
-    if (g.layers == 0) continue;
-    if (!strided) {
-      // Irregular placement: one row per contiguous run.
-      std::int64_t start = -1;
-      for (std::int64_t i = 0; i <= m.n_layers; ++i) {
-        const bool in = i < m.n_layers && m.is_sliding_layer(i) == sliding;
-        if (in && start < 0) start = i;
-        if (!in && start >= 0) {
-          KvLayerGroup run = g;
-          run.first = start;
-          run.last = i - 1;
-          run.layers = i - start;
-          run.every = 1;
-          r.layout.push_back(run);
-          start = -1;
-        }
-      }
-      continue;
-    }
-    r.layout.push_back(g);
-  }
-  std::sort(r.layout.begin(), r.layout.end(),
-            [](const KvLayerGroup& a, const KvLayerGroup& b) { return a.first < b.first; });
+  r.layout = kv_layout(m, units::Bytes{per_token_layer});
   return r;
 }
 
