@@ -2,11 +2,14 @@
 
 #include "roofline/errors.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace roofline::io {
 namespace {
@@ -22,18 +25,48 @@ constexpr UnitKind kRates{{"B/s"}, true};
 constexpr UnitKind kFlopRates{{"FLOP/s", "FLOPS", "OP/s", "OPS"}, false};
 constexpr UnitKind kWatts{{"W"}, false};
 
-// The scale of `unit` in `kind`, or 0 when it is not one of its units.
-double unit_scale(const UnitKind& kind, std::string_view unit) {
+// The prefix of `unit` in `kind` (the no-prefix entry for a bare base unit), or nullptr when it is
+// not one of its units.
+const units::Prefix* unit_prefix(const UnitKind& kind, std::string_view unit) {
+  static constexpr units::Prefix kNone{"", 0, 0, 1.0};
   for (std::string_view base : kind.bases) {
     if (base.empty() || !unit.ends_with(base)) continue;
     std::string_view prefix = unit.substr(0, unit.size() - base.size());
-    if (prefix.empty()) return 1.0;
+    if (prefix.empty()) return &kNone;
     if (prefix == "K") prefix = "k";
     for (const units::Prefix& p : units::kPrefixes) {
-      if (p.symbol == prefix && (kind.binary || p.exp2 == 0)) return p.scale;
+      if (p.symbol == prefix && (kind.binary || p.exp2 == 0)) return &p;
     }
   }
-  return 0.0;
+  return nullptr;
+}
+
+double unit_scale(const UnitKind& kind, std::string_view unit) {
+  const units::Prefix* p = unit_prefix(kind, unit);
+  return p != nullptr ? p->scale : 0.0;
+}
+
+// The unit of `kind` that `unit` spells in another case ("gb" for "GB"), for a suggestion. A
+// lower-case b beside a capital ("Gb", "Gib") spells bits, and m is milli, not mega: no suggestion.
+std::string case_fix(const UnitKind& kind, std::string_view unit) {
+  const bool has_capital = std::any_of(unit.begin(), unit.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+  if ((has_capital && unit.find('b') != std::string_view::npos) || unit.starts_with("m")) return {};
+  const auto lower = [](std::string_view x) {
+    std::string l(x);
+    for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return l;
+  };
+  for (std::string_view base : kind.bases) {
+    if (base.empty()) continue;
+    std::vector<std::string> spellings = {std::string(base)};
+    for (const units::Prefix& p : units::kPrefixes) {
+      if (kind.binary || p.exp2 == 0) spellings.push_back(std::string(p.symbol) + std::string(base));
+    }
+    for (const std::string& candidate : spellings) {
+      if (lower(candidate) == lower(unit)) return candidate;
+    }
+  }
+  return {};
 }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -75,12 +108,6 @@ Number read_number(std::string_view text, std::string_view expected) {
     throw InputError(quoted(text) + " is " + std::string(out_of_range_word(digits)));
   if (!std::isfinite(v)) throw InputError(quoted(text) + " is not a finite number");
   return {v, digits, trim(std::string_view(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr)))};
-}
-
-// Splits "3.35 TB/s" into 3.35 and "TB/s"; throws when there is no number.
-std::pair<double, std::string_view> split(std::string_view text, std::string_view example) {
-  const Number n = read_number(text, " with a unit; expected a value such as " + quoted(example));
-  return {n.value, n.rest};
 }
 
 // Count multipliers are the prefixes (k/K M G T P, Ki Mi Gi Ti Pi), plus "B" for billions.
@@ -131,23 +158,27 @@ std::string_view kind_of(std::string_view unit) {
 }
 
 double parse_with(std::string_view text, const UnitKind& kind, std::string_view what, std::string_view example) {
-  const auto [v, unit] = split(text, example);
+  const Number n = read_number(text, " with a unit; expected a value such as " + quoted(example));
+  const std::string_view unit = n.rest;
   if (unit.empty()) {
     throw InputError(quoted(text) + " has no unit; expected " + std::string(what) + " such as " + quoted(example));
   }
-  const double scale = unit_scale(kind, unit);
-  if (scale == 0.0) {
+  const units::Prefix* prefix = unit_prefix(kind, unit);
+  if (prefix == nullptr) {
     const std::string_view other = kind_of(unit);
     if (!other.empty()) {
       throw InputError(quoted(text) + " is " + std::string(other) + ", expected " + std::string(what) + " such as " +
                        quoted(example));
     }
+    const std::string fix = case_fix(kind, unit);
+    if (!fix.empty())
+      throw InputError(quoted(text) + ": unknown unit " + quoted(unit) + "; did you mean " + quoted(fix) + "?");
     throw InputError(quoted(text) + ": unknown unit " + quoted(unit) + "; expected " + std::string(what) + " such as " +
                      quoted(example));
   }
-  if (v < 0.0) throw InputError(quoted(text) + " is negative; expected " + std::string(what));
-  if (!std::isfinite(v * scale)) throw InputError(quoted(text) + " is too large");
-  return v * scale;
+  if (n.value < 0.0) throw InputError(quoted(text) + " is negative; expected " + std::string(what));
+  // Scaled exactly: "2.039 TB/s" is 2039e9 B/s, not 2.039 x 1e12 with its rounding.
+  return scaled(n, *prefix, text);
 }
 
 }  // namespace

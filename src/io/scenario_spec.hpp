@@ -113,13 +113,13 @@ class Diagnostics {
 
 /// One user input: its flag name, the group that owns it, help text and how it sets the spec.
 struct InputDef {
-  const char* name;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
-  const char* short_name;  ///< "b" for -b, or nullptr
-  InputGroup group;
-  const char* value_name;  ///< N, SIZE, RATE, DTYPE, ... ("" for a switch)
-  const char* help;
+  const char* name = nullptr;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
+  const char* short_name = nullptr;  ///< "b" for -b, or nullptr
+  InputGroup group = kModelOverrides;
+  const char* value_name = "";  ///< N, SIZE, RATE, DTYPE, ... ("" for a switch)
+  const char* help = "";
   /// Parses text into the spec; throws InputError or UsageError without the flag prefix.
-  void (*set)(ScenarioSpec& spec, const std::string& text);
+  void (*set)(ScenarioSpec& spec, const std::string& text) = nullptr;
   bool repeatable = false;
 };
 

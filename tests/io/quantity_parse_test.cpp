@@ -198,7 +198,7 @@ TEST_CASE("io: quantity errors: exact messages", "[io][quantity][errors]") {
     REQUIRE_THROWS_WITH(parse_watts("1 TB/s"), "\"1 TB/s\" is a bandwidth, expected a power such as \"700 W\"");
   }
   SECTION("unknown unit (units are case-sensitive)") {
-    REQUIRE_THROWS_WITH(parse_bytes("80 gib"), "\"80 gib\": unknown unit \"gib\"; expected a size such as \"80 GiB\"");
+    REQUIRE_THROWS_WITH(parse_bytes("80 gib"), "\"80 gib\": unknown unit \"gib\"; did you mean \"GiB\"?");
     REQUIRE_THROWS_WITH(parse_bytes("80 Gb"), "\"80 Gb\": unknown unit \"Gb\"; expected a size such as \"80 GiB\"");
     REQUIRE_THROWS_WITH(parse_bandwidth("3.35 TB/sec"),
                         "\"3.35 TB/sec\": unknown unit \"TB/sec\"; expected a bandwidth such as \"3.35 TB/s\"");
@@ -317,4 +317,13 @@ TEST_CASE("units take the prefixes of the one scale table", "[quantity]") {
   // Compute rates and power take decimal prefixes only.
   REQUIRE_THROWS_WITH(roofline::io::parse_flop_rate("1 TiFLOP/s"),
                       "\"1 TiFLOP/s\": unknown unit \"TiFLOP/s\"; expected a compute rate such as \"989.4 TFLOP/s\"");
+}
+
+TEST_CASE("a unit in the wrong case gets a suggestion; decimal scales are exact", "[quantity]") {
+  REQUIRE_THROWS_WITH(roofline::io::parse_bytes("80gb"), "\"80gb\": unknown unit \"gb\"; did you mean \"GB\"?");
+  REQUIRE_THROWS_WITH(roofline::io::parse_bandwidth("3.35 tb/s"),
+                      "\"3.35 tb/s\": unknown unit \"tb/s\"; did you mean \"TB/s\"?");
+  // 2.039 x 1e12 in double is 2039000000000.0002; the parser reads 2039e9 exactly.
+  CHECK(roofline::io::parse_bandwidth("2.039 TB/s").base() == 2039000000000.0);
+  CHECK(roofline::io::parse_flop_rate("989.4 TFLOP/s").base() == 989400000000000.0);
 }
