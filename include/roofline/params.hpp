@@ -52,6 +52,10 @@ struct ParamCounts {
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
 ParamCounts count_params(const ModelConfig& m);
 
+/// A model known only by its parameter count N (the whiteboard "a 70B model"): total = active =
+/// non-embedding = N, no embedding, head or layers, so every FLOP basis counts 2N  [KA20 §2.1]
+ParamCounts counts_of_total(std::int64_t n);
+
 /// Per-layer parameters of the textbook MHA layer with a 2-matrix FFN: (4+2m)d^2. [S003-2.1]
 constexpr std::int64_t textbook_layer_params(std::int64_t d, std::int64_t m) { return (4 + 2 * m) * d * d; }
 

@@ -43,6 +43,9 @@ struct Provenance {
 struct Scenario {
   ModelConfig model;
   ParamCounts counts;
+  /// False for a model known only by its parameter count (--params 70B): no layers, no cache,
+  /// and only the results that need N alone.
+  bool architecture = true;
   Provenance provenance;
   std::optional<Accelerator> accelerator;
   Deployment deployment;

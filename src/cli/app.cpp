@@ -191,12 +191,12 @@ const Command kCommands[] = {
      "  roofline report llama3-8b --gpu h100-sxm\n"
      "  roofline report llama2-70b --gpu mi300x --batch 32 --context 4096\n"},
     {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", Kind::model,
-     io::kModelOverrides | io::kWeights, false, run_params,
+     io::kModelOverrides | io::kWeights | io::kParamsOnly, false, run_params,
      "  roofline params llama3-8b\n"
      "  roofline params mixtral-8x7b --format json\n"},
     {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", Kind::model,
-     io::kModelOverrides | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode | io::kLmHead |
-         io::kTraining | io::kGpu | io::kDevices | io::kMfu | io::kWeights | io::kComputeDtype,
+     io::kModelOverrides | io::kParamsOnly | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode |
+         io::kLmHead | io::kTraining | io::kGpu | io::kDevices | io::kMfu | io::kWeights | io::kComputeDtype,
      false, run_flops,
      "  roofline flops llama3-8b --prompt 2048\n"
      "  roofline flops llama3-8b --train-tokens 15T --gpu h100-sxm --gpus 1024 --mfu 40%\n"},
@@ -270,6 +270,8 @@ const char* group_title(InputGroup g) {
   switch (g) {
     case io::kModelOverrides:
       return "Model overrides";
+    case io::kParamsOnly:
+      return "Model";
     case io::kGpu:
     case io::kGpuMemory:
     case io::kDevices:

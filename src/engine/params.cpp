@@ -212,4 +212,14 @@ ParamCounts count_params(const ModelConfig& m) {
   return c;
 }
 
+ParamCounts counts_of_total(std::int64_t n) {
+  ParamCounts c;
+  c.blocks = n;
+  c.blocks_active = n;
+  c.non_embedding = n;
+  c.total = n;
+  c.active = n;
+  return c;
+}
+
 }  // namespace roofline

@@ -52,6 +52,20 @@ std::optional<ModelPreset> model_from_flags(const ModelOverrides& o, Diagnostics
   return p;
 }
 
+// A model known only by its parameter count: named by it, no architecture to validate.
+std::optional<ModelPreset> model_from_count(const ScenarioSpec& spec, Diagnostics& diag) {
+  if (!spec.model.empty() || spec.model_json_text || any_override(spec.overrides)) {
+    diag.usage("--params replaces MODEL and the architecture flags; give one or the other");
+    return std::nullopt;
+  }
+  ModelPreset p;
+  p.config.name = std::to_string(*spec.params_only) + " parameters";
+  p.config.family = "parameters only";
+  p.origin = "flags";
+  p.input_format = InputFormat::flags;
+  return p;
+}
+
 // The model as given: an inline config object, a preset, a file, stdin, or flags alone.
 std::optional<ModelPreset> load_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
                                       Diagnostics& diag) {
@@ -209,7 +223,7 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
 // Facts about the run that the results depend on.
 void add_notes(const ScenarioSpec& spec, Resolved& r) {
   const Scenario& sc = r.scenario;
-  if (r.context_defaulted && sc.model.max_seq_len == 0) {
+  if (r.context_defaulted && sc.model.max_seq_len == 0 && sc.architecture) {
     r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
   }
   if (sc.accelerator) {
@@ -250,8 +264,19 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   Diagnostics diag;
   Resolved r;
   Scenario& sc = r.scenario;
-  // The model, overrides applied and validated, and its exact counts.
-  if (std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag)) {
+  // The model, overrides applied and validated, and its exact counts; or a bare parameter count.
+  if (spec.params_only) {
+    if (std::optional<ModelPreset> model = model_from_count(spec, diag)) {
+      r.model = std::move(*model);
+      sc.model = r.model.config;
+      sc.counts = counts_of_total(*spec.params_only);
+      sc.architecture = false;
+      r.model_label = sc.model.name;
+      r.notes.emplace_back(
+          "a model known only by its parameter count: every FLOP basis is 2N, and results that need the "
+          "architecture (attention, KV cache, layers) are left out");
+    }
+  } else if (std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag)) {
     r.model = std::move(*model);
     sc.model = r.model.config;
     diag.capture("", [&] { sc.counts = count_params(sc.model); });

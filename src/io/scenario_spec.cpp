@@ -136,6 +136,12 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.overrides.shared_ffn = parse_count(t); }},
     {"first-dense", nullptr, kModelOverrides, "N", "Leading dense layers before the MoE layers",
      [](ScenarioSpec& s, const std::string& t) { s.overrides.first_dense = parse_count(t); }},
+    {"params", nullptr, kParamsOnly, "N",
+     "A model known only by its parameter count (70B), instead of MODEL: the rules that need N alone",
+     [](ScenarioSpec& s, const std::string& t) {
+       s.params_only = parse_count(t);
+       if (*s.params_only < 1) throw InputError("\"" + t + "\" must be at least 1");
+     }},
     // Accelerator.
     {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
      [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }},

@@ -44,6 +44,7 @@ enum InputGroup : unsigned {
   kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
   kTraining = 1U << 18,     ///< --train-tokens, --measured-tokens-per-s
   kRequireFit = 1U << 19,
+  kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -72,6 +73,7 @@ struct ReserveSpec {
 struct ScenarioSpec {
   std::string model;  ///< preset name, HF repo id alias, file path, "-" (stdin); empty: flags alone
   std::optional<std::string> model_json_text;  ///< an inline config object (JSON input), as text
+  std::optional<std::int64_t> params_only;     ///< --params 70B: no architecture, N alone
   ModelOverrides overrides;
   std::string gpu;  ///< preset, alias or file; empty: none
   std::optional<units::Bytes> gpu_memory;

@@ -24,6 +24,8 @@ commands = [
     ["report", "gemma2-9b", "--gpu", "m4-max"],
     ["params", "qwen1.5-moe-a2.7b"],
     ["flops", "gpt3-175b"],
+    ["flops", "--params", "70B", "--train-tokens", "2T", "--gpu", "h100-sxm"],
+    ["params", "--params", "7B"],
     ["kv", "mistral-7b", "--context", "32768"],
     ["memory", "llama3.1-405b", "--gpu", "b200", "--gpus", "8"],
     ["decode", "mixtral-8x7b", "--gpu", "h200-sxm", "--batch", "64"],

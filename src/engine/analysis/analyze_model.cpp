@@ -80,10 +80,12 @@ ParamsResult analyze_params(const Scenario& s) {
   const ParamCounts& c = s.counts;
   ParamsResult r;
   r.counts = &c;
-  const LayerKindParams& layer = most_common_layer(c);
-  r.main_layer_params = layer.total;
-  r.main_layer_over_d2 =
-      static_cast<double>(layer.total) / (static_cast<double>(m.d_model) * static_cast<double>(m.d_model));
+  if (s.architecture) {
+    const LayerKindParams& layer = most_common_layer(c);
+    r.main_layer_params = layer.total;
+    r.main_layer_over_d2 =
+        static_cast<double>(layer.total) / (static_cast<double>(m.d_model) * static_cast<double>(m.d_model));
+  }
   r.embedding_width = embedding_width(m);
   r.published_applies = s.provenance.published_params.has_value() && !s.provenance.modified;
   r.published_matches = r.published_applies && *s.provenance.published_params == c.total;
@@ -120,11 +122,13 @@ FlopsResult analyze_flops(const Scenario& s) {
   r.attended_keys = attended_keys(layer_windows(m), static_cast<double>(w.context));
   r.prompt = w.prompt;
   r.prefill = prefill_flop_terms(m, c, static_cast<double>(w.prompt), w.basis, w.lm_head, w.attention);
-  r.mean_layer_matrix_params = mean_layer_matrix_params(m, c);
   r.layers = m.n_layers;
-  r.attention_share = units::Fraction{attention_share(m, c, static_cast<double>(w.prompt), w.attention)};
-  r.crossover_causal = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::causal)};
-  r.crossover_full = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::full)};
+  if (s.architecture) {
+    r.mean_layer_matrix_params = mean_layer_matrix_params(m, c);
+    r.attention_share = units::Fraction{attention_share(m, c, static_cast<double>(w.prompt), w.attention)};
+    r.crossover_causal = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::causal)};
+    r.crossover_full = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::full)};
+  }
   const std::int64_t n = flop_params(c, w.basis);
   const auto peak = device_peak(s);
   if (s.training.tokens) {

@@ -13,6 +13,9 @@ std::string bits_text(double bits) { return num(bits); }
 
 std::string model_line(const io::Resolved& in) {
   const ModelConfig& m = in.scenario.model;
+  if (!in.scenario.architecture) {
+    return fmt::format("a model of {} parameters (no architecture)", fmt::group_digits(in.scenario.counts.total));
+  }
   std::string s =
       fmt::format("{} ({}): L={} d={} h={} h_kv={} d_h={} d_ff={} V={} {}", m.name, m.family, m.n_layers, m.d_model,
                   m.n_heads, m.n_kv_heads, m.head_dim, m.d_ff, m.vocab_size, m.tied_embeddings ? "tied" : "untied");
@@ -76,7 +79,7 @@ nlohmann::json inputs_json(const io::Resolved& in) {
                 {"origin", in.model.origin},
                 {"input_format", io::name_of(in.model.input_format)},
                 {"modified", sc.provenance.modified},
-                {"architecture", io::architecture_to_json(sc.model)}};
+                {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
   j["model"]["published_params"] =
       sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();
   const auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };

@@ -12,13 +12,15 @@ struct F {
   [[nodiscard]] units::Flop fwd(FlopBasis b) const { return r.forward_per_token.at(static_cast<std::size_t>(b)); }
 };
 
+bool architecture(const F& f) { return f.in.scenario.architecture; }
+
 std::string basis_label(const F& f) { return std::string(io::name_of(f.r.basis)); }
 
 const std::vector<Field<F>> kFlops = {
     {"forward_flop_per_token", "forward per token (physical)", "KA20-2.1",
      "C_fwd = 2 (N_active - V e - n_pos d - head + V e)", [](const F& f) { return cell(f.fwd(FlopBasis::physical)); },
      [](const F& f) { return "2 x " + num(f.n(FlopBasis::physical)); },
-     [](const F&) { return std::string("head in, gather out"); }},
+     [](const F& f) { return std::string(architecture(f) ? "head in, gather out" : ""); }},
     {"forward_flop_per_token_non_embedding", "forward per token (2N, non-embedding)", "KA20-2.1", "C_fwd = 2 N",
      [](const F& f) { return cell(f.fwd(FlopBasis::non_embedding)); },
      [](const F& f) { return "2 x " + num(f.n(FlopBasis::non_embedding)); },
@@ -35,11 +37,11 @@ const std::vector<Field<F>> kFlops = {
      nullptr, nullptr, [](const F& f) { return "full recompute (8N, " + basis_label(f) + ")"; }},
     {"lm_head_flop_per_token", "lm_head per token", "S003-6", "2 V e",
      [](const F& f) { return cell(f.r.lm_head_per_token); },
-     [](const F& f) { return fmt::format("2 x {} x {}", num(f.r.vocab), num(f.r.head_width)); }},
+     [](const F& f) { return fmt::format("2 x {} x {}", num(f.r.vocab), num(f.r.head_width)); }, nullptr, architecture},
     {"attention_flop_per_token_at_context", "", "S003-2.4", "a sum_l min(T, W_l), a = 2 (w_qk + w_v)",
      [](const F& f) { return cell(f.r.attention_per_decode_token); },
      [](const F& f) { return fmt::format("{} x {}", num(f.r.flops_per_pair), num(f.r.attended_keys)); }, nullptr,
-     nullptr, [](const F& f) { return fmt::format("attention per decode token at T={}", grouped(f.r.context)); }},
+     architecture, [](const F& f) { return fmt::format("attention per decode token at T={}", grouped(f.r.context)); }},
     {"prefill_flop", "", "S004", "S (C_fwd - H) + n_head H + A(S)", [](const F& f) { return cell(f.r.prefill.total); },
      [](const F& f) {
        const PrefillFlopTerms& t = f.r.prefill;
@@ -52,13 +54,15 @@ const std::vector<Field<F>> kFlops = {
      [](const F& f) {
        return fmt::format("{} x {}", num(f.r.flops_per_pair),
                           num(f.r.flops_per_pair > 0.0 ? f.r.prefill.attention.base() / f.r.flops_per_pair : 0.0));
-     }},
+     },
+     nullptr, architecture},
     {"attention_share_fraction", "attention share of layer FLOPs", "S003-2.3", "A / (A + 2 S P̄ L)",
      [](const F& f) { return cell(f.r.attention_share); },
      [](const F& f) {
        return fmt::format("{} / ({} + 2 x {} x {} x {})", num(f.r.prefill.attention), num(f.r.prefill.attention),
                           num(f.r.prompt), num(f.r.mean_layer_matrix_params), num(f.r.layers));
-     }},
+     },
+     nullptr, architecture},
     {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const F& f) { return cell(f.r.train->compute); },
      [](const F& f) { return fmt::format("6 x {} x {}", num(f.r.train->params), num(f.r.train->tokens)); }, nullptr,
      [](const F& f) { return f.r.train.has_value(); },
@@ -91,10 +95,12 @@ const std::vector<Field<F>> kFlops = {
      nullptr, [](const F& f) { return f.r.utilisation.has_value(); }},
     {"attention_crossover_tokens_causal", "attention = projections (causal)", "S003-2.3", "N* = 4 P̄ / a",
      [](const F& f) { return cell(f.r.crossover_causal); },
-     [](const F& f) { return fmt::format("4 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); }},
+     [](const F& f) { return fmt::format("4 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); },
+     nullptr, architecture},
     {"attention_crossover_tokens_full", "attention = projections (full)", "S003-2.3", "N* = 2 P̄ / a",
      [](const F& f) { return cell(f.r.crossover_full); },
-     [](const F& f) { return fmt::format("2 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); }},
+     [](const F& f) { return fmt::format("2 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); },
+     nullptr, architecture},
 };
 
 }  // namespace

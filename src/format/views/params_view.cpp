@@ -12,6 +12,8 @@ struct P {
   [[nodiscard]] const ParamCounts& c() const { return *r.counts; }
 };
 
+bool architecture(const P& p) { return p.in.scenario.architecture; }
+
 const LayerKindParams* kind(const P& p, bool moe) {
   for (const LayerKindParams& k : p.c().layer_kinds) {
     if (k.moe == moe) return &k;
@@ -43,7 +45,8 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) { return number(p.r.main_layer_over_d2); },
      [](const P& p) {
        return fmt::format("{} / ({} x {})", num(p.r.main_layer_params), num(p.m().d_model), num(p.m().d_model));
-     }},
+     },
+     nullptr, architecture},
     {"blocks_params", "all layers", "S000-T1.1", "sum_l P_layer", [](const P& p) { return cell(p.c().blocks); },
      [](const P& p) {
        std::string s;
@@ -51,9 +54,11 @@ const std::vector<Field<P>> kParams = {
          s += (s.empty() ? "" : " + ") + fmt::format("{} x {}", num(k.n_layers), num(k.total));
        }
        return s;
-     }},
+     },
+     nullptr, architecture},
     {"embedding_params", "embedding", "S000-T1.1", "V e", [](const P& p) { return cell(p.c().embedding); },
-     [](const P& p) { return fmt::format("{} x {}", num(p.m().vocab_size), num(p.r.embedding_width)); }},
+     [](const P& p) { return fmt::format("{} x {}", num(p.m().vocab_size), num(p.r.embedding_width)); }, nullptr,
+     architecture},
     {"position_params", "learned positions", "S003-2.1", "n_pos d", [](const P& p) { return cell(p.c().positions); },
      [](const P& p) { return fmt::format("{} x {}", num(p.m().learned_positions), num(p.m().d_model)); }, nullptr,
      [](const P& p) { return p.c().positions > 0; }},
@@ -65,15 +70,17 @@ const std::vector<Field<P>> kParams = {
        if (p.c().lm_head != p.c().lm_head_weight) s += " + " + num(p.m().vocab_size);
        return s;
      },
-     [](const P& p) { return std::string(p.m().tied_embeddings ? "tied to the embedding" : ""); }},
+     [](const P& p) { return std::string(p.m().tied_embeddings ? "tied to the embedding" : ""); }, architecture},
     {"final_norm_params", "final norm", "S000-T1.1", "d per gain or bias, 0 without parameters",
-     [](const P& p) { return cell(p.c().final_norm); }, [](const P& p) { return num(p.c().final_norm); }},
+     [](const P& p) { return cell(p.c().final_norm); }, [](const P& p) { return num(p.c().final_norm); }, nullptr,
+     architecture},
     {"non_embedding_params", "non-embedding", "KA20-2.1", "N = sum_l P_layer + final norm + embedding norm/projection",
      [](const P& p) { return cell(p.c().non_embedding); },
      [](const P& p) {
        return fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm), num(p.c().embedding_norm),
                           num(p.c().embed_proj));
-     }},
+     },
+     nullptr, architecture},
     {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions",
      [](const P& p) { return cell(p.c().total); },
      [](const P& p) {
@@ -138,7 +145,7 @@ void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool
                         static_cast<double>(part.count) * static_cast<double>(k.n_layers)});
     }
   }
-  rep.tables.push_back(std::move(t));
+  if (in.scenario.architecture) rep.tables.push_back(std::move(t));
   Table wt{"weights_by_dtype",
            "Weights by data type",
            {{"dtype", "dtype", Unit::text},
