@@ -145,3 +145,18 @@ TEST_CASE("decode without a published peak keeps the memory side exact", "[analy
   CHECK(d.step.t_step == d.step.t_memory);
   CHECK(d.step.t_compute.base() == 0.0);
 }
+
+TEST_CASE("a model known only by N: every basis counts 2N, 6ND for training [KA20 §2.1]", "[analysis]") {
+  const ParamCounts c = counts_of_total(70'000'000'000);
+  for (FlopBasis b : {FlopBasis::physical, FlopBasis::non_embedding, FlopBasis::all_params}) {
+    CHECK(flop_params(c, b) == 70'000'000'000);
+  }
+  CHECK(forward_flops_per_token(c, FlopBasis::physical).base() == 1.4e11);
+  CHECK(training_compute(7e10, 2e12).base() == 8.4e23);
+  Scenario s;
+  s.counts = c;
+  s.architecture = false;
+  const FlopsResult f = analyze_flops(s);
+  CHECK(f.crossover_causal.base() == 0.0);  // left at zero: the view leaves it out
+  CHECK(f.prefill.total.base() == 2048.0 * 1.4e11);
+}
