@@ -138,10 +138,7 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.overrides.first_dense = parse_count(t); }},
     {"params", nullptr, kParamsOnly, "N",
      "A model known only by its parameter count (70B), instead of MODEL: the rules that need N alone",
-     [](ScenarioSpec& s, const std::string& t) {
-       s.params_only = parse_count(t);
-       if (*s.params_only < 1) throw InputError("\"" + t + "\" must be at least 1");
-     }},
+     [](ScenarioSpec& s, const std::string& t) { s.params_only = positive_count(t); }},
     // Accelerator.
     {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
      [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }},

@@ -2,7 +2,9 @@
 // Run: ./build/release-bench/tests/bench/roofline_bench  (see docs/performance.md)
 #include "cli/app.hpp"
 #include "io/preset_registry.hpp"
+#include "io/scenario_spec.hpp"
 
+#include "roofline/analysis.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
@@ -58,19 +60,43 @@ int main() {
     std::printf("count_params: %.2f M models/s\n", n / s / 1e6);
   }
 
-  // 3. Whole commands in-process: parse flags, load presets, compute, render JSON.
-  for (const char* cmd : {"params", "report"}) {
+  // 3. The typed core per point: a resolved scenario, analyze_decode (step, whiteboard ceilings,
+  //    compute-bound batches, capacity), as a sweep or a JSONL stream will call it.
+  {
+    io::ScenarioSpec spec;
+    spec.model = "llama3-8b";
+    spec.gpu = "h100-sxm";
+    io::Resolved r = io::resolve(spec, reg, no_stdin, true);
+    const int n = 200000;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      r.scenario.workload.batch = 1 + i % 256;
+      g_sink = g_sink + analyze_decode(r.scenario).step.tokens_per_s;
+    }
+    const double s = seconds_since(t0);
+    std::printf("analyze_decode: %.2f M scenarios/s\n", n / s / 1e6);
+  }
+
+  // 4. Whole commands in-process: parse flags, load presets, resolve, analyze, render JSON.
+  const std::vector<std::vector<std::string>> commands = {
+      {"params", "llama3-8b", "--format", "json"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--format", "json"},
+      {"report", "llama3-8b", "--gpu", "h100-sxm", "--format", "json"},
+  };
+  for (const auto& args : commands) {
     const int n = 2000;
+    int failures = 0;
     const auto t0 = Clock::now();
     for (int i = 0; i < n; ++i) {
       std::istringstream in;
       std::ostringstream out;
       std::ostringstream err;
-      roofline::cli::run_cli({cmd, "llama3-8b", "--gpu", "h100-sxm", "--format", "json"}, in, out, err, {});
+      failures += roofline::cli::run_cli(args, in, out, err, {}) != 0 ? 1 : 0;
       g_sink = g_sink + static_cast<double>(out.str().size());
     }
     const double s = seconds_since(t0);
-    std::printf("run_cli %s --format json: %.1f us per command (%.0f commands/s)\n", cmd, s / n * 1e6, n / s);
+    std::printf("run_cli %s --format json: %.1f us per command (%.0f commands/s)%s\n", args.front().c_str(),
+                s / n * 1e6, n / s, failures > 0 ? " FAILED" : "");
   }
   return 0;
 }
