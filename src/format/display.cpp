@@ -98,8 +98,9 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
     switch (u) {
       case Unit::tokens:
         return grouped_int(*i) + " tokens";
-      case Unit::count:
       case Unit::sequences:
+        return grouped_int(*i) + " seq";
+      case Unit::count:
       case Unit::none:
       case Unit::text:
       case Unit::boolean:
@@ -112,8 +113,9 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
       std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v)) : std::get<double>(v);
   switch (u) {
     case Unit::count:
-    case Unit::sequences:
       return x == std::floor(x) || std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
+    case Unit::sequences:
+      return grouped(x) + " seq";
     case Unit::bytes:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSi, "B");
     case Unit::bytes_per_s:
