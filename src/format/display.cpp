@@ -46,6 +46,7 @@ std::string with_prefix(double x, const std::array<Prefix, N>& table, const char
 
 std::string seconds_text(double s) {
   const double a = std::fabs(s);
+  if (!std::isfinite(s)) return "n/a";
   if (a == 0.0) return "0 s";
   if (a < 0.9995e-6) return sig4(s * 1e9) + " ns";
   if (a < 0.9995e-3) return sig4(s * 1e6) + " µs";

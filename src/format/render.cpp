@@ -53,6 +53,7 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(pos, end - pos);
     if (!empty && width(line) + 1 + width(word) > limit) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
       line = rest;
       empty = true;
@@ -87,10 +88,12 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
       if (o.explain && !row.formula.empty()) {
-        out += "  " + std::string(label_w + 2, ' ') + "= " + row.formula;
-        if (!row.substituted.empty()) out += " = " + row.substituted;
-        if (!row.formula_id.empty()) out += "  [" + row.formula_id + "]";
-        out += "\n";
+        // Under the value, wrapped to the table width: "= formula = substitution  [source]".
+        std::string text = row.formula;
+        if (!row.substituted.empty()) text += " = " + row.substituted;
+        if (!row.formula_id.empty()) text += "  [" + row.formula_id + "]";
+        const std::string indent(std::min<std::size_t>(label_w + 4, 40), ' ');
+        out += wrap(text, indent + "= ", indent + "  ", kTableWidth);
       }
     }
   }
