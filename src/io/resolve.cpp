@@ -121,8 +121,31 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   apply_overrides(spec.overrides, p->config);
   const std::vector<std::string> problems = validate(p->config);
   if (problems.empty()) return p;
-  const std::string where = p->origin.empty() ? std::string("model") : p->origin;
-  for (const std::string& s : problems) diag.input(where + ": " + s);
+  // A problem in a field an override set is the flag's: "--kv-heads: n_kv_heads: 0 is out of range".
+  static constexpr std::array kFieldFlags = {std::pair{"n_layers:", "--layers"},
+                                             std::pair{"d_model:", "--hidden"},
+                                             std::pair{"n_heads:", "--heads"},
+                                             std::pair{"n_kv_heads:", "--kv-heads"},
+                                             std::pair{"head_dim:", "--head-dim"},
+                                             std::pair{"d_ff:", "--ffn"},
+                                             std::pair{"vocab_size:", "--vocab"},
+                                             std::pair{"max_seq_len:", "--max-seq-len"},
+                                             std::pair{"sliding_window:", "--window"},
+                                             std::pair{"global_every:", "--global-every"},
+                                             std::pair{"moe.n_experts:", "--experts"},
+                                             std::pair{"moe.top_k:", "--top-k"},
+                                             std::pair{"moe.d_ff_expert:", "--expert-ffn"},
+                                             std::pair{"moe.first_dense_layers:", "--first-dense"}};
+  const std::string where = p->origin == "builtin" ? p->config.name : p->origin.empty() ? "model" : p->origin;
+  for (const std::string& s : problems) {
+    std::string flag;
+    for (const auto& [field, name] : kFieldFlags) {
+      const bool given = std::any_of(spec.overrides.given.begin(), spec.overrides.given.end(),
+                                     [&](const std::string& g) { return g.starts_with(name); });
+      if (s.starts_with(field) && given) flag = name;
+    }
+    diag.input((flag.empty() ? where : flag) + ": " + s);
+  }
   return std::nullopt;
 }
 
@@ -177,7 +200,14 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType c
     if (!(spec.gpu_bandwidth->base() > 0.0)) diag.input("--gpu-bandwidth: must be a positive rate");
     h.memory_bandwidth = *spec.gpu_bandwidth;
   }
-  for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
+  // The preset's own problems; an override's are named above, once.
+  const bool bad_override = std::any_of(spec.gpu_peaks.begin(), spec.gpu_peaks.end(),
+                                        [](const PeakOverride& p) { return !(p.rate.base() > 0.0); }) ||
+                            (spec.gpu_memory && !(spec.gpu_memory->base() > 0.0)) ||
+                            (spec.gpu_bandwidth && !(spec.gpu_bandwidth->base() > 0.0));
+  if (!bad_override) {
+    for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
+  }
   if (spec.gpu != h.name && spec.gpu.find('/') == std::string::npos && !spec.gpu.ends_with(".json")) {
     notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
   }
