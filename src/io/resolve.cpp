@@ -139,10 +139,11 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   const std::string where = p->origin == "builtin" ? p->config.name : p->origin.empty() ? "model" : p->origin;
   for (const std::string& s : problems) {
     std::string flag;
-    for (const auto& [field, name] : kFieldFlags) {
+    for (const auto& field_flag : kFieldFlags) {
+      const std::string_view name = field_flag.second;
       const bool given = std::any_of(spec.overrides.given.begin(), spec.overrides.given.end(),
-                                     [&](const std::string& g) { return g.starts_with(name); });
-      if (s.starts_with(field) && given) flag = name;
+                                     [name](const std::string& g) { return g.starts_with(name); });
+      if (s.starts_with(field_flag.first) && given) flag = name;
     }
     diag.input((flag.empty() ? where : flag) + ": " + s);
   }
