@@ -152,16 +152,7 @@ Outcome run_gemm(Invocation& inv, const io::Resolved*) {
       *dims[i] = static_cast<double>(v);
     });
   }
-  std::string lowered = inv.gemm_dtype;
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (auto t = dtype_from_name(lowered)) {
-    g.dtype = *t;
-  } else {
-    std::string allowed;
-    for (DType t2 : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t2));
-    diag.usage("--dtype: \"" + inv.gemm_dtype + "\" is not a data type; allowed: " + allowed);
-  }
+  diag.capture("--dtype", [&] { g.dtype = io::parse_dtype(inv.gemm_dtype); });
   std::optional<HardwareConfig> hw;
   if (!inv.spec.gpu.empty()) diag.capture("", [&] { hw = inv.reg->load_gpu(inv.spec.gpu); });
   diag.check();

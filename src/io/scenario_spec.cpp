@@ -39,12 +39,16 @@ E choice(const std::string& text, const EnumTable<E, N>& table) {
   throw UsageError(not_one_of(text, table));
 }
 
-DType dtype(const std::string& text) {
+}  // namespace
+
+DType parse_dtype(const std::string& text) {
   if (auto t = dtype_from_name(lower(text))) return *t;
   std::string allowed;
   for (DType t : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t));
   throw UsageError("\"" + text + "\" is not a data type; allowed: " + allowed);
 }
+
+namespace {
 
 std::int64_t positive_count(const std::string& text) {
   const std::int64_t n = parse_count(text);
@@ -83,7 +87,7 @@ ReserveSpec reserve(const std::string& text) {
 PeakOverride peak(const std::string& text) {
   PeakOverride p;
   const auto eq = text.find('=');
-  if (eq != std::string::npos) p.dtype = dtype(text.substr(0, eq));
+  if (eq != std::string::npos) p.dtype = parse_dtype(text.substr(0, eq));
   p.rate = parse_flop_rate(eq == std::string::npos ? text : text.substr(eq + 1));
   return p;
 }
@@ -162,16 +166,16 @@ const std::vector<InputDef> kInputs = {
     {"output", nullptr, kOutput, "N", "Generated tokens per request [default: 256]",
      [](ScenarioSpec& s, const std::string& t) { s.output = parse_count(t); }},
     {"dtype", nullptr, kWeights, "DTYPE", "Weight data type [default: bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.dtype = dtype(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.dtype = parse_dtype(t); }},
     {"weight-bits", nullptr, kWeights, "BITS|FORMAT",
      "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, int8-g128, q4_0, q8_0, "
      "q4_k, q5_k, q6_k",
      [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }},
     {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type [default: bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = dtype(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }},
     {"compute-dtype", nullptr, kComputeDtype, "DTYPE",
      "Which dense peak applies [default: the weight type; 4-bit and group-quantized weights compute in bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = dtype(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = parse_dtype(t); }},
     {"reserve", nullptr, kReserve, "SIZE|PCT",
      "Runtime reserve per device: a size (2GiB) or a share of capacity (10%) [default: 0]",
      [](ScenarioSpec& s, const std::string& t) { s.reserve = reserve(t); }},

@@ -167,6 +167,9 @@ struct Resolved {
 /// `needs_gpu` makes --gpu required.
 Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu);
 
+/// A data type by name, in any case; UsageError listing the types otherwise.
+DType parse_dtype(const std::string& text);
+
 /// Convention names as flags, preset files and the JSON echo spell them.
 std::string_view name_of(FlopBasis v);
 std::string_view name_of(AttentionMode v);
