@@ -72,7 +72,13 @@ Section make_section(std::string key, std::string title, const std::vector<Field
   s.key = std::move(key);
   s.title = std::move(title);
   for (const Field<C>& f : fields) {
-    if (f.present != nullptr && !f.present(c)) continue;
+    if (f.present != nullptr && !f.present(c)) {
+      Row row;
+      row.key = f.key;
+      row.absent = true;
+      s.rows.push_back(std::move(row));
+      continue;
+    }
     Cell v = f.value(c);
     Row row;
     row.key = f.key;

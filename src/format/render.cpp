@@ -75,6 +75,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
   std::size_t value_w = 0;
   for (const Section& s : r.sections) {
     for (const Row& row : s.rows) {
+      if (row.absent) continue;
       label_w = std::max(label_w, width(row.label));
       value_w = std::max(value_w, width(display(row.value, row.unit, o.units)));
     }
@@ -82,6 +83,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
   for (const Section& s : r.sections) {
     out += "\n" + bold(s.title, o.color) + "\n";
     for (const Row& row : s.rows) {
+      if (row.absent) continue;
       const std::string v = display(row.value, row.unit, o.units);
       std::string line = "  " + pad_right(row.label, label_w) + "  " + pad_left(v, value_w);
       if (!row.note.empty()) line += "  " + row.note;
@@ -202,6 +204,7 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
   for (const Section& s : r.sections) {
     out += "\n### " + s.title + "\n\n| quantity | value | note |\n|---|---:|---|\n";
     for (const Row& row : s.rows) {
+      if (row.absent) continue;
       std::string note = row.note;
       if (o.explain && !row.formula.empty()) {
         note += (note.empty() ? "" : "; ") + row.formula + " = " + row.substituted + " [" + row.formula_id + "]";

@@ -38,6 +38,7 @@ std::string render_json(const Report& r, bool explain) {
   for (const Section& s : r.sections) {
     nlohmann::json sec = nlohmann::json::object();
     for (const Row& row : s.rows) {
+      if (row.absent) continue;
       sec[row.key] = value_json(row.value, row.unit);
       if (explain && !row.formula.empty()) {
         formulas[s.key + "." + row.key] = {

@@ -42,6 +42,9 @@ struct Row {
   std::string formula;      ///< the formula in the source's symbols
   std::string substituted;  ///< the formula with values substituted, for --explain
   std::string note;         ///< short text beside the value
+  /// Not applicable to this model or run: left out of the table and JSON, an empty CSV cell, so
+  /// the CSV rows of a loop over models keep one set of columns.
+  bool absent = false;
 };
 
 struct Section {
