@@ -1,0 +1,96 @@
+#include "roofline/activations.hpp"
+
+#include <cstdint>
+
+namespace roofline {
+
+units::Bytes LayerActivations::total() const {
+  return norm_inputs + attn_input + mla_latents + qk_norm_inputs + query + key + value + softmax_output +
+         softmax_dropout_mask + softmax_dropout_output + softmax_stats + attn_output + attn_dropout_mask + mlp_input +
+         moe_dispatched_input + mlp_gate_output + mlp_up_output + mlp_activation_output + mlp_dropout_mask +
+         layer_input;
+}
+
+LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, bool moe_layer) {
+  const double s = o.seq_len;
+  const double b = o.micro_batch;
+  const double h = static_cast<double>(m.d_model);
+  const double a = static_cast<double>(m.n_heads);
+  const double t = o.tensor_parallel;
+  const double e = o.bytes_per_element;
+  const double mask = o.dropout_mask_bytes;
+  const double sb = s * b;
+  // Outside the tensor-parallel regions (norms, dropout, the inputs of attention and MLP) every
+  // rank keeps the whole tensor, unless sequence parallelism splits it along s  [KO22 §4.2.2].
+  const double rep = o.sequence_parallel ? t : 1.0;
+
+  LayerActivations r;
+  if (o.recompute == Recompute::full) {
+    r.layer_input = units::Bytes{sb * h * e / rep};
+    return r;
+  }
+
+  // Widths of the attention tensors the backward needs.
+  const double d_h = static_cast<double>(m.head_dim);
+  double w_q = a * d_h;
+  double w_k = static_cast<double>(m.n_kv_heads) * d_h;
+  double w_v = w_k;
+  double w_o = w_q;
+  if (m.mla.enabled()) {
+    const double qk_head = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    w_q = a * qk_head;
+    w_k = a * qk_head;
+    w_v = a * static_cast<double>(m.mla.v_head_dim);
+    w_o = w_v;
+    const double latents = 2.0 * static_cast<double>(m.mla.q_lora_rank) +
+                           2.0 * static_cast<double>(m.mla.kv_lora_rank) + static_cast<double>(m.mla.qk_rope_head_dim);
+    r.mla_latents = units::Bytes{sb * latents * e / rep};
+  }
+
+  r.norm_inputs = units::Bytes{static_cast<double>(m.norms_per_layer) * sb * h * e / rep};
+  r.attn_input = units::Bytes{sb * h * e / rep};
+  if (m.qk_norm != QkNorm::none) r.qk_norm_inputs = units::Bytes{sb * (w_q + w_k) * e / t};
+  r.query = units::Bytes{sb * w_q * e / t};
+  r.key = units::Bytes{sb * w_k * e / t};
+  r.value = units::Bytes{sb * w_v * e / t};
+
+  // The attention core: what selective recomputation drops  [KO22 §5].
+  if (o.recompute == Recompute::none) {
+    if (o.flash_attention) {
+      r.softmax_stats = units::Bytes{4.0 * a * sb / t};  // fp32 log-sum-exp per head and token [DA22]
+    } else {
+      const double scores = a * s * s * b / t;
+      r.softmax_output = units::Bytes{scores * e};
+      if (o.dropout) {
+        r.softmax_dropout_mask = units::Bytes{scores * mask};
+        r.softmax_dropout_output = units::Bytes{scores * e};
+      }
+    }
+  }
+  r.attn_output = units::Bytes{sb * w_o * e / t};
+  if (o.dropout) r.attn_dropout_mask = units::Bytes{sb * h * mask / rep};
+
+  // MLP: f is the width one token passes through; MoE: k routed experts and the shared experts.
+  const bool moe = moe_layer && m.moe.enabled();
+  const double f = moe ? static_cast<double>(m.moe.top_k) * static_cast<double>(m.moe.d_ff_expert) +
+                             static_cast<double>(m.moe.n_shared_experts) * static_cast<double>(m.moe.d_ff_shared)
+                       : static_cast<double>(m.d_ff);
+  if (!m.parallel_block) r.mlp_input = units::Bytes{sb * h * e / rep};
+  if (moe) r.moe_dispatched_input = units::Bytes{static_cast<double>(m.moe.top_k) * sb * h * e / rep};
+  if (m.mlp == MlpKind::gated) r.mlp_gate_output = units::Bytes{sb * f * e / t};
+  r.mlp_up_output = units::Bytes{sb * f * e / t};
+  r.mlp_activation_output = units::Bytes{sb * f * e / t};
+  if (o.dropout) r.mlp_dropout_mask = units::Bytes{sb * h * mask / rep};
+  return r;
+}
+
+units::Bytes model_layer_activations(const ModelConfig& m, const ActivationOptions& o) {
+  std::int64_t moe_layers = 0;
+  for (std::int64_t i = 0; i < m.n_layers; ++i) moe_layers += m.is_moe_layer(i) ? 1 : 0;
+  const auto dense_layers = static_cast<double>(m.n_layers - moe_layers);
+  units::Bytes sum = layer_activations(m, o, false).total() * dense_layers;
+  if (moe_layers > 0) sum += layer_activations(m, o, true).total() * static_cast<double>(moe_layers);
+  return sum;
+}
+
+}  // namespace roofline
