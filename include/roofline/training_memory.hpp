@@ -1,0 +1,179 @@
+// Training on a cluster: model-state bytes per optimizer recipe, ZeRO/FSDP sharding, parameters
+// per device under tensor/pipeline/expert parallelism, communication volumes and Megatron FLOPs.
+#pragma once
+
+#include "roofline/params.hpp"
+#include "roofline/units.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace roofline {
+
+// --- Optimizer and precision recipes ----------------------------------------------------------
+
+enum class OptimizerRecipe {
+  mixed_adam,             ///< bf16/fp16 w and g, fp32 master + m + v: 2 + 2 + 12 = 16
+  mixed_adam_fp32_grads,  ///< as mixed_adam with fp32 gradients: 2 + 4 + 12 = 18
+  bf16_adam_fp32_master,  ///< bf16 w and g, fp32 master 4 + fp32 m, v 8: 2 + 2 + 12 = 16
+  bf16_adam,              ///< pure bf16, no master copy, bf16 m and v: 2 + 2 + 4 = 8
+  adam_8bit,              ///< bf16 w and g, fp32 master, block-wise 8-bit m and v: 2 + 2 + 4 + 2(1 + 4/2048)
+  adam_8bit_no_master,    ///< bf16 w and g updated in place, block-wise 8-bit m and v: 2 + 2 + 2(1 + 4/2048)
+  sgd_momentum,           ///< bf16 w and g, fp32 master + fp32 momentum: 2 + 2 + 4 + 4 = 12
+  adafactor_factored,     ///< bf16 w and g, fp32 master, factored v neglected: 2 + 2 + 4 (+ O(r + c))
+};
+
+/// Bytes per parameter of the three model states of one recipe  [RA20 §3.1]
+struct RecipeBytes {
+  OptimizerRecipe id{};
+  std::string_view name;      ///< the CLI spelling
+  double weights = 0.0;       ///< w: the weights the forward pass reads
+  double gradients = 0.0;     ///< g
+  double optimizer = 0.0;     ///< o (ZeRO's K): master weights + moments (+ quantisation scales)
+  std::string_view citation;  ///< key of docs/formulas.md §2, with section
+  [[nodiscard]] constexpr double total() const { return weights + gradients + optimizer; }
+};
+
+/// Block size of the 8-bit optimizer states  [DE22 §2]
+inline constexpr double k8BitStateBlock = 2048.0;
+
+/// Bytes per parameter of n block-wise quantised states: n (q + s/B), q bytes per code, s bytes
+/// per block scale  [DE22 §2]
+constexpr double blockwise_state_bytes(double states, double code_bytes, double scale_bytes, double block) {
+  return states * (code_bytes + scale_bytes / block);
+}
+
+inline constexpr std::array kOptimizerRecipes = {
+    RecipeBytes{OptimizerRecipe::mixed_adam, "mixed-adam", 2.0, 2.0, 4.0 + 4.0 + 4.0, "RA20 §3.1"},
+    RecipeBytes{OptimizerRecipe::mixed_adam_fp32_grads, "mixed-adam-fp32-grads", 2.0, 4.0, 12.0, "RA20 §3.1"},
+    RecipeBytes{OptimizerRecipe::bf16_adam_fp32_master, "bf16-adam-fp32-master", 2.0, 2.0, 4.0 + 8.0, "RA20 §3.1"},
+    RecipeBytes{OptimizerRecipe::bf16_adam, "bf16-adam", 2.0, 2.0, 2.0 + 2.0, "RA20 §3.1"},
+    RecipeBytes{OptimizerRecipe::adam_8bit, "adam-8bit", 2.0, 2.0,
+                4.0 + blockwise_state_bytes(2.0, 1.0, 4.0, k8BitStateBlock), "DE22 §2"},
+    RecipeBytes{OptimizerRecipe::adam_8bit_no_master, "adam-8bit-no-master", 2.0, 2.0,
+                blockwise_state_bytes(2.0, 1.0, 4.0, k8BitStateBlock), "DE22 §2"},
+    RecipeBytes{OptimizerRecipe::sgd_momentum, "sgd-momentum", 2.0, 2.0, 4.0 + 4.0, "RA20 §3.1; DE22 §1"},
+    RecipeBytes{OptimizerRecipe::adafactor_factored, "adafactor", 2.0, 2.0, 4.0, "SS18 §3"},
+};
+
+/// The row of kOptimizerRecipes for `r`.
+const RecipeBytes& recipe_bytes(OptimizerRecipe r);
+
+/// The recipe spelled `name` (kOptimizerRecipes[i].name), none when unknown.
+std::optional<OptimizerRecipe> recipe_named(std::string_view name);
+
+/// A weight matrix shape (rows x cols) and how many matrices of it the model holds.
+struct MatrixShape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t count = 1;
+};
+
+/// Adafactor's optimizer-state bytes: b_v (sum over matrices of (r + c) + N_vec) + b_m N (if β1 > 0),
+/// the factored second moment of an r x c matrix being r + c values, a vector's being full  [SS18 §3]
+units::Bytes adafactor_state_bytes(std::span<const MatrixShape> matrices, double vector_params, double state_bytes,
+                                   double momentum_bytes);
+
+// --- ZeRO sharding of model states ------------------------------------------------------------
+
+enum class ZeroStage : int { none = 0, os = 1, os_g = 2, os_g_p = 3 };
+
+/// Model-state bytes on one device, each term on its own.
+struct ModelStateBytes {
+  units::Bytes weights;
+  units::Bytes gradients;
+  units::Bytes optimizer;
+  [[nodiscard]] constexpr units::Bytes total() const { return weights + gradients + optimizer; }
+};
+
+/// Stage 0: (w + g + o) Psi; 1: (w + g) Psi + o Psi/N_d; 2: w Psi + (g + o) Psi/N_d;
+/// 3: (w + g + o) Psi/N_d, Psi the parameters this device holds  [RA20 §5, Fig. 1]
+ModelStateBytes zero_model_states(double params, const RecipeBytes& recipe, ZeroStage stage, double dp);
+
+/// A PyTorch FSDP sharding strategy and the ZeRO stage it applies.
+struct FsdpStrategy {
+  std::string_view name;    ///< the CLI spelling
+  std::string_view torch;   ///< torch.distributed.fsdp.ShardingStrategy member
+  ZeroStage stage{};        ///< the stage over the shard group
+  bool node_group = false;  ///< N_d is the shard group (one node), replicated across groups
+};
+
+/// full-shard = 3, shard-grad-op = 2, no-shard = 0 (DDP), hybrid = 3 within a node's group  [ZH23]
+inline constexpr std::array kFsdpStrategies = {
+    FsdpStrategy{"full-shard", "FULL_SHARD", ZeroStage::os_g_p, false},
+    FsdpStrategy{"shard-grad-op", "SHARD_GRAD_OP", ZeroStage::os_g, false},
+    FsdpStrategy{"no-shard", "NO_SHARD", ZeroStage::none, false},
+    FsdpStrategy{"hybrid", "HYBRID_SHARD", ZeroStage::os_g_p, true},
+};
+
+/// The FSDP strategy spelled `name`, none when unknown.
+std::optional<FsdpStrategy> fsdp_strategy(std::string_view name);
+
+// --- Parameters per device under tensor, pipeline and expert parallelism ----------------------
+
+struct ParallelDegrees {
+  std::int64_t tensor = 1;    ///< t
+  std::int64_t pipeline = 1;  ///< p
+  std::int64_t expert = 1;    ///< e (routed experts only)
+};
+
+/// Parameters one device of the first and of the last pipeline stage holds.
+struct DeviceParams {
+  double first_stage = 0.0;  ///< ⌈L/p⌉ layers + embedding (+ the head when p = 1)
+  double last_stage = 0.0;   ///< ⌈L/p⌉ layers + final norm + head
+  [[nodiscard]] constexpr double most_loaded() const { return first_stage > last_stage ? first_stage : last_stage; }
+};
+
+/// Psi_dev = max(first, last): matrices / t (routed experts / (e t)), norms, biases, router
+/// replicated; ⌈L/p⌉ layers per stage; embedding (/t) on the first, head (/t) on the last  [NA21 §2] [SH19 §3]
+DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d);
+
+// --- Communication ----------------------------------------------------------------------------
+
+/// Ring all-reduce, bytes each device sends: 2 (N - 1)/N M  [PY09 §3] [RA20 §7.1]
+constexpr units::Bytes ring_allreduce_bytes(units::Bytes message, double n) { return message * (2.0 * (n - 1.0) / n); }
+
+/// Ring reduce-scatter or all-gather, bytes each device sends: (N - 1)/N M  [PY09 §3] [RA20 §7.2.1]
+constexpr units::Bytes ring_reduce_scatter_bytes(units::Bytes message, double n) { return message * ((n - 1.0) / n); }
+
+/// Data-parallel gradient all-reduce per step and device: 2 (N_d - 1)/N_d Psi b_g  [RA20 §7.1]
+constexpr units::Bytes dp_gradient_allreduce_bytes(double params, double grad_bytes, double dp) {
+  return ring_allreduce_bytes(units::Bytes{params * grad_bytes}, dp);
+}
+
+/// ZeRO-3 per step and device: 1.5 x data parallelism's, 3 (N_d - 1)/N_d Psi b  [RA20 §7.2.2]
+constexpr units::Bytes zero3_step_bytes(double params, double bytes, double dp) {
+  return dp_gradient_allreduce_bytes(params, bytes, dp) * 1.5;
+}
+
+/// Tensor-parallel bytes per layer and step, each device: 4 all-reduces (2 forward, 2 backward) of
+/// s b h elements, 4 . 2 (t - 1)/t s b h b_a; the same with sequence parallelism, whose all-gather +
+/// reduce-scatter pairs move what an all-reduce moves  [NA21 §2.3] [KO22 §4.2.2]
+constexpr units::Bytes tp_bytes_per_layer(double seq, double micro_batch, double hidden, double act_bytes, double t) {
+  return ring_allreduce_bytes(units::Bytes{seq * micro_batch * hidden * act_bytes}, t) * 4.0;
+}
+
+/// Pipeline bubble over ideal time: (p - 1)/(v m), v model chunks per device (1: 1F1B)  [NA21 §2.2]
+constexpr double pipeline_bubble_overhead(double p, double micro_batches, double chunks) {
+  return (p - 1.0) / (chunks * micro_batches);
+}
+
+/// Share of the step spent in the bubble: (p - 1)/(v m + p - 1)  [NA21 §2.2]
+constexpr double pipeline_bubble_fraction(double p, double micro_batches, double chunks) {
+  return (p - 1.0) / (chunks * micro_batches + p - 1.0);
+}
+
+/// t = bytes / link bandwidth per direction  [PY09 §3]
+constexpr units::Seconds comm_time(units::Bytes bytes, units::BytesPerSecond link) { return bytes / link; }
+
+// --- Compute ----------------------------------------------------------------------------------
+
+/// F = 72 B s L h^2 (1 + s/(6h) + V/(12 h L)); with full recomputation
+/// F = 96 B s L h^2 (1 + s/(6h) + V/(16 h L))  [NA21 §5.1]
+units::Flop megatron_flops_per_iteration(double batch, double seq, double layers, double hidden, double vocab,
+                                         bool full_recompute);
+
+}  // namespace roofline

@@ -1,0 +1,125 @@
+#include "roofline/training_memory.hpp"
+
+#include <algorithm>
+
+namespace roofline {
+
+const RecipeBytes& recipe_bytes(OptimizerRecipe r) {
+  for (const RecipeBytes& row : kOptimizerRecipes) {
+    if (row.id == r) return row;
+  }
+  return kOptimizerRecipes.front();  // unreachable: every enumerator has a row (tested)
+}
+
+std::optional<OptimizerRecipe> recipe_named(std::string_view name) {
+  for (const RecipeBytes& row : kOptimizerRecipes) {
+    if (row.name == name) return row.id;
+  }
+  return std::nullopt;
+}
+
+units::Bytes adafactor_state_bytes(std::span<const MatrixShape> matrices, double vector_params, double state_bytes,
+                                   double momentum_bytes) {
+  double factored = 0.0;
+  double params = vector_params;
+  for (const MatrixShape& m : matrices) {
+    const double n = static_cast<double>(m.count);
+    factored += n * (static_cast<double>(m.rows) + static_cast<double>(m.cols));
+    params += n * static_cast<double>(m.rows) * static_cast<double>(m.cols);
+  }
+  return units::Bytes{state_bytes * (factored + vector_params) + momentum_bytes * params};
+}
+
+ModelStateBytes zero_model_states(double params, const RecipeBytes& recipe, ZeroStage stage, double dp) {
+  const int s = static_cast<int>(stage);
+  const double w = s >= 3 ? params / dp : params;
+  const double g = s >= 2 ? params / dp : params;
+  const double o = s >= 1 ? params / dp : params;
+  return ModelStateBytes{units::Bytes{recipe.weights * w}, units::Bytes{recipe.gradients * g},
+                         units::Bytes{recipe.optimizer * o}};
+}
+
+std::optional<FsdpStrategy> fsdp_strategy(std::string_view name) {
+  for (const FsdpStrategy& f : kFsdpStrategies) {
+    if (f.name == name) return f;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t), the router
+// (and the shared-expert gate) and every vector (norm gains, biases) replicated.
+double layer_params_on_device(const LayerKindParams& k, double t, double e) {
+  double sum = 0.0;
+  for (const ParamComponent& part : k.parts) {
+    const auto n = static_cast<double>(part.count);
+    if (part.id == "experts") {
+      sum += n / (e * t);
+    } else if (part.matrix && part.id != "router" && part.id != "shared_expert_gate") {
+      sum += n / t;
+    } else {
+      sum += n;
+    }
+  }
+  return sum;
+}
+
+// Layer parameters on one device of the stage holding layers [begin, end), the kinds laid out in
+// the order ParamCounts lists them (dense first, then MoE).
+double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t end, double t, double e) {
+  double sum = 0.0;
+  std::int64_t first = 0;
+  for (const LayerKindParams& k : c.layer_kinds) {
+    const std::int64_t last = first + k.n_layers;
+    const std::int64_t overlap = std::max<std::int64_t>(0, std::min(last, end) - std::max(first, begin));
+    sum += static_cast<double>(overlap) * layer_params_on_device(k, t, e);
+    first = last;
+  }
+  return sum;
+}
+
+}  // namespace
+
+DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
+  const auto t = static_cast<double>(d.tensor);
+  const auto e = static_cast<double>(d.expert);
+  const std::int64_t p = d.pipeline;
+  std::int64_t layers = 0;
+  for (const LayerKindParams& k : c.layer_kinds) layers += k.n_layers;
+
+  double first_layers = 0.0;
+  double last_layers = 0.0;
+  if (layers == 0) {  // a model known by its count alone: blocks spread evenly
+    first_layers = static_cast<double>(c.blocks) / (t * static_cast<double>(p));
+    last_layers = first_layers;
+  } else {
+    const std::int64_t per_stage = (layers + p - 1) / p;
+    first_layers = stage_layer_params(c, 0, per_stage, t, e);
+    last_layers = stage_layer_params(c, layers - per_stage, layers, t, e);
+  }
+  // First stage: the vocab-parallel table (/t), the position table and embedding norm (replicated),
+  // OPT's project_in (/t).
+  const double input = static_cast<double>(c.embedding) / t + static_cast<double>(c.positions) +
+                       static_cast<double>(c.embedding_norm) + static_cast<double>(c.embed_proj) / 2.0 / t;
+  // Last stage: final norm (replicated), project_out (/t), the vocab-parallel head (/t). A tied head
+  // is a second copy of the table there when p > 1 (Megatron keeps and syncs it).
+  double head = static_cast<double>(c.lm_head);
+  if (head == 0.0 && p > 1) head = static_cast<double>(c.head_matmul);
+  const double output = static_cast<double>(c.final_norm) + static_cast<double>(c.embed_proj) / 2.0 / t + head / t;
+  if (p == 1) {  // one stage holds everything once
+    const double all = first_layers + input + output;
+    return DeviceParams{all, all};
+  }
+  return DeviceParams{first_layers + input, last_layers + output};
+}
+
+units::Flop megatron_flops_per_iteration(double batch, double seq, double layers, double hidden, double vocab,
+                                         bool full_recompute) {
+  const double lead = full_recompute ? 96.0 : 72.0;
+  const double head = full_recompute ? 16.0 : 12.0;
+  return units::Flop{lead * batch * seq * layers * hidden * hidden *
+                     (1.0 + seq / (6.0 * hidden) + vocab / (head * hidden * layers))};
+}
+
+}  // namespace roofline

@@ -1,0 +1,262 @@
+// Training memory, communication and compute: each row checks a figure derived by hand (in the
+// comment) and, where a paper prints it, the paper's figure at its printed precision.
+#include "roofline/training_memory.hpp"
+
+#include "roofline/misc.hpp"
+#include "roofline/training.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "seed_models.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+double rounded(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+}  // namespace
+
+TEST_CASE("optimizer recipes: bytes per parameter of w, g and o [RA20-3.1] [DE22-2] [SS18-3]", "[training]") {
+  struct Row {
+    OptimizerRecipe id;
+    double w, g, o, total;
+    const char* why;
+  };
+  const Row rows[] = {
+      {OptimizerRecipe::mixed_adam, 2, 2, 12, 16, "RA20 §3.1: 2 + 2 + K, K = 12 (fp32 master, m, v)"},
+      {OptimizerRecipe::mixed_adam_fp32_grads, 2, 4, 12, 18, "fp32 gradients: 2 + 4 + 12"},
+      {OptimizerRecipe::bf16_adam_fp32_master, 2, 2, 12, 16, "bf16 w, g; fp32 master 4 + fp32 m, v 8"},
+      {OptimizerRecipe::bf16_adam, 2, 2, 4, 8, "pure bf16: bf16 m and v, no master"},
+      // DE22 §2: two 1-byte states, one fp32 scale per 2048-element block: 2 (1 + 4/2048) = 2.00390625.
+      {OptimizerRecipe::adam_8bit, 2, 2, 6.00390625, 10.00390625, "+ fp32 master 4"},
+      {OptimizerRecipe::adam_8bit_no_master, 2, 2, 2.00390625, 6.00390625, "bf16 weights updated in place"},
+      {OptimizerRecipe::sgd_momentum, 2, 2, 8, 12, "fp32 master 4 + fp32 momentum 4"},
+      {OptimizerRecipe::adafactor_factored, 2, 2, 4, 8, "fp32 master; the factored v is O(r + c), neglected"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    const RecipeBytes& b = recipe_bytes(r.id);
+    CHECK(b.id == r.id);
+    CHECK(b.weights == r.w);
+    CHECK(b.gradients == r.g);
+    CHECK(b.optimizer == r.o);
+    CHECK(b.total() == r.total);
+    CHECK(recipe_named(b.name) == r.id);
+  }
+  CHECK(std::size(rows) == kOptimizerRecipes.size());
+  CHECK_FALSE(recipe_named("adamw-16").has_value());
+  // The table's default agrees with training.hpp's constants.
+  CHECK(recipe_bytes(OptimizerRecipe::mixed_adam).total() == kMixedAdamBytesPerParam);
+  CHECK(recipe_bytes(OptimizerRecipe::mixed_adam).optimizer == kMixedAdamOptimizerBytesPerParam);
+  // DE22 §1: Adam's states take 8 GB per 1B parameters in 32 bits, 2 GB in 8 bits (2.0039 with scales).
+  CHECK(rounded(blockwise_state_bytes(2, 4, 0, k8BitStateBlock) * 1e9 / units::kGB, 0) == 8.0);
+  CHECK(rounded(blockwise_state_bytes(2, 1, 4, k8BitStateBlock) * 1e9 / units::kGB, 0) == 2.0);
+}
+
+TEST_CASE("Adafactor: the factored second moment is r + c per matrix [SS18-3]", "[training]") {
+  // One Llama-3-8B layer: q, o 4096x4096 (r + c = 8192 each), k, v 1024x4096 (5120 each),
+  // gate, up 14336x4096 and down 4096x14336 (18432 each): 16384 + 10240 + 55296 = 81,920 factored
+  // values; the two RMSNorm gains (8,192) keep a full v. fp32: (81,920 + 8,192) x 4 = 360,448 B.
+  const MatrixShape layer[] = {{4096, 4096, 2}, {1024, 4096, 2}, {14336, 4096, 2}, {4096, 14336, 1}};
+  CHECK(adafactor_state_bytes(layer, 8192, 4.0, 0.0).base() == 360'448.0);
+  // With a bf16 first moment (beta1 > 0) over all 218,112,000 parameters: + 436,224,000 B.
+  CHECK(adafactor_state_bytes(layer, 8192, 4.0, 2.0).base() == 360'448.0 + 436'224'000.0);
+  // Against Adam's fp32 m and v (8 B x 218,112,000 = 1,744,896,000 B) the factored v is 0.02 %.
+  CHECK(adafactor_state_bytes(layer, 8192, 4.0, 0.0).base() / (8.0 * 218'112'000.0) < 2.1e-4);
+}
+
+TEST_CASE("ZeRO model states per device: the paper's Figure 1 [RA20-5] [RA20-Fig1]", "[training]") {
+  // Psi = 7.5e9, N_d = 64, K = 12.
+  const RecipeBytes& adam = recipe_bytes(OptimizerRecipe::mixed_adam);
+  const double psi = 7.5e9;
+  // Baseline: 16 Psi = 120e9.
+  const ModelStateBytes base = zero_model_states(psi, adam, ZeroStage::none, 64);
+  CHECK(base.weights.base() == 15e9);
+  CHECK(base.gradients.base() == 15e9);
+  CHECK(base.optimizer.base() == 90e9);
+  CHECK(base.total().base() == 120e9);
+  // P_os: 2 Psi + 2 Psi + 12 Psi/64 = 30e9 + 1.40625e9 = 31.40625e9 (printed 31.4 GB).
+  const ModelStateBytes os = zero_model_states(psi, adam, ZeroStage::os, 64);
+  CHECK(os.optimizer.base() == 1.40625e9);
+  CHECK(os.total().base() == 31.40625e9);
+  CHECK(rounded(os.total().in(units::kGB), 1) == 31.4);
+  // P_os+g: 2 Psi + 14 Psi/64 = 15e9 + 1.640625e9 = 16.640625e9 (printed 16.6 GB).
+  const ModelStateBytes osg = zero_model_states(psi, adam, ZeroStage::os_g, 64);
+  CHECK(osg.gradients.base() == 0.234375e9);
+  CHECK(osg.total().base() == 16.640625e9);
+  CHECK(rounded(osg.total().in(units::kGB), 1) == 16.6);
+  // P_os+g+p: 16 Psi/64 = 1.875e9 (Figure 1 prints 1.9 GB; Table 1 prints 1.88).
+  const ModelStateBytes all = zero_model_states(psi, adam, ZeroStage::os_g_p, 64);
+  CHECK(all.weights.base() == 0.234375e9);
+  CHECK(all.total().base() == 1.875e9);
+  CHECK(rounded(all.total().in(units::kGB), 1) == 1.9);
+  CHECK(rounded(all.total().in(units::kGB), 2) == 1.88);
+}
+
+TEST_CASE("ZeRO model states per device: the paper's Table 1 [RA20-T1]", "[training]") {
+  // Exact values: os = 4 Psi + 12 Psi/N, os+g = 2 Psi + 14 Psi/N, os+g+p = 16 Psi/N (GB, Psi in 1e9).
+  // `printed` checks the cells whose printed figure was verified (-1: exact value only).
+  struct Row {
+    double psi, n, os, osg, osgp, printed_os, printed_osg, printed_osgp;
+  };
+  const Row rows[] = {
+      {7.5, 1, 120, 120, 120, 120, 120, 120},
+      {7.5, 4, 52.5, 41.25, 30, -1, -1, 30},
+      {7.5, 16, 35.625, 21.5625, 7.5, -1, 21.6, -1},
+      {7.5, 64, 31.40625, 16.640625, 1.875, 31.4, 16.6, -1},
+      {7.5, 256, 30.3515625, 15.41015625, 0.46875, -1, -1, -1},
+      {7.5, 1024, 30.087890625, 15.1025390625, 0.1171875, -1, -1, -1},
+      {128, 1, 2048, 2048, 2048, -1, -1, -1},
+      {128, 4, 896, 704, 512, -1, -1, -1},
+      {128, 16, 608, 368, 128, -1, -1, -1},
+      {128, 64, 536, 284, 32, -1, -1, 32},
+      {128, 256, 518, 263, 8, -1, -1, -1},
+      {128, 1024, 513.5, 257.75, 2, -1, -1, -1},
+      {1000, 1, 16000, 16000, 16000, -1, -1, -1},
+      {1000, 4, 7000, 5500, 4000, -1, -1, -1},
+      {1000, 16, 4750, 2875, 1000, -1, -1, -1},
+      {1000, 64, 4187.5, 2218.75, 250, -1, -1, -1},
+      {1000, 256, 4046.875, 2054.6875, 62.5, -1, -1, -1},
+      {1000, 1024, 4011.71875, 2013.671875, 15.625, -1, -1, 15.6},
+  };
+  const RecipeBytes& adam = recipe_bytes(OptimizerRecipe::mixed_adam);
+  for (const Row& r : rows) {
+    INFO("Psi = " << r.psi << "e9, N_d = " << r.n);
+    const double os = zero_model_states(r.psi * 1e9, adam, ZeroStage::os, r.n).total().in(units::kGB);
+    const double osg = zero_model_states(r.psi * 1e9, adam, ZeroStage::os_g, r.n).total().in(units::kGB);
+    const double osgp = zero_model_states(r.psi * 1e9, adam, ZeroStage::os_g_p, r.n).total().in(units::kGB);
+    CHECK_THAT(os, WithinRel(r.os, 1e-15));
+    CHECK_THAT(osg, WithinRel(r.osg, 1e-15));
+    CHECK_THAT(osgp, WithinRel(r.osgp, 1e-15));
+    if (r.printed_os >= 0) CHECK(rounded(os, 1) == r.printed_os);
+    if (r.printed_osg >= 0) CHECK(rounded(osg, 1) == r.printed_osg);
+    if (r.printed_osgp >= 0) CHECK(rounded(osgp, 1) == r.printed_osgp);
+  }
+}
+
+TEST_CASE("FSDP sharding strategies name ZeRO stages [ZH23]", "[training]") {
+  CHECK(fsdp_strategy("full-shard")->stage == ZeroStage::os_g_p);
+  CHECK(fsdp_strategy("shard-grad-op")->stage == ZeroStage::os_g);
+  CHECK(fsdp_strategy("no-shard")->stage == ZeroStage::none);
+  const auto hybrid = fsdp_strategy("hybrid");
+  REQUIRE(hybrid);
+  CHECK(hybrid->stage == ZeroStage::os_g_p);
+  CHECK(hybrid->node_group);
+  CHECK(hybrid->torch == "HYBRID_SHARD");
+  CHECK_FALSE(fsdp_strategy("full_shard").has_value());
+}
+
+TEST_CASE("parameters per device under tensor and pipeline parallelism: Llama-3-8B [NA21-2] [SH19-3]", "[training]") {
+  // Llama-3-8B: per layer 218,112,000 = 218,103,808 in matrices + 8,192 in the two RMSNorm gains;
+  // embedding = lm_head = 128,256 x 4096 = 525,336,576; final norm 4,096; total 8,030,261,248.
+  const ParamCounts c = count_params(test_models::llama3_8b());
+  REQUIRE(c.total == 8'030'261'248);
+  // t = p = 1: the whole model.
+  const DeviceParams one = params_per_device(c, {});
+  CHECK(one.first_stage == 8'030'261'248.0);
+  CHECK(one.most_loaded() == 8'030'261'248.0);
+  // t = 8, p = 1: 32 x (218,103,808/8 + 8,192) = 32 x 27,271,168 = 872,677,376, + 2 x 65,667,072
+  // (table and head, vocab-parallel) + 4,096 = 1,004,015,616.
+  const DeviceParams t8 = params_per_device(c, {.tensor = 8});
+  CHECK(t8.first_stage == 1'004'015'616.0);
+  CHECK(t8.last_stage == 1'004'015'616.0);
+  // t = 8, p = 4: 8 layers a stage, 8 x 27,271,168 = 218,169,344. First: + 65,667,072 = 283,836,416;
+  // last: + 65,667,072 + 4,096 = 283,840,512, the most loaded.
+  const DeviceParams t8p4 = params_per_device(c, {.tensor = 8, .pipeline = 4});
+  CHECK(t8p4.first_stage == 283'836'416.0);
+  CHECK(t8p4.last_stage == 283'840'512.0);
+  CHECK(t8p4.most_loaded() == 283'840'512.0);
+  // Expert parallelism leaves a dense model unchanged.
+  CHECK(params_per_device(c, {.tensor = 8, .pipeline = 4, .expert = 8}).last_stage == 283'840'512.0);
+}
+
+TEST_CASE("parameters per device: a tied head is copied to the last stage; GPT-3 [NA21-2]", "[training]") {
+  // GPT-3 175B, t = 8, p = 8: per layer 12 d^2 = 1,811,939,328 in matrices (/8 = 226,492,416), biases
+  // 9d = 110,592 and LayerNorm 4d = 49,152 replicated: 226,652,160; 12 layers = 2,719,825,920.
+  // First: + 50,257 x 12,288 / 8 = 77,194,752 + positions 2048 x 12,288 = 25,165,824 -> 2,822,186,496.
+  // Last: + final LayerNorm 24,576 + the tied table's copy 77,194,752 -> 2,797,045,248.
+  const ParamCounts c = count_params(test_models::gpt3_175b());
+  const DeviceParams d = params_per_device(c, {.tensor = 8, .pipeline = 8});
+  CHECK(d.first_stage == 2'822'186'496.0);
+  CHECK(d.last_stage == 2'797'045'248.0);
+  CHECK(d.most_loaded() == 2'822'186'496.0);
+}
+
+TEST_CASE("parameters per device: routed experts divide by e, the router is replicated [NA21-2]", "[training]") {
+  // A hand-built MoE kind of 4 layers: q_proj 100 (/t), experts 800 (/(e t)), router 40 and norms 8
+  // (replicated). t = 2, e = 4: 50 + 100 + 40 + 8 = 198 a layer; p = 2: 2 layers = 396 a stage.
+  ParamCounts c;
+  LayerKindParams k;
+  k.moe = true;
+  k.n_layers = 4;
+  k.parts = {{"q_proj", 100, 100, true}, {"experts", 800, 200, true}, {"router", 40, 40, true}, {"norms", 8, 8, false}};
+  c.layer_kinds = {k};
+  c.embedding = 64;
+  c.lm_head = 64;
+  c.head_matmul = 64;
+  c.final_norm = 2;
+  // First: 396 + 64/2 = 428; last: 396 + 2 + 64/2 = 430.
+  const DeviceParams d = params_per_device(c, {.tensor = 2, .pipeline = 2, .expert = 4});
+  CHECK(d.first_stage == 428.0);
+  CHECK(d.last_stage == 430.0);
+  // A count alone (counts_of_total): blocks spread over t p devices.
+  CHECK(params_per_device(counts_of_total(8'000), {.tensor = 2, .pipeline = 4}).most_loaded() == 1'000.0);
+}
+
+TEST_CASE("communication: ring all-reduce, ZeRO-3, tensor parallelism, time [PY09-3] [RA20-7] [KO22-4.2.2]",
+          "[training]") {
+  // Psi = 7.5e9 bf16 gradients (15e9 B), N_d = 64: 2 x 63/64 x 15e9 = 29.53125e9 B per device.
+  CHECK(dp_gradient_allreduce_bytes(7.5e9, 2.0, 64).base() == 29.53125e9);
+  // ZeRO-3: 1.5 x = 44.296875e9 B.
+  CHECK(zero3_step_bytes(7.5e9, 2.0, 64).base() == 44.296875e9);
+  // In elements and as N_d grows, the ring volumes tend to RA20 §7's 2 Psi and 3 Psi.
+  CHECK_THAT(dp_gradient_allreduce_bytes(7.5e9, 1.0, 1e12).base(), WithinRel(dp_allreduce_volume(7.5e9), 1e-11));
+  CHECK_THAT(zero3_step_bytes(7.5e9, 1.0, 1e12).base(), WithinRel(zero3_comm_volume(7.5e9), 1e-11));
+  // One device: nothing moves.
+  CHECK(ring_allreduce_bytes(units::Bytes{1e9}, 1).base() == 0.0);
+  // Reduce-scatter + all-gather move what one all-reduce moves (KO22 §4.2.2).
+  CHECK(2.0 * ring_reduce_scatter_bytes(units::Bytes{1e9}, 8).base() ==
+        ring_allreduce_bytes(units::Bytes{1e9}, 8).base());
+  // Llama-2-70B layer, s = 2048, b = 1, h = 8192, bf16, t = 8: s b h b_a = 33,554,432 B; all-reduce
+  // 2 x 7/8 = 1.75 x -> 58,720,256 B; 4 per layer -> 234,881,024 B.
+  const units::Bytes tp = tp_bytes_per_layer(2048, 1, 8192, 2.0, 8);
+  CHECK(tp.base() == 234'881'024.0);
+  // Over 450 GB/s per direction: 234,881,024 / 450e9 = 521.96 us.
+  CHECK_THAT(comm_time(tp, units::gb_per_s(450)).base(), WithinRel(234'881'024.0 / 450e9, 1e-15));
+}
+
+TEST_CASE("pipeline bubble: (p - 1)/m of ideal time, (p - 1)/(m + p - 1) of the step [NA21-2.2]", "[training]") {
+  // p = 8, m = 32: 7/32 = 0.21875 over ideal, 7/39 of the step; interleaved v = 2: 7/64.
+  CHECK(pipeline_bubble_overhead(8, 32, 1) == 0.21875);
+  CHECK(pipeline_bubble_fraction(8, 32, 1) == 7.0 / 39.0);
+  CHECK(pipeline_bubble_overhead(8, 32, 2) == 0.109375);
+  CHECK(pipeline_bubble_fraction(8, 32, 2) == 7.0 / 71.0);
+  // No pipeline, no bubble.
+  CHECK(pipeline_bubble_fraction(1, 32, 1) == 0.0);
+}
+
+TEST_CASE("Megatron FLOPs per iteration, 72 and 96 forms [NA21-5.1] [SM22-2.4]", "[training]") {
+  // NA21 Table 1's 1T configuration: B = 3072, s = 2048, L = 128, h = 25600, V = 51200.
+  // 96 B s L h^2 = 96 x 3072 x 2048 x 128 x 655,360,000 = 50,665,495,807,918,080,000; the bracket
+  // 1 + 2048/153,600 + 51,200/52,428,800 = 1 + 1/75 + 1/1024 -> 51,390,513,775,273,574,400 FLOP.
+  CHECK_THAT(megatron_flops_per_iteration(3072, 2048, 128, 25600, 51200, true).base(),
+             WithinRel(51'390'513'775'273'574'400.0, 1e-15));
+  // Without recomputation: 72 B s L h^2 (1 + 1/75 + 51,200/39,321,600) = 38,555,254,837,267,660,800.
+  CHECK_THAT(megatron_flops_per_iteration(3072, 2048, 128, 25600, 51200, false).base(),
+             WithinRel(38'555'254'837'267'660'800.0, 1e-15));
+  // SM22 §2.4 (MT-NLG 530B: L = 105, h = 20480, V = 50272, s = 2048, B = 1920, full recomputation):
+  // F = 16,925,983,359,211,929,600; 60.1 s on 2240 GPUs -> 125.73 (printed 126) TFLOP/s per GPU;
+  // 44.4 s on 3360 -> 113.46 (printed 113); 50.2 s on 2800 -> 120.42, printed 121 (0.5 % apart).
+  const units::Flop f = megatron_flops_per_iteration(1920, 2048, 105, 20480, 50272, true);
+  CHECK_THAT(f.base(), WithinRel(16'925'983'359'211'929'600.0, 1e-15));
+  CHECK(std::round(f.base() / 60.1 / 2240 / 1e12) == 126.0);
+  CHECK(std::round(f.base() / 44.4 / 3360 / 1e12) == 113.0);
+  CHECK_THAT(f.base() / 50.2 / 2800 / 1e12, WithinRel(121.0, 0.005));
+}
