@@ -7,8 +7,8 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve gemm gpus models"
-_roofline_model_commands="report params flops kv memory decode prefill serve"
+_roofline_commands="report params flops kv memory decode prefill serve train gemm gpus models"
+_roofline_model_commands="report params flops kv memory decode prefill serve train"
 _roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
 
 # A command's own options come from its --help, which lists exactly the options it accepts.

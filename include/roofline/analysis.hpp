@@ -231,6 +231,54 @@ struct ElementwiseResult {
 };
 ElementwiseResult analyze_elementwise(const Scenario& s);
 
+// --- train ---------------------------------------------------------------------------------------
+
+struct TrainResult {
+  // Layout.
+  std::int64_t devices = 1, tensor = 1, pipeline = 1, data = 1, expert = 1;
+  bool sequence_parallel = false;
+  ZeroStage zero = ZeroStage::none;
+  const RecipeBytes* recipe = nullptr;
+  // Memory of the most loaded device.
+  DeviceParams stage_params;   ///< parameters on the first and the last pipeline stage
+  double device_params = 0.0;  ///< the larger
+  ModelStateBytes states;
+  double layers_per_stage = 0.0;
+  units::Bytes activations_per_layer{};  ///< mean over the layers, one micro-batch
+  double in_flight = 1.0;                ///< micro-batches the first stage holds (1F1B: p)
+  units::Bytes activations_first_stage{};
+  units::Bytes activations_last_stage{};  ///< one micro-batch in flight
+  LogitsActivations logits;               ///< on the last stage
+  units::Bytes activations{};             ///< the binding stage's activations and logits
+  bool first_stage_binds = true;
+  units::Bytes reserve{};
+  units::Bytes total{};  ///< states + activations + reserve
+  units::Bytes capacity{};
+  bool fits = false;
+  units::Bytes headroom{};  ///< capacity - total (negative when it does not fit)
+  // Compute.
+  std::int64_t global_batch = 1;            ///< b m d sequences per step
+  double tokens_per_step = 0.0;             ///< global batch x s
+  std::int64_t params = 0;                  ///< N under the FLOP basis
+  units::Flop model_flops_per_step{};       ///< 6 N tokens
+  units::Flop hardware_flops_per_step{};    ///< 8 N tokens under full recomputation, else 6 N
+  units::Flop megatron_flops_per_step{};    ///< 72 (96 with full recomputation) B s L h^2 (...)
+  std::optional<units::Seconds> step_time;  ///< model FLOPs / (G P mfu)
+  double mfu = 1.0;
+  std::optional<double> steps;  ///< D / tokens per step
+  std::optional<units::Seconds> time_to_train;
+  std::optional<double> device_hours;
+  std::optional<double> cost;
+  // Communication per step.
+  units::Bytes dp_allreduce_bytes{};  ///< gradient all-reduce per device (ZeRO-3: 1.5x)
+  std::optional<units::Seconds> dp_allreduce_time;
+  units::Bytes tp_bytes{};  ///< tensor-parallel traffic per device per step
+  std::optional<units::Seconds> tp_time;
+  double bubble_fraction = 0.0;  ///< (p - 1) / (m + p - 1)
+  units::BytesPerSecond link{};  ///< interconnect per direction
+};
+TrainResult analyze_train(const Scenario& s);
+
 // --- gemm ----------------------------------------------------------------------------------------
 
 struct GemmInputs {

@@ -2,10 +2,12 @@
 // input of every analyze_* function. Built by io::resolve(), which holds every default.
 #pragma once
 
+#include "roofline/activations.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
+#include "roofline/training_memory.hpp"
 #include "roofline/workload.hpp"
 
 #include <cstdint>
@@ -17,7 +19,12 @@ namespace roofline {
 /// and communication is free, so time results are lower bounds. Later issues add the tensor,
 /// pipeline, data and expert parallel degrees here.
 struct Deployment {
-  std::int64_t devices = 1;  ///< G
+  std::int64_t devices = 1;   ///< G = t p d (training); one ideal device for inference (D13)
+  std::int64_t tensor = 1;    ///< t
+  std::int64_t pipeline = 1;  ///< p
+  std::int64_t data = 1;      ///< d
+  std::int64_t expert = 1;    ///< e (MoE experts split over e ranks)
+  bool sequence_parallel = false;
 };
 
 enum class CapacitySource { device, override_bytes };
@@ -28,10 +35,19 @@ struct Accelerator {
   CapacitySource capacity_source = CapacitySource::device;
 };
 
-/// Training inputs of the flops command: C = 6ND, time to train, MFU and HFU.
+/// Training inputs: C = 6ND, time to train, MFU and HFU (flops), and the recipe of `train`.
 struct TrainingInputs {
   std::optional<std::int64_t> tokens;           ///< D
   std::optional<double> measured_tokens_per_s;  ///< of the whole job
+  ZeroStage zero = ZeroStage::none;
+  OptimizerRecipe recipe = OptimizerRecipe::mixed_adam;
+  std::int64_t micro_batch = 1;  ///< b, sequences per micro-batch
+  std::int64_t seq_len = 0;      ///< s
+  std::int64_t grad_accum = 1;   ///< m, micro-batches per step and data-parallel rank
+  Recompute recompute = Recompute::none;
+  bool flash_attention = true;
+  bool dropout = false;
+  std::optional<double> price_per_device_hour;  ///< in the user's currency
 };
 
 /// Where the model came from, for the published-count check.

@@ -140,6 +140,13 @@ Outcome run_serve(Invocation& inv, const io::Resolved* in) {
   return o;
 }
 
+Outcome run_train(Invocation& inv, const io::Resolved* in) {
+  const TrainResult t = analyze_train(in->scenario);
+  Outcome o{format::start_report("train", *in, inv.groups), t.fits, {}};
+  format::add_train(o.report, *in, t, inv.explain);
+  return o;
+}
+
 Outcome run_gemm(Invocation& inv, const io::Resolved*) {
   GemmInputs g;
   const char* names[] = {"M", "N", "K"};
@@ -207,6 +214,13 @@ const Command kCommands[] = {
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead, true, run_serve,
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
+    {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
+     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype | io::kReserve | io::kMfu |
+         io::kFlopsBasis | io::kTrain | io::kRequireFit,
+     true, run_train,
+     "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
+     "--tokens 15T --mfu 0.4 --price 2.5\n"
+     "  roofline train llama2-7b --gpu a100-80gb-sxm --gpus 64 --zero 3\n"},
     {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
      "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
      "  roofline gemm 1 4096 4096 --dtype fp8\n"},
@@ -273,6 +287,7 @@ const char* group_title(InputGroup g) {
     case io::kDecodeBytes:
       return "Conventions";
     case io::kTraining:
+    case io::kTrain:
       return "Training";
     default:
       return "Workload";
@@ -501,7 +516,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {
-      resolved = io::resolve(inv.spec, reg, in, cmd->needs_gpu);
+      resolved = io::resolve(inv.spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
       for (const std::string& w : resolved->warnings) warn(err, g, w);
     }
     // Pass 7: analyze and build the view.

@@ -215,6 +215,68 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType c
   return acc;
 }
 
+// The training layout and recipe: G = t p d, and what each degree must divide.
+void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  Deployment& dep = sc.deployment;
+  const ModelConfig& m = sc.model;
+  dep.tensor = spec.tp.value_or(1);
+  dep.pipeline = spec.pp.value_or(1);
+  dep.expert = spec.ep.value_or(1);
+  dep.sequence_parallel = spec.sequence_parallel;
+  const std::int64_t tp_pp = dep.tensor * dep.pipeline;
+  const auto str = [](std::int64_t v) { return std::to_string(v); };
+  if (spec.dp) {
+    dep.data = *spec.dp;
+    if (spec.devices && *spec.devices != tp_pp * dep.data) {
+      diag.input("--gpus: " + str(*spec.devices) + " is not --tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
+                 " x --dp " + str(dep.data) + " = " + str(tp_pp * dep.data));
+    }
+    dep.devices = tp_pp * dep.data;
+  } else if (dep.devices % tp_pp != 0) {
+    diag.input("--gpus: " + str(dep.devices) + " devices do not divide into --tp " + str(dep.tensor) + " x --pp " +
+               str(dep.pipeline) + " = " + str(tp_pp) + " per model replica");
+  } else {
+    dep.data = dep.devices / tp_pp;
+  }
+  if (sc.architecture) {
+    if (m.n_heads % dep.tensor != 0) {
+      diag.input("--tp: the " + str(m.n_heads) + " query heads do not split over " + str(dep.tensor) + " ranks");
+    }
+    if (!m.mla.enabled() && m.n_kv_heads % dep.tensor != 0 && dep.tensor % m.n_kv_heads != 0) {
+      diag.input("--tp: the " + str(m.n_kv_heads) + " KV heads neither split over nor replicate across " +
+                 str(dep.tensor) + " ranks");
+    }
+    if (m.n_layers % dep.pipeline != 0) {
+      diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");
+    }
+    if (dep.expert > 1 && (!m.moe.enabled() || m.moe.n_experts % dep.expert != 0)) {
+      diag.input("--ep: the " + str(m.moe.n_experts) + " routed experts do not split over " + str(dep.expert) +
+                 " ranks");
+    }
+  }
+  TrainingInputs& t = sc.training;
+  t.tokens = spec.tokens ? spec.tokens : spec.train_tokens;
+  t.zero = spec.zero.value_or(ZeroStage::none);
+  t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
+  t.micro_batch = spec.micro_batch.value_or(1);
+  const std::int64_t trained = m.max_seq_len;
+  t.seq_len = spec.seq.value_or(trained > 0 ? trained : kDefaultContextUnknown);
+  t.grad_accum = spec.grad_accum.value_or(1);
+  if (spec.global_batch) {
+    const std::int64_t per_step = t.micro_batch * dep.data;
+    if (spec.grad_accum || *spec.global_batch % per_step != 0) {
+      diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of --micro-batch x --dp = " +
+                 str(per_step) + (spec.grad_accum ? ", or --grad-accum is also given" : ""));
+    } else {
+      t.grad_accum = *spec.global_batch / per_step;
+    }
+  }
+  t.recompute = spec.recompute.value_or(Recompute::none);
+  t.flash_attention = !spec.no_flash_attention;
+  t.dropout = spec.dropout;
+  t.price_per_device_hour = spec.price;
+}
+
 // Inputs that only mean something on an accelerator.
 void check_needs_gpu(const ScenarioSpec& spec, bool needs_gpu, Diagnostics& diag) {
   if (needs_gpu) diag.usage("--gpu is required; see `roofline gpus` for the presets");
@@ -252,14 +314,14 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
 }
 
 // Facts about the run that the results depend on.
-void add_notes(const ScenarioSpec& spec, Resolved& r) {
+void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   const Scenario& sc = r.scenario;
   if (r.context_defaulted && sc.model.max_seq_len == 0 && sc.architecture) {
     r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
   }
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;
-    if (sc.deployment.devices > 1) {
+    if (sc.deployment.devices > 1 && !training) {
       r.notes.push_back(std::to_string(sc.deployment.devices) +
                         " devices act as one ideal device: capacity, bandwidth and peak add up and communication "
                         "is free, so times are lower bounds");
@@ -291,7 +353,7 @@ void add_notes(const ScenarioSpec& spec, Resolved& r) {
 
 }  // namespace
 
-Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu) {
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu, bool training) {
   Diagnostics diag;
   Resolved r;
   Scenario& sc = r.scenario;
@@ -321,6 +383,7 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   sc.deployment.devices = spec.devices.value_or(1);
   sc.training.tokens = spec.train_tokens;
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
+  if (training) resolve_training(spec, sc, diag);
   // The accelerator, or a check that nothing needed one.
   if (spec.gpu.empty()) {
     check_needs_gpu(spec, needs_gpu, diag);
@@ -333,7 +396,7 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   }
   diag.check();
   add_warnings(spec, r);
-  add_notes(spec, r);
+  add_notes(spec, r, training);
   return r;
 }
 

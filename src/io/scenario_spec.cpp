@@ -191,6 +191,66 @@ const std::vector<InputDef> kInputs = {
     {"require-fit", nullptr, kRequireFit, "",
      "Exit with status 3 when the weights and KV cache do not fit (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},
+    // train: the layout, the recipe and the run.
+    {"tp", nullptr, kTrain, "N", "Tensor-parallel degree t [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.tp = positive_count(t); }},
+    {"pp", nullptr, kTrain, "N", "Pipeline-parallel stages p [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.pp = positive_count(t); }},
+    {"dp", nullptr, kTrain, "N", "Data-parallel degree d [default: --gpus / (t p)]",
+     [](ScenarioSpec& s, const std::string& t) { s.dp = positive_count(t); }},
+    {"ep", nullptr, kTrain, "N", "Expert-parallel degree e for MoE experts [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.ep = positive_count(t); }},
+    {"sp", nullptr, kTrain, "", "Sequence parallelism with tensor parallelism",
+     [](ScenarioSpec& s, const std::string&) { s.sequence_parallel = true; }},
+    {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights) [default: 0]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const std::int64_t z = parse_count(t);
+       if (z > 3) throw InputError("\"" + t + "\" is not a ZeRO stage; allowed 0, 1, 2, 3");
+       s.zero = static_cast<ZeroStage>(z);
+     }},
+    {"fsdp", nullptr, kTrain, "STRATEGY", "FSDP name for a ZeRO stage: full-shard, shard-grad-op, no-shard, hybrid",
+     [](ScenarioSpec& s, const std::string& t) {
+       const auto f = fsdp_strategy(lower(t));
+       if (!f) throw UsageError("\"" + t + "\" is not one of: full-shard, shard-grad-op, no-shard, hybrid");
+       s.fsdp = std::string(f->name);
+       s.zero = f->stage;
+     }},
+    {"optimizer", nullptr, kTrain, "RECIPE", "Optimizer and precision recipe [default: mixed-adam]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const auto r = recipe_named(lower(t));
+       if (!r) {
+         std::string allowed;
+         for (const RecipeBytes& x : kOptimizerRecipes) allowed += (allowed.empty() ? "" : ", ") + std::string(x.name);
+         throw UsageError("\"" + t + "\" is not one of: " + allowed);
+       }
+       s.optimizer = *r;
+     }},
+    {"micro-batch", nullptr, kTrain, "N", "Sequences per micro-batch b [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.micro_batch = positive_count(t); }},
+    {"seq", nullptr, kTrain, "N", "Training sequence length s [default: the model's context]",
+     [](ScenarioSpec& s, const std::string& t) { s.seq = positive_count(t); }},
+    {"grad-accum", nullptr, kTrain, "N", "Micro-batches per step and data-parallel rank m [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.grad_accum = positive_count(t); }},
+    {"global-batch", nullptr, kTrain, "N", "Sequences per step; sets m = global / (b d)",
+     [](ScenarioSpec& s, const std::string& t) { s.global_batch = positive_count(t); }},
+    {"recompute", nullptr, kTrain, "MODE", "Activation recomputation: none, selective or full [default: none]",
+     [](ScenarioSpec& s, const std::string& t) {
+       constexpr std::array kModes = {std::pair{"none", Recompute::none}, std::pair{"selective", Recompute::selective},
+                                      std::pair{"full", Recompute::full}};
+       s.recompute = choice(t, kModes);
+     }},
+    {"no-flash-attention", nullptr, kTrain, "", "Store the attention score matrix (no FlashAttention)",
+     [](ScenarioSpec& s, const std::string&) { s.no_flash_attention = true; }},
+    {"dropout", nullptr, kTrain, "", "Train with dropout (its masks are kept); modern recipes train without",
+     [](ScenarioSpec& s, const std::string&) { s.dropout = true; }},
+    {"tokens", nullptr, kTrain, "N", "Training tokens D, e.g. 15T, for the time and cost to train",
+     [](ScenarioSpec& s, const std::string& t) { s.tokens = positive_count(t); }},
+    {"price", nullptr, kTrain, "PRICE", "Price per device-hour, for the cost to train",
+     [](ScenarioSpec& s, const std::string& t) {
+       const double v = parse_fraction(t);
+       if (!(v > 0.0)) throw InputError("\"" + t + "\" must be a positive price");
+       s.price = v;
+     }},
     // Conventions.
     {"flops-basis", nullptr, kFlopsBasis, "BASIS", "physical, non-embedding or all-params [default: physical]",
      [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kBases); }},

@@ -45,6 +45,7 @@ enum InputGroup : unsigned {
   kTraining = 1U << 18,     ///< --train-tokens, --measured-tokens-per-s
   kRequireFit = 1U << 19,
   kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
+  kTrain = 1U << 21,       ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -91,6 +92,16 @@ struct ScenarioSpec {
   std::optional<DecodeBytes> decode_bytes;
   std::optional<MoeDecodeBytes> moe_decode;
   bool require_fit = false;
+  // train
+  std::optional<std::int64_t> tp, pp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
+  bool sequence_parallel = false;
+  std::optional<ZeroStage> zero;
+  std::optional<std::string> fsdp;
+  std::optional<OptimizerRecipe> optimizer;
+  std::optional<Recompute> recompute;
+  bool no_flash_attention = false;
+  bool dropout = false;
+  std::optional<double> price;
 };
 
 /// Errors collected over a pass; check() throws them together (one line each).
@@ -164,8 +175,9 @@ struct Resolved {
 };
 
 /// Turns a spec into a scenario: every default here, every error collected, then one throw.
-/// `needs_gpu` makes --gpu required.
-Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu);
+/// `needs_gpu` makes --gpu required; `training` resolves the training layout and recipe.
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu,
+                 bool training = false);
 
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);

@@ -160,6 +160,10 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"kv", "deepseek-v3", "--context", "32Ki", "--batch", "16"},
     {"params", "opt-350m"},
     {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},
+    {"train", "llama3-70b", "--gpu",       "h100-sxm",  "--gpus",   "64",  "--tp",  "8",   "--zero",  "1",
+     "--seq", "8192",       "--recompute", "selective", "--tokens", "15T", "--mfu", "0.4", "--price", "2.5"},
+    {"train", "mixtral-8x7b", "--gpu", "h200-sxm", "--gpus", "32", "--tp", "2", "--pp", "2", "--ep", "8", "--sp",
+     "--grad-accum", "16", "--zero", "3"},
 };
 
 }  // namespace
@@ -171,7 +175,15 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "hardware.memory_capacity_bytes",
                                         "hardware.peak_flop_per_s",
                                         "hardware.devices",
-                                        "params.published_params"};
+                                        "params.published_params",
+                                        "layout.tensor_parallel",
+                                        "layout.pipeline_parallel",
+                                        "layout.data_parallel",
+                                        "layout.expert_parallel",
+                                        "layout.zero_stage",
+                                        "layout.optimizer",
+                                        "train_memory.reserve_bytes",
+                                        "train_memory.capacity_bytes"};
   for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {

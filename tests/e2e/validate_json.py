@@ -32,6 +32,10 @@ commands = [
     ["prefill", "qwen2.5-72b", "--gpu", "mi300x"],
     ["serve", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2"],
     ["gemm", "1", "4096", "4096", "--gpu", "a100-80gb-sxm"],
+    ["train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--tp", "8", "--zero", "1", "--tokens", "15T",
+     "--price", "2.5"],
+    ["train", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "256", "--tp", "8", "--ep", "8", "--sp",
+     "--recompute", "full"],
     ["gpus"],
     ["models"],
 ]

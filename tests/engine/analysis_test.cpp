@@ -160,3 +160,25 @@ TEST_CASE("a model known only by N: every basis counts 2N, 6ND for training [KA2
   CHECK(f.crossover_causal.base() == 0.0);  // left at zero: the view leaves it out
   CHECK(f.prefill.total.base() == 2048.0 * 1.4e11);
 }
+
+TEST_CASE("train: states, activations and compute of a data-parallel run [RA20] [KO22] [KA20]", "[analysis]") {
+  // Llama 3 8B on 8 devices, d = 8, ZeRO-0, mixed Adam: 16 B x 8,030,261,248 per device; s = 8192,
+  // b = 1, m = 1: 65,536 tokens per step and 6 x 7,504,924,672 x 65,536 model FLOPs.
+  Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{}, 8);
+  s.deployment.data = 8;
+  s.training.seq_len = 8192;
+  const TrainResult r = analyze_train(s);
+  CHECK(r.device_params == 8'030'261'248.0);
+  CHECK(r.states.total().base() == 16.0 * 8'030'261'248.0);
+  CHECK(r.tokens_per_step == 65'536.0);
+  CHECK(r.model_flops_per_step.base() == 6.0 * 7'504'924'672.0 * 65'536.0);
+  CHECK(r.total == r.states.total() + r.activations);
+  CHECK_FALSE(r.fits);  // 128.5 GB of states alone on an 80 GiB device
+  // ZeRO-3 over the 8 ranks divides every state by 8.
+  s.training.zero = ZeroStage::os_g_p;
+  CHECK(analyze_train(s).states.total().base() == 2.0 * 8'030'261'248.0);
+  // Step time at 40 % of 8 x 989.4 TFLOP/s.
+  s.workload.mfu = 0.4;
+  CHECK_THAT(analyze_train(s).step_time->base(),
+             WithinRel(6.0 * 7'504'924'672.0 * 65'536.0 / (8 * 0.4 * 989.4e12), 1e-12));
+}

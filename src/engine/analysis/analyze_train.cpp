@@ -1,0 +1,101 @@
+// Training on a cluster: memory per device, compute, time, cost and communication per step.
+#include "roofline/analysis.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline {
+
+TrainResult analyze_train(const Scenario& s) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const Workload& w = s.workload;
+  TrainResult r;
+  r.devices = dep.devices;
+  r.tensor = dep.tensor;
+  r.pipeline = dep.pipeline;
+  r.data = dep.data;
+  r.expert = dep.expert;
+  r.sequence_parallel = dep.sequence_parallel;
+  r.zero = in.zero;
+  r.recipe = &recipe_bytes(in.recipe);
+
+  // Model states of the most loaded device: its parameters, sharded by ZeRO over d.
+  r.stage_params = params_per_device(s.counts, {.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert});
+  r.device_params = r.stage_params.most_loaded();
+  r.states = zero_model_states(r.device_params, *r.recipe, in.zero, static_cast<double>(dep.data));
+
+  // Activations: the first stage keeps p micro-batches in flight (1F1B), the last keeps one
+  // and the logits.
+  const double t = static_cast<double>(dep.tensor);
+  const double p = static_cast<double>(dep.pipeline);
+  const ActivationOptions opts{.seq_len = static_cast<double>(in.seq_len),
+                               .micro_batch = static_cast<double>(in.micro_batch),
+                               .tensor_parallel = t,
+                               .sequence_parallel = dep.sequence_parallel,
+                               .flash_attention = in.flash_attention,
+                               .dropout = in.dropout,
+                               .recompute = in.recompute,
+                               .bytes_per_element = dtype_bytes(w.activation_dtype)};
+  r.layers_per_stage = static_cast<double>(m.n_layers) / p;
+  r.activations_per_layer = model_layer_activations(m, opts) / static_cast<double>(m.n_layers);
+  r.in_flight = p;
+  r.activations_first_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, p);
+  r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, 1.0);
+  r.logits =
+      logits_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.vocab_size), opts.bytes_per_element, t);
+  const units::Bytes last = r.activations_last_stage + r.logits.total();
+  const units::Bytes first = dep.pipeline > 1 ? r.activations_first_stage : last;
+  r.first_stage_binds = dep.pipeline > 1 && first >= last;
+  r.activations = std::max(first, last);
+  r.reserve = w.reserve;
+  r.total = r.states.total() + r.activations + r.reserve;
+  r.capacity = s.accelerator ? s.accelerator->hw.memory_capacity : units::Bytes{};
+  r.fits = r.total <= r.capacity;
+  r.headroom = r.capacity - r.total;
+
+  // Compute per step: 6N per token of model FLOPs (8N executed under full recomputation).
+  r.global_batch = in.micro_batch * in.grad_accum * dep.data;
+  r.tokens_per_step = static_cast<double>(r.global_batch) * static_cast<double>(in.seq_len);
+  r.params = flop_params(s.counts, w.basis);
+  const double n = static_cast<double>(r.params);
+  r.model_flops_per_step = training_compute(n, r.tokens_per_step);
+  r.hardware_flops_per_step =
+      in.recompute == Recompute::full
+          ? recompute_flops_per_token(forward_flops_per_token(s.counts, w.basis)) * r.tokens_per_step
+          : r.model_flops_per_step;
+  r.megatron_flops_per_step = megatron_flops_per_iteration(
+      static_cast<double>(r.global_batch), static_cast<double>(in.seq_len), static_cast<double>(m.n_layers),
+      static_cast<double>(m.d_model), static_cast<double>(m.vocab_size), in.recompute == Recompute::full);
+  r.mfu = w.mfu;
+  if (const auto peak = device_peak(s)) {
+    r.step_time = time_to_train(r.model_flops_per_step, static_cast<double>(dep.devices), *peak * w.mfu);
+    if (in.tokens) {
+      r.steps = std::ceil(static_cast<double>(*in.tokens) / r.tokens_per_step);
+      r.time_to_train = *r.step_time * *r.steps;
+      r.device_hours = r.time_to_train->base() / 3600.0 * static_cast<double>(dep.devices);
+      if (in.price_per_device_hour) r.cost = *r.device_hours * *in.price_per_device_hour;
+    }
+  }
+
+  // Communication per step over the accelerator's link (per direction).
+  const double grad_bytes = r.recipe->gradients;
+  r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p
+                             ? zero3_step_bytes(r.device_params, grad_bytes, static_cast<double>(dep.data))
+                             : dp_gradient_allreduce_bytes(r.device_params, grad_bytes, static_cast<double>(dep.data));
+  r.tp_bytes =
+      tp_bytes_per_layer(opts.seq_len, opts.micro_batch, static_cast<double>(m.d_model), opts.bytes_per_element, t) *
+      (r.layers_per_stage * static_cast<double>(in.grad_accum));
+  if (s.accelerator && s.accelerator->hw.interconnect_bandwidth.base() > 0.0) {
+    r.link = s.accelerator->hw.interconnect_bandwidth;
+    r.dp_allreduce_time = comm_time(r.dp_allreduce_bytes, r.link);
+    r.tp_time = comm_time(r.tp_bytes, r.link);
+  }
+  r.bubble_fraction = pipeline_bubble_fraction(p, static_cast<double>(in.grad_accum), 1.0);
+  return r;
+}
+
+}  // namespace roofline
