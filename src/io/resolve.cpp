@@ -306,6 +306,10 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
     r.warnings.push_back("--prompt " + std::to_string(w.prompt) + " exceeds the model's trained context of " +
                          std::to_string(trained) + " tokens");
   }
+  if (spec.seq && trained > 0 && *spec.seq > trained) {
+    r.warnings.push_back("--seq " + std::to_string(*spec.seq) + " exceeds the model's trained context of " +
+                         std::to_string(trained) + " tokens");
+  }
   const auto& published = sc.provenance.published_params;
   if (published && !sc.provenance.modified && *published != sc.counts.total) {
     r.warnings.push_back("computed " + std::to_string(sc.counts.total) + " parameters, but the preset publishes " +
