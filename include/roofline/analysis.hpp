@@ -276,6 +276,13 @@ struct TrainResult {
   std::optional<units::Seconds> tp_time;
   double bubble_fraction = 0.0;  ///< (p - 1) / (m + p - 1)
   units::BytesPerSecond link{};  ///< interconnect per direction
+  // What would fit on these devices.
+  std::optional<std::int64_t> max_micro_batch;  ///< largest b that fits (none: not even 1)
+  std::optional<std::int64_t> max_seq_len;      ///< longest s that fits at this b
+  struct Layout {
+    std::int64_t tensor = 1, pipeline = 1, data = 1;
+  };
+  std::optional<Layout> smallest_fitting_layout;  ///< least t p over the same G that fits
 };
 TrainResult analyze_train(const Scenario& s);
 

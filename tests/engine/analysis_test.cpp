@@ -182,3 +182,32 @@ TEST_CASE("train: states, activations and compute of a data-parallel run [RA20] 
   CHECK_THAT(analyze_train(s).step_time->base(),
              WithinRel(6.0 * 7'504'924'672.0 * 65'536.0 / (8 * 0.4 * 989.4e12), 1e-12));
 }
+
+TEST_CASE("train: what would fit on the same devices", "[analysis]") {
+  // Llama 3 8B on 8 H100s, ZeRO-0: 128.5 GB of states per device never fit with d = 8; the
+  // smallest layout that fits shards the model over tensor ranks, and the searches agree with a
+  // direct evaluation at their answers.
+  Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{}, 8);
+  s.deployment.data = 8;
+  s.training.seq_len = 8192;
+  const TrainResult r = analyze_train(s);
+  CHECK_FALSE(r.fits);
+  CHECK_FALSE(r.max_micro_batch.has_value());
+  REQUIRE(r.smallest_fitting_layout.has_value());
+  const auto l = *r.smallest_fitting_layout;
+  CHECK(l.tensor * l.pipeline * l.data == 8);
+  Scenario fit = s;
+  fit.deployment.tensor = l.tensor;
+  fit.deployment.pipeline = l.pipeline;
+  fit.deployment.data = l.data;
+  CHECK(analyze_train(fit).fits);
+  // With ZeRO-3 over 8 ranks it fits as is; the largest micro-batch fits and one more does not.
+  s.training.zero = ZeroStage::os_g_p;
+  const TrainResult z = analyze_train(s);
+  REQUIRE(z.max_micro_batch.has_value());
+  Scenario at = s;
+  at.training.micro_batch = *z.max_micro_batch;
+  CHECK(analyze_train(at).fits);
+  at.training.micro_batch = *z.max_micro_batch + 1;
+  CHECK_FALSE(analyze_train(at).fits);
+}

@@ -8,7 +8,9 @@
 
 namespace roofline {
 
-TrainResult analyze_train(const Scenario& s) {
+namespace {
+
+TrainResult train_at(const Scenario& s) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
@@ -95,6 +97,75 @@ TrainResult analyze_train(const Scenario& s) {
     r.tp_time = comm_time(r.tp_bytes, r.link);
   }
   r.bubble_fraction = pipeline_bubble_fraction(p, static_cast<double>(in.grad_accum), 1.0);
+  return r;
+}
+
+// Largest value in [1, 2^cap_log2] for which fits(v) holds, fits being monotone; none if not 1.
+template <typename F>
+std::optional<std::int64_t> largest_fitting(F fits, int cap_log2) {
+  if (!fits(1)) return std::nullopt;
+  std::int64_t lo = 1;
+  std::int64_t hi = 2;
+  const std::int64_t cap = std::int64_t{1} << cap_log2;
+  while (hi <= cap && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > cap) return lo;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// A layout t x p x d over the same G that the model's heads, layers and experts allow.
+bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p) {
+  if (m.n_heads % t != 0 || m.n_layers % p != 0) return false;
+  return m.mla.enabled() || m.n_kv_heads % t == 0 || t % m.n_kv_heads == 0;
+}
+
+}  // namespace
+
+TrainResult analyze_train(const Scenario& s) {
+  TrainResult r = train_at(s);
+  Scenario probe = s;
+  r.max_micro_batch = largest_fitting(
+      [&](std::int64_t b) {
+        probe.training.micro_batch = b;
+        return train_at(probe).fits;
+      },
+      20);
+  probe = s;
+  r.max_seq_len = largest_fitting(
+      [&](std::int64_t len) {
+        probe.training.seq_len = len;
+        return train_at(probe).fits;
+      },
+      24);
+  // The smallest model-parallel size t p that fits (fewest devices per replica; among those, KV
+  // heads split rather than replicated, then the fewest pipeline stages).
+  probe = s;
+  const std::int64_t g = s.deployment.devices;
+  std::optional<TrainResult::Layout> best;
+  for (std::int64_t tp = 1; tp <= g && !best; ++tp) {
+    if (g % tp != 0) continue;
+    // Splitting the KV heads before replicating them, then the larger t (fewer pipeline stages).
+    for (const bool replicate : {false, true}) {
+      for (std::int64_t t = tp; t >= 1 && !best; --t) {
+        const std::int64_t p = tp / t;
+        if (tp % t != 0 || !allowed(s.model, t, p)) continue;
+        const bool splits_kv = s.model.mla.enabled() || s.model.n_kv_heads % t == 0;
+        if (splits_kv == replicate) continue;
+        probe.deployment.tensor = t;
+        probe.deployment.pipeline = p;
+        probe.deployment.data = g / tp;
+        if (train_at(probe).fits) best = TrainResult::Layout{t, p, g / tp};
+      }
+      if (best) break;
+    }
+  }
+  r.smallest_fitting_layout = best;
   return r;
 }
 

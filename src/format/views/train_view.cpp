@@ -89,6 +89,20 @@ const std::vector<Field<T>> kMemory = {
      [](const T& x) { return fmt::format("{} <= {}", num(x.r.total), num(x.r.capacity)); }},
     {"headroom_bytes", "headroom", "RA20-5", "C - total", [](const T& x) { return cell(x.r.headroom); },
      [](const T& x) { return fmt::format("{} - {}", num(x.r.capacity), num(x.r.total)); }},
+    {"max_micro_batch_sequences", "largest micro-batch that fits", "KO22", "largest b with total(b) <= C",
+     [](const T& x) {
+       return cell(x.r.max_micro_batch ? std::optional(units::Sequences{*x.r.max_micro_batch}) : std::nullopt);
+     }},
+    {"max_seq_len_tokens", "longest sequence that fits", "KO22", "largest s with total(s) <= C",
+     [](const T& x) {
+       return cell(x.r.max_seq_len ? std::optional(units::TokenCount{*x.r.max_seq_len}) : std::nullopt);
+     }},
+    {"smallest_fitting_layout", "smallest t x p x d that fits", "NA21", "least t p over the same G with total <= C",
+     [](const T& x) {
+       if (!x.r.smallest_fitting_layout) return cell(std::optional<std::string>());
+       const auto& l = *x.r.smallest_fitting_layout;
+       return cell(fmt::format("{} x {} x {}", l.tensor, l.pipeline, l.data));
+     }},
 };
 
 const std::vector<Field<T>> kCompute = {
