@@ -42,25 +42,6 @@ ParamsResult analyze_params(const Scenario& s);
 
 // --- flops -------------------------------------------------------------------------------------
 
-struct TrainingCompute {
-  std::int64_t tokens = 0;   ///< D
-  std::int64_t params = 0;   ///< N under the basis
-  units::Flop compute{};     ///< C = 6 N D
-  std::int64_t devices = 1;  ///< G
-  double mfu = 1.0;
-  std::optional<units::FlopPerSecond> achieved_per_device;  ///< X = P_peak mfu
-  std::optional<units::Seconds> time;                       ///< T = C / (G X)
-};
-
-struct Utilisation {
-  double tokens_per_s = 0.0;
-  std::int64_t params = 0;
-  std::int64_t devices = 1;
-  units::FlopPerSecond peak{};  ///< one device
-  units::Fraction mfu{};
-  units::Fraction hfu{};  ///< with full recomputation (8N)
-};
-
 struct FlopsResult {
   std::array<std::int64_t, 3> basis_params{};      ///< N per FlopBasis (physical, non-embedding, all-params)
   std::array<units::Flop, 3> forward_per_token{};  ///< 2 N per basis
@@ -82,8 +63,6 @@ struct FlopsResult {
   units::Fraction attention_share{};
   units::Tokens crossover_causal{};
   units::Tokens crossover_full{};
-  std::optional<TrainingCompute> train;
-  std::optional<Utilisation> utilisation;
 };
 FlopsResult analyze_flops(const Scenario& s);
 
@@ -261,11 +240,16 @@ struct TrainResult {
   double tokens_per_step = 0.0;             ///< global batch x s
   std::int64_t params = 0;                  ///< N under the FLOP basis
   units::Flop model_flops_per_step{};       ///< 6 N tokens
-  units::Flop hardware_flops_per_step{};    ///< 8 N tokens under full recomputation, else 6 N
+  units::Flop hardware_flops_per_step{};    ///< 6N + the recomputation done (selective: attention core; full: 2N + it)
+  units::Flop attention_flops_per_token{};  ///< the forward attention core at s, causal
   units::Flop megatron_flops_per_step{};    ///< 72 (96 with full recomputation) B s L h^2 (...)
   std::optional<units::Seconds> step_time;  ///< model FLOPs / (G P mfu)
+  std::optional<double> measured_tokens_per_s;
+  std::optional<units::Fraction> mfu_measured;  ///< 6 N tps / (G P)
+  std::optional<units::Fraction> hfu_measured;  ///< executed FLOPs per token x tps / (G P)
   double mfu = 1.0;
-  std::optional<double> steps;  ///< D / tokens per step
+  std::optional<units::Flop> training_compute;  ///< C = 6 N D
+  std::optional<double> steps;                  ///< D / tokens per step
   std::optional<units::Seconds> time_to_train;
   std::optional<double> device_hours;
   std::optional<double> cost;

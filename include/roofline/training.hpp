@@ -1,6 +1,7 @@
 // Training basics: state bytes, total compute, time to train, MFU/HFU.
 #pragma once
 
+#include "roofline/activations.hpp"
 #include "roofline/units.hpp"
 
 namespace roofline {
@@ -23,6 +24,21 @@ constexpr units::Flop training_compute(double params, double tokens) { return un
 /// T = C / (G X), X the achieved FLOP/s of one device  [S000-1.4] [S003-2.2]
 constexpr units::Seconds time_to_train(units::Flop compute, double devices, units::FlopPerSecond achieved_per_device) {
   return compute / (achieved_per_device * devices);
+}
+
+/// FLOPs executed per training token: 3 C_fwd + recomputation (selective: the attention core's
+/// forward A; full: C_fwd + A), attention in the training pass counted as 3 A  [KO22 §5] [CH22 App. B]
+constexpr units::Flop executed_training_flops(units::Flop forward, units::Flop attention, Recompute r) {
+  const units::Flop base = (forward + attention) * 3.0;
+  switch (r) {
+    case Recompute::none:
+      return base;
+    case Recompute::selective:
+      return base + attention;
+    case Recompute::full:
+      return base + forward + attention;
+  }
+  return base;
 }
 
 /// MFU = 6 N tokens_per_s / (G P_peak)  [CH22 App. B]

@@ -185,7 +185,7 @@ Outcome run_models(Invocation& inv, const io::Resolved*) {
 // Every command: its inputs are the groups it names, and nothing else.
 const Command kCommands[] = {
     {"report", "The whole picture for one model on one accelerator", Kind::model,
-     kWorkloadOnGpu | io::kContext | io::kPrompt | io::kAttentionMode | io::kLmHead | io::kTraining, false, run_report,
+     kWorkloadOnGpu | io::kContext | io::kPrompt | io::kAttentionMode | io::kLmHead, false, run_report,
      "  roofline report llama3-8b --gpu h100-sxm\n"
      "  roofline report llama2-70b --gpu mi300x --batch 32 --context 4096\n"},
     {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", Kind::model,
@@ -194,10 +194,10 @@ const Command kCommands[] = {
      "  roofline params mixtral-8x7b --format json\n"},
     {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode |
-         io::kLmHead | io::kTraining | io::kGpu | io::kDevices | io::kMfu | io::kWeights | io::kComputeDtype,
+         io::kLmHead | io::kWeights,
      false, run_flops,
      "  roofline flops llama3-8b --prompt 2048\n"
-     "  roofline flops llama3-8b --train-tokens 15T --gpu h100-sxm --gpus 1024 --mfu 40%\n"},
+     "  roofline flops llama3-8b --flops-basis non-embedding\n"},
     {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", Kind::model,
      io::kModelOverrides | io::kContext | io::kBatch | io::kKvDtype, false, run_kv,
      "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
@@ -215,8 +215,8 @@ const Command kCommands[] = {
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead, true, run_serve,
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
-     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype | io::kReserve | io::kMfu |
-         io::kFlopsBasis | io::kTrain | io::kRequireFit,
+     io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
+         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kTraining | io::kRequireFit,
      true, run_train,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"

@@ -255,7 +255,7 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     }
   }
   TrainingInputs& t = sc.training;
-  t.tokens = spec.tokens ? spec.tokens : spec.train_tokens;
+  t.tokens = spec.tokens;
   t.zero = spec.zero.value_or(ZeroStage::none);
   t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
   t.micro_batch = spec.micro_batch.value_or(1);
@@ -385,7 +385,6 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   sc.workload = resolve_workload(spec, sc.model.max_seq_len);
   r.context_defaulted = !spec.context;
   sc.deployment.devices = spec.devices.value_or(1);
-  sc.training.tokens = spec.train_tokens;
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) resolve_training(spec, sc, diag);
   // The accelerator, or a check that nothing needed one.

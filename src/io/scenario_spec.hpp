@@ -42,7 +42,7 @@ enum InputGroup : unsigned {
   kAttentionMode = 1U << 15,
   kLmHead = 1U << 16,
   kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
-  kTraining = 1U << 18,     ///< --train-tokens, --measured-tokens-per-s
+  kTraining = 1U << 18,     ///< --measured-tokens-per-s
   kRequireFit = 1U << 19,
   kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
   kTrain = 1U << 21,       ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
@@ -80,7 +80,7 @@ struct ScenarioSpec {
   std::optional<units::Bytes> gpu_memory;
   std::optional<units::BytesPerSecond> gpu_bandwidth;
   std::vector<PeakOverride> gpu_peaks;
-  std::optional<std::int64_t> devices, batch, context, prompt, output, train_tokens;
+  std::optional<std::int64_t> devices, batch, context, prompt, output;
   std::optional<double> measured_tokens_per_s;
   std::optional<DType> dtype, kv_dtype, compute_dtype;
   std::optional<WeightFormat> weight_format;  ///< --weight-bits: a named format or a number of bits

@@ -145,8 +145,7 @@ void check_substitutions(const nlohmann::json& j, const std::string& what) {
 
 const std::vector<std::vector<std::string>> kCommands = {
     {"report", "llama3-8b", "--gpu", "h100-sxm"},
-    {"report", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8", "--train-tokens", "1T", "--measured-tokens-per-s",
-     "1M"},
+    {"report", "deepseek-v3", "--gpu", "mi355x", "--gpus", "8"},
     {"report", "gemma2-9b", "--gpu", "h200-sxm", "--context", "8192", "--batch", "4"},
     {"report", "mixtral-8x7b", "--gpu", "a100-80gb-sxm", "--weight-bits", "q4_k", "--bw-efficiency", "0.8"},
     {"report", "llama2-7b", "--gpu", "v100-sxm2-32gb"},
@@ -155,8 +154,9 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"serve", "gemma2-9b", "--gpu", "l4", "--prompt", "1000", "--output", "20000"},
     {"decode", "llama3-70b", "--gpu", "h100-sxm", "--batch", "64", "--context", "4096"},
     {"prefill", "qwen2.5-72b", "--gpu", "mi300x", "--batch", "8"},
-    {"flops", "gpt2", "--gpu", "a100-80gb-sxm", "--gpus", "64", "--mfu", "40%", "--train-tokens", "1T",
-     "--measured-tokens-per-s", "1e5"},
+    {"flops", "gpt2", "--flops-basis", "non-embedding"},
+    {"train", "gpt2", "--gpu", "a100-80gb-sxm", "--gpus", "64", "--mfu", "40%", "--tokens", "1T",
+     "--measured-tokens-per-s", "1e5", "--recompute", "full"},
     {"kv", "deepseek-v3", "--context", "32Ki", "--batch", "16"},
     {"params", "opt-350m"},
     {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},

@@ -24,7 +24,7 @@ commands = [
     ["report", "gemma2-9b", "--gpu", "m4-max"],
     ["params", "qwen1.5-moe-a2.7b"],
     ["flops", "gpt3-175b"],
-    ["flops", "--params", "70B", "--train-tokens", "2T", "--gpu", "h100-sxm"],
+    ["train", "--params", "70B", "--tokens", "2T", "--gpu", "h100-sxm", "--gpus", "8"],
     ["params", "--params", "7B"],
     ["kv", "mistral-7b", "--context", "32768"],
     ["memory", "llama3.1-405b", "--gpu", "b200", "--gpus", "8"],

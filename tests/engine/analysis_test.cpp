@@ -211,3 +211,13 @@ TEST_CASE("train: what would fit on the same devices", "[analysis]") {
   at.training.micro_batch = *z.max_micro_batch + 1;
   CHECK_FALSE(analyze_train(at).fits);
 }
+
+TEST_CASE("executed training FLOPs per token follow the recomputation done [KO22 §5] [CH22 App. B]", "[analysis]") {
+  const units::Flop c{100.0};
+  const units::Flop a{10.0};
+  CHECK(executed_training_flops(c, a, Recompute::none).base() == 330.0);       // 3 (C + A)
+  CHECK(executed_training_flops(c, a, Recompute::selective).base() == 340.0);  // + A
+  CHECK(executed_training_flops(c, a, Recompute::full).base() == 440.0);       // + C + A: 4 (C + A)
+  // Without attention, full recomputation is the 8N of a 2N forward.
+  CHECK(executed_training_flops(units::Flop{2.0}, units::Flop{0.0}, Recompute::full).base() == 8.0);
+}

@@ -76,12 +76,12 @@ TEST_CASE("a model may be an inline config object", "[spec]") {
 TEST_CASE("JSON inputs: unknown keys and inputs of another command are errors, all reported", "[spec]") {
   io::ScenarioSpec spec;
   io::Diagnostics diag;
-  io::fill_from_json(nlohmann::json::parse(R"({"model":"llama3-8b","batchsize":3,"train-tokens":"1T","batch":0})"),
+  io::fill_from_json(nlohmann::json::parse(R"({"model":"llama3-8b","batchsize":3,"tokens":"1T","batch":0})"),
                      kDecodeGroups, "decode", spec, diag);
   REQUIRE_THROWS_WITH(diag.check(),
                       "/batch: \"0\" must be at least 1\n"
                       "/batchsize: unknown input \"batchsize\"\n"
-                      "/train-tokens: \"train-tokens\" does not apply to decode");
+                      "/tokens: \"tokens\" does not apply to decode");
 }
 
 TEST_CASE("resolve collects every input error before it throws", "[spec]") {

@@ -129,32 +129,6 @@ FlopsResult analyze_flops(const Scenario& s) {
     r.crossover_causal = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::causal)};
     r.crossover_full = units::Tokens{attention_crossover_tokens(m, c, AttentionMode::full)};
   }
-  const std::int64_t n = flop_params(c, w.basis);
-  const auto peak = device_peak(s);
-  if (s.training.tokens) {
-    TrainingCompute t;
-    t.tokens = *s.training.tokens;
-    t.params = n;
-    t.compute = training_compute(static_cast<double>(n), static_cast<double>(t.tokens));
-    t.devices = s.deployment.devices;
-    t.mfu = w.mfu;
-    if (peak) {
-      t.achieved_per_device = *peak * w.mfu;
-      t.time = time_to_train(t.compute, static_cast<double>(t.devices), *t.achieved_per_device);
-    }
-    r.train = t;
-  }
-  if (s.training.measured_tokens_per_s && peak) {
-    Utilisation u;
-    u.tokens_per_s = *s.training.measured_tokens_per_s;
-    u.params = n;
-    u.devices = s.deployment.devices;
-    u.peak = *peak;
-    const double g = static_cast<double>(u.devices);
-    u.mfu = units::Fraction{model_flops_utilisation(static_cast<double>(n), u.tokens_per_s, g, *peak)};
-    u.hfu = units::Fraction{hardware_flops_utilisation(static_cast<double>(n), u.tokens_per_s, g, *peak, true)};
-    r.utilisation = u;
-  }
   return r;
 }
 

@@ -43,7 +43,8 @@ TrainResult train_at(const Scenario& s) {
                                .recompute = in.recompute,
                                .bytes_per_element = dtype_bytes(w.activation_dtype)};
   r.layers_per_stage = static_cast<double>(m.n_layers) / p;
-  r.activations_per_layer = model_layer_activations(m, opts) / static_cast<double>(m.n_layers);
+  // A model known only by N has no layers: its activations are unknown and left at zero.
+  if (s.architecture) r.activations_per_layer = model_layer_activations(m, opts) / static_cast<double>(m.n_layers);
   r.in_flight = p;
   r.activations_first_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, p);
   r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, 1.0);
@@ -65,14 +66,29 @@ TrainResult train_at(const Scenario& s) {
   r.params = flop_params(s.counts, w.basis);
   const double n = static_cast<double>(r.params);
   r.model_flops_per_step = training_compute(n, r.tokens_per_step);
+  // Executed FLOPs: selective recomputation repeats the attention core's forward, full
+  // recomputation the whole forward (2N + the attention core)  [KO22 §5] [CH22 App. B]
+  r.attention_flops_per_token =
+      s.architecture ? attention_flops_prefill(m, static_cast<double>(in.seq_len), AttentionMode::causal) /
+                           static_cast<double>(in.seq_len)
+                     : units::Flop{};
   r.hardware_flops_per_step =
-      in.recompute == Recompute::full
-          ? recompute_flops_per_token(forward_flops_per_token(s.counts, w.basis)) * r.tokens_per_step
-          : r.model_flops_per_step;
+      executed_training_flops(forward_flops_per_token(s.counts, w.basis), r.attention_flops_per_token, in.recompute) *
+      r.tokens_per_step;
   r.megatron_flops_per_step = megatron_flops_per_iteration(
       static_cast<double>(r.global_batch), static_cast<double>(in.seq_len), static_cast<double>(m.n_layers),
       static_cast<double>(m.d_model), static_cast<double>(m.vocab_size), in.recompute == Recompute::full);
   r.mfu = w.mfu;
+  if (in.tokens) r.training_compute = training_compute(n, static_cast<double>(*in.tokens));
+  if (const auto peak = device_peak(s); peak && in.measured_tokens_per_s) {
+    const double g = static_cast<double>(dep.devices);
+    r.measured_tokens_per_s = in.measured_tokens_per_s;
+    r.mfu_measured = units::Fraction{model_flops_utilisation(n, *in.measured_tokens_per_s, g, *peak)};
+    // Executed FLOPs per token times tokens per second is the achieved rate of the whole job.
+    const units::FlopPerSecond executed{(r.hardware_flops_per_step / r.tokens_per_step).base() *
+                                        *in.measured_tokens_per_s};
+    r.hfu_measured = units::Fraction{executed / (*peak * g)};
+  }
   if (const auto peak = device_peak(s)) {
     r.step_time = time_to_train(r.model_flops_per_step, static_cast<double>(dep.devices), *peak * w.mfu);
     if (in.tokens) {

@@ -63,36 +63,6 @@ const std::vector<Field<F>> kFlops = {
                           num(f.r.prompt), num(f.r.mean_layer_matrix_params), num(f.r.layers));
      },
      nullptr, architecture},
-    {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const F& f) { return cell(f.r.train->compute); },
-     [](const F& f) { return fmt::format("6 x {} x {}", num(f.r.train->params), num(f.r.train->tokens)); }, nullptr,
-     [](const F& f) { return f.r.train.has_value(); },
-     [](const F& f) { return fmt::format("training compute, {} tokens", grouped(f.r.train->tokens)); }},
-    {"time_to_train_s", "", "S000-1.4", "T = C / (G X), X = P_peak mfu",
-     [](const F& f) { return cell(f.r.train->time); },
-     [](const F& f) {
-       return fmt::format("{} / ({} x {})", num(f.r.train->compute), num(f.r.train->devices),
-                          f.r.train->achieved_per_device ? num(*f.r.train->achieved_per_device) : std::string("n/a"));
-     },
-     nullptr, [](const F& f) { return f.r.train.has_value() && f.in.scenario.accelerator.has_value(); },
-     [](const F& f) {
-       return fmt::format("time on {} x {} at {} % mfu", f.r.train->devices, f.in.scenario.accelerator->hw.name,
-                          num(f.r.train->mfu * 100.0));
-     }},
-    {"model_flops_utilisation_fraction", "", "CH22-B", "MFU = 6 N tokens_per_s / (G P_peak)",
-     [](const F& f) { return cell(f.r.utilisation->mfu); },
-     [](const F& f) {
-       const Utilisation& u = *f.r.utilisation;
-       return fmt::format("6 x {} x {} / ({} x {})", num(u.params), num(u.tokens_per_s), num(u.devices), num(u.peak));
-     },
-     nullptr, [](const F& f) { return f.r.utilisation.has_value(); },
-     [](const F& f) { return fmt::format("MFU at {} tokens/s", num(f.r.utilisation->tokens_per_s)); }},
-    {"hardware_flops_utilisation_fraction", "HFU with full recomputation", "CH22-B",
-     "HFU = 8 N tokens_per_s / (G P_peak)", [](const F& f) { return cell(f.r.utilisation->hfu); },
-     [](const F& f) {
-       const Utilisation& u = *f.r.utilisation;
-       return fmt::format("8 x {} x {} / ({} x {})", num(u.params), num(u.tokens_per_s), num(u.devices), num(u.peak));
-     },
-     nullptr, [](const F& f) { return f.r.utilisation.has_value(); }},
     {"attention_crossover_tokens_causal", "attention = projections (causal)", "S003-2.3", "N* = 4 P̄ / a",
      [](const F& f) { return cell(f.r.crossover_causal); },
      [](const F& f) { return fmt::format("4 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); },

@@ -11,6 +11,8 @@ struct T {
   [[nodiscard]] const TrainingInputs& t() const { return in.scenario.training; }
 };
 
+bool architecture(const T& x) { return x.in.scenario.architecture; }
+
 std::string recompute_name(Recompute r) {
   switch (r) {
     case Recompute::none:
@@ -61,16 +63,18 @@ const std::vector<Field<T>> kMemory = {
     {"activation_bytes_per_layer", "activations per layer, one micro-batch", "KO22",
      "KO22 Table 2, generalised (GQA, gated MLP, flash attention, dropout)",
      [](const T& x) { return cell(x.r.activations_per_layer); }, nullptr,
-     [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
+     [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }, architecture},
     {"activation_bytes_first_stage", "activations, first stage (p in flight)", "KO22", "M_layer (L / p) p",
      [](const T& x) { return cell(x.r.activations_first_stage); },
      [](const T& x) {
        return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.layers_per_stage),
                           num(x.r.in_flight));
-     }},
+     },
+     nullptr, architecture},
     {"logits_bytes", "logits and loss, last stage", "KO22", "s b V e / t + 4 s b V / t",
      [](const T& x) { return cell(x.r.logits.total()); },
-     [](const T& x) { return fmt::format("{} + {}", num(x.r.logits.logits), num(x.r.logits.loss_fp32)); }},
+     [](const T& x) { return fmt::format("{} + {}", num(x.r.logits.logits), num(x.r.logits.loss_fp32)); }, nullptr,
+     architecture},
     {"activation_bytes", "activations of the binding stage", "KO22", "max(first stage, last stage + logits)",
      [](const T& x) { return cell(x.r.activations); },
      [](const T& x) {
@@ -109,11 +113,14 @@ const std::vector<Field<T>> kCompute = {
     {"model_flop_per_step", "model FLOPs per step (6N)", "KA20-2.1", "6 N B s",
      [](const T& x) { return cell(x.r.model_flops_per_step); },
      [](const T& x) { return fmt::format("6 x {} x {}", num(x.r.params), num(x.r.tokens_per_step)); }},
-    {"hardware_flop_per_step", "executed FLOPs per step", "KO22", "8 N B s with full recomputation, else 6 N B s",
-     [](const T& x) { return cell(x.r.hardware_flops_per_step); }},
+    {"hardware_flop_per_step", "executed FLOPs per step", "KO22",
+     "(3 (C_fwd + A) + recomputation: selective A, full C_fwd + A) B s, A the causal attention core",
+     [](const T& x) { return cell(x.r.hardware_flops_per_step); }, nullptr,
+     [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
     {"megatron_flop_per_step", "Megatron FLOPs per step", "NA21",
      "72 B s L h² (1 + s/(6h) + V/(12 h L)); 96 B s L h² (...) with full recomputation",
-     [](const T& x) { return cell(x.r.megatron_flops_per_step); }},
+     [](const T& x) { return cell(x.r.megatron_flops_per_step); }, nullptr, nullptr,
+     [](const T& x) { return x.in.scenario.architecture; }},
     {"step_time_s", "", "S000-1.4", "t = 6 N B s / (G P_peak mfu)", [](const T& x) { return cell(x.r.step_time); },
      [](const T& x) {
        const auto peak = device_peak(x.in.scenario);
@@ -122,6 +129,27 @@ const std::vector<Field<T>> kCompute = {
                    : std::string();
      },
      nullptr, nullptr, [](const T& x) { return fmt::format("step time at {} % mfu", num(x.r.mfu * 100.0)); }},
+    {"model_flops_utilisation_fraction", "", "CH22-B", "MFU = 6 N tokens_per_s / (G P_peak)",
+     [](const T& x) { return cell(x.r.mfu_measured); },
+     [](const T& x) {
+       const auto peak = device_peak(x.in.scenario);
+       return fmt::format("6 x {} x {} / ({} x {})", num(x.r.params), num(*x.r.measured_tokens_per_s), num(x.r.devices),
+                          peak ? num(*peak) : std::string("n/a"));
+     },
+     nullptr, [](const T& x) { return x.r.mfu_measured.has_value(); },
+     [](const T& x) { return fmt::format("MFU at {} tokens/s", num(*x.r.measured_tokens_per_s)); }},
+    {"hardware_flops_utilisation_fraction", "HFU (recomputation done)", "CH22-B",
+     "HFU = executed FLOPs per token x tokens_per_s / (G P_peak)", [](const T& x) { return cell(x.r.hfu_measured); },
+     [](const T& x) {
+       const auto peak = device_peak(x.in.scenario);
+       return fmt::format("{} / {} x {} / ({} x {})", num(x.r.hardware_flops_per_step), num(x.r.tokens_per_step),
+                          num(*x.r.measured_tokens_per_s), num(x.r.devices), peak ? num(*peak) : std::string("n/a"));
+     },
+     nullptr, [](const T& x) { return x.r.hfu_measured.has_value(); }},
+    {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const T& x) { return cell(x.r.training_compute); },
+     [](const T& x) { return fmt::format("6 x {} x {}", num(x.r.params), num(*x.t().tokens)); }, nullptr,
+     [](const T& x) { return x.r.training_compute.has_value(); },
+     [](const T& x) { return fmt::format("training compute, {} tokens", grouped(*x.t().tokens)); }},
     {"steps", "steps", "S000-1.4", "ceil(D / (B s))",
      [](const T& x) { return cell(static_cast<std::int64_t>(x.r.steps.value_or(0.0))); }, nullptr, nullptr,
      [](const T& x) { return x.r.steps.has_value(); }},
