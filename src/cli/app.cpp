@@ -517,10 +517,11 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {
       resolved = io::resolve(inv.spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
-      for (const std::string& w : resolved->warnings) warn(err, g, w);
     }
     // Pass 7: analyze and build the view.
     const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);
+    // Warnings: the inputs' (from resolve) and the results' (from the views), on stderr and in JSON.
+    for (const std::string& w : o.report.warnings) warn(err, g, w);
     // Pass 8: render everything, then write: output is never partial.
     const std::string text = o.text.empty() ? format::render(o.report, render_options(g, env)) : o.text;
     int exit_code = 0;

@@ -196,6 +196,11 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, explain));
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step", kComm, x, explain));
+  if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
+    rep.warnings.push_back(
+        fmt::format("--measured-tokens-per-s {} is faster than the devices' peak (MFU {} %): check the rate and --gpus",
+                    num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
+  }
   rep.notes.emplace_back(
       "times assume the stated mfu on model FLOPs (6N per token) and no overlap loss; communication is "
       "sized, not added to the step time");
