@@ -75,9 +75,11 @@ TrainResult train_at(const Scenario& s) {
   r.hardware_flops_per_step =
       executed_training_flops(forward_flops_per_token(s.counts, w.basis), r.attention_flops_per_token, in.recompute) *
       r.tokens_per_step;
-  r.megatron_flops_per_step = megatron_flops_per_iteration(
-      static_cast<double>(r.global_batch), static_cast<double>(in.seq_len), static_cast<double>(m.n_layers),
-      static_cast<double>(m.d_model), static_cast<double>(m.vocab_size), in.recompute == Recompute::full);
+  if (s.architecture) {  // a model known only by N has no layers or width for Megatron's form
+    r.megatron_flops_per_step = megatron_flops_per_iteration(
+        static_cast<double>(r.global_batch), static_cast<double>(in.seq_len), static_cast<double>(m.n_layers),
+        static_cast<double>(m.d_model), static_cast<double>(m.vocab_size), in.recompute == Recompute::full);
+  }
   r.mfu = w.mfu;
   if (in.tokens) r.training_compute = training_compute(n, static_cast<double>(*in.tokens));
   if (const auto peak = device_peak(s); peak && in.measured_tokens_per_s) {
