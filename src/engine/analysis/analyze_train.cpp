@@ -137,6 +137,18 @@ std::optional<std::int64_t> largest_fitting(F fits, int cap_log2) {
   return lo;
 }
 
+// The largest value of one training input (micro-batch, sequence length) that still fits.
+template <std::int64_t TrainingInputs::*Field>
+std::optional<std::int64_t> largest_fitting_input(const Scenario& s, int cap_log2) {
+  Scenario probe = s;
+  return largest_fitting(
+      [&](std::int64_t v) {
+        probe.training.*Field = v;
+        return train_at(probe).fits;
+      },
+      cap_log2);
+}
+
 // A layout t x p x d over the same G that the model's heads, layers and experts allow.
 bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p) {
   if (m.n_heads % t != 0 || m.n_layers % p != 0) return false;
@@ -147,23 +159,11 @@ bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p) {
 
 TrainResult analyze_train(const Scenario& s) {
   TrainResult r = train_at(s);
-  Scenario probe = s;
-  r.max_micro_batch = largest_fitting(
-      [&](std::int64_t b) {
-        probe.training.micro_batch = b;
-        return train_at(probe).fits;
-      },
-      20);
-  probe = s;
-  r.max_seq_len = largest_fitting(
-      [&](std::int64_t len) {
-        probe.training.seq_len = len;
-        return train_at(probe).fits;
-      },
-      24);
+  r.max_micro_batch = largest_fitting_input<&TrainingInputs::micro_batch>(s, 20);
+  r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, 24);
   // The smallest model-parallel size t p that fits (fewest devices per replica; among those, KV
   // heads split rather than replicated, then the fewest pipeline stages).
-  probe = s;
+  Scenario probe = s;
   const std::int64_t g = s.deployment.devices;
   std::optional<TrainResult::Layout> best;
   for (std::int64_t tp = 1; tp <= g && !best; ++tp) {
