@@ -166,7 +166,11 @@ TrainResult analyze_train(const Scenario& s) {
   Scenario probe = s;
   const std::int64_t g = s.deployment.devices;
   std::optional<TrainResult::Layout> best;
-  for (std::int64_t tp = 1; tp <= g && !best; ++tp) {
+  // t divides the heads and p the layers, so t p never needs to pass heads x layers: the search
+  // stays bounded whatever G is.
+  const std::int64_t limit =
+      std::min(g, std::max<std::int64_t>(1, s.model.n_heads) * std::max<std::int64_t>(1, s.model.n_layers));
+  for (std::int64_t tp = 1; tp <= limit && !best; ++tp) {
     if (g % tp != 0) continue;
     // Splitting the KV heads before replicating them, then the larger t (fewer pipeline stages).
     for (const bool replicate : {false, true}) {
