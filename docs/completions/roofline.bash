@@ -108,14 +108,24 @@ _roofline() {
     --dtype | --kv-dtype | --compute-dtype) _roofline_words "$_roofline_dtypes"; return ;;
     --weight-bits) _roofline_words "q4_0 q4_k q5_k q6_k q8_0 int4-g128 int4-g64 int4-g32 4.125"; return ;;
     --mlp) _roofline_words "gated plain"; return ;;
+    --zero) _roofline_words "0 1 2 3"; return ;;
+    --fsdp) _roofline_words "full-shard shard-grad-op no-shard hybrid"; return ;;
+    --optimizer)
+      _roofline_words "mixed-adam mixed-adam-fp32-grads bf16-adam-fp32-master bf16-adam adam-8bit adam-8bit-no-master sgd-momentum adafactor"
+      return
+      ;;
+    --recompute) _roofline_words "none selective full"; return ;;
+    --model-flops) _roofline_words "6n palm megatron"; return ;;
     --norm) _roofline_words "rmsnorm layernorm layernorm-nobias none"; return ;;
     --gpu)
       _roofline_words "$(_roofline_names gpus)"
       _roofline_files
       return
       ;;
-    -b | --batch | -c | --context | -p | --prompt | --output | --train-tokens | --reserve | \
-      --bw-efficiency | --mfu | \
+    -b | --batch | -c | --context | -p | --prompt | --output | --reserve | \
+      --bw-efficiency | --mfu | --hfu | --tp | --pp | --dp | --ep | --pp-chunks | --micro-batch | --seq | \
+      --grad-accum | --global-batch | --recompute-every | --tokens | --price | --measured-tokens-per-s | \
+      --measured-step-time | --params | \
       --gpus | --gpu-memory | --gpu-bandwidth | --gpu-peak | --layers | --hidden | --heads | \
       --kv-heads | --head-dim | --ffn | --vocab | --max-seq-len | --window | --global-every | \
       --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense)

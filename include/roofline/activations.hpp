@@ -120,4 +120,19 @@ constexpr units::Bytes activations_first_stage(units::Bytes per_layer, double la
   return per_layer * (layers_per_stage * p);
 }
 
+/// Micro-batches whose activations pipeline rank r (0 first) holds at its peak, in units of its
+/// whole stage: 1F1B p - r; interleaved with v chunks per device (2 (p - r - 1) + (v - 1) p + 1)/v,
+/// which is p (1 + (p - 1)/(p v)) on the first rank  [NA21 §2.2] [KO22 §4.2.3]
+constexpr double pipeline_in_flight(double p, double v, double rank) {
+  if (v <= 1.0) return p - rank;
+  return (2.0 * (p - rank - 1.0) + (v - 1.0) * p + 1.0) / v;
+}
+
+/// Embedding-layer activations of one micro-batch: the input dropout's mask, s b h m (/ t with
+/// sequence parallelism); nothing without dropout (the lookup's backward needs only the ids)  [KO22 §4.3]
+constexpr units::Bytes embedding_activations(double s, double b, double h, double mask_bytes, bool dropout,
+                                             double split) {
+  return dropout ? units::Bytes{s * b * h * mask_bytes / split} : units::Bytes{};
+}
+
 }  // namespace roofline

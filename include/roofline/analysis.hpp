@@ -212,9 +212,18 @@ ElementwiseResult analyze_elementwise(const Scenario& s);
 
 // --- train ---------------------------------------------------------------------------------------
 
+/// What the step time of `train` is computed from.
+enum class StepTimeBasis {
+  mfu,                ///< model FLOPs (the convention's) / (G P mfu)
+  hfu,                ///< executed FLOPs / (G P hfu)
+  measured_step,      ///< --measured-step-time
+  measured_tokens_s,  ///< tokens per step / --measured-tokens-per-s
+};
+
 struct TrainResult {
   // Layout.
   std::int64_t devices = 1, tensor = 1, pipeline = 1, data = 1, expert = 1;
+  std::int64_t chunks = 1;  ///< v, model chunks per device
   bool sequence_parallel = false;
   ZeroStage zero = ZeroStage::none;
   const RecipeBytes* recipe = nullptr;
@@ -222,16 +231,26 @@ struct TrainResult {
   DeviceParams stage_params;   ///< parameters on the first and the last pipeline stage
   double device_params = 0.0;  ///< the larger
   ModelStateBytes states;
+  double unit_params = 0.0;   ///< ZeRO-3: the largest unit gathered whole
+  Zero3LiveBytes zero3_live;  ///< ZeRO-3: gathered and unsharded buffers (0 otherwise)
   double layers_per_stage = 0.0;
+  double kept_layers = 0.0;              ///< layers per stage whose activations are kept (full, every k: ceil(L/p / k))
   units::Bytes activations_per_layer{};  ///< mean over the layers, one micro-batch
   double in_flight = 1.0;                ///< micro-batches the first stage holds (1F1B: p)
+  double in_flight_last = 1.0;           ///< on the last stage (1F1B: 1)
   units::Bytes activations_first_stage{};
-  units::Bytes activations_last_stage{};  ///< one micro-batch in flight
-  LogitsActivations logits;               ///< on the last stage
-  units::Bytes activations{};             ///< the binding stage's activations and logits
+  units::Bytes embedding_activations{};  ///< first stage, all micro-batches in flight
+  units::Bytes activations_last_stage{};
+  units::Bytes recompute_working_set{};  ///< full recomputation: k layers rebuilt, one micro-batch
+  LogitsActivations logits;              ///< on the last stage
+  units::Bytes activations{};            ///< the binding stage's activations and logits
   bool first_stage_binds = true;
+  units::Bytes forward_backward{};     ///< activations + ZeRO-3 live buffers
+  double optimizer_params = 0.0;       ///< Psi_o, the parameters this device updates
+  units::Bytes optimizer_temporary{};  ///< the optimizer step's fp32 gradient copy
+  bool optimizer_binds = false;        ///< the optimizer step, not the backward, is the peak
   units::Bytes reserve{};
-  units::Bytes total{};  ///< states + activations + reserve
+  units::Bytes total{};  ///< states + max(activations + live buffers, optimizer temporary) + reserve
   units::Bytes capacity{};
   bool fits = false;
   units::Bytes headroom{};  ///< capacity - total (negative when it does not fit)
@@ -240,25 +259,39 @@ struct TrainResult {
   double tokens_per_step = 0.0;             ///< global batch x s
   std::int64_t params = 0;                  ///< N under the FLOP basis
   units::Flop model_flops_per_step{};       ///< 6 N tokens
+  units::Flop palm_flops_per_step{};        ///< (6 N + 12 L H Q s) tokens
   units::Flop hardware_flops_per_step{};    ///< 6N + the recomputation done (selective: attention core; full: 2N + it)
   units::Flop attention_flops_per_token{};  ///< the forward attention core at s, causal
   units::Flop megatron_flops_per_step{};    ///< 72 (96 with full recomputation) B s L h^2 (...)
-  std::optional<units::Seconds> step_time;  ///< model FLOPs / (G P mfu)
-  std::optional<double> measured_tokens_per_s;
-  std::optional<units::Fraction> mfu_measured;  ///< 6 N tps / (G P)
+  units::Flop megatron_model_flops_per_step{};  ///< the 72 form whatever the recomputation
+  ModelFlopsConvention convention = ModelFlopsConvention::six_n;
+  units::Flop convention_flops_per_step{};  ///< the model FLOPs MFU counts, under the convention
+  StepTimeBasis basis = StepTimeBasis::mfu;
+  double utilisation = 1.0;  ///< the stated MFU or HFU of the basis
+  std::optional<units::Seconds> step_time;
+  std::optional<double> measured_tokens_per_s;  ///< given, or tokens per step / measured step time
+  std::optional<units::Fraction> mfu_measured;  ///< convention FLOPs per token x tps / (G P)
   std::optional<units::Fraction> hfu_measured;  ///< executed FLOPs per token x tps / (G P)
-  double mfu = 1.0;
   std::optional<units::Flop> training_compute;  ///< C = 6 N D
   std::optional<double> steps;                  ///< D / tokens per step
   std::optional<units::Seconds> time_to_train;
   std::optional<double> device_hours;
   std::optional<double> cost;
+  // The optimizer step, a bandwidth-bound phase.
+  units::Bytes optimizer_step_bytes{};
+  std::optional<units::Seconds> optimizer_step_time;
+  units::BytesPerSecond memory_bandwidth{};
   // Communication per step.
   units::Bytes dp_allreduce_bytes{};  ///< gradient all-reduce per device (ZeRO-3: 1.5x)
   std::optional<units::Seconds> dp_allreduce_time;
   units::Bytes tp_bytes{};  ///< tensor-parallel traffic per device per step
   std::optional<units::Seconds> tp_time;
-  double bubble_fraction = 0.0;  ///< (p - 1) / (m + p - 1)
+  units::Bytes pp_bytes{};  ///< pipeline sends and receives per device per step
+  std::optional<units::Seconds> pp_time;
+  double moe_layers_per_stage = 0.0;
+  units::Bytes ep_bytes{};  ///< expert-parallel all-to-all per device per step
+  std::optional<units::Seconds> ep_time;
+  double bubble_fraction = 0.0;  ///< (p - 1) / (v m + p - 1)
   units::BytesPerSecond link{};  ///< interconnect per direction
   // What would fit on these devices.
   std::optional<std::int64_t> max_micro_batch;  ///< largest b that fits (none: not even 1)

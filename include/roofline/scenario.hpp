@@ -7,6 +7,7 @@
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
+#include "roofline/training.hpp"
 #include "roofline/training_memory.hpp"
 #include "roofline/workload.hpp"
 
@@ -45,6 +46,11 @@ struct TrainingInputs {
   std::int64_t seq_len = 0;      ///< s
   std::int64_t grad_accum = 1;   ///< m, micro-batches per step and data-parallel rank
   Recompute recompute = Recompute::none;
+  std::int64_t recompute_every = 1;  ///< k: full recomputation checkpoints one layer in k
+  std::int64_t pipeline_chunks = 1;  ///< v: model chunks per device (1: 1F1B, > 1: interleaved)
+  ModelFlopsConvention model_flops = ModelFlopsConvention::six_n;
+  std::optional<double> hfu;                   ///< a stated HFU: the step time on executed FLOPs
+  std::optional<double> measured_step_time_s;  ///< a measured step time, for MFU and HFU
   bool flash_attention = true;
   bool dropout = false;
   std::optional<double> price_per_device_hour;  ///< in the user's currency

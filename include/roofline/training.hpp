@@ -41,6 +41,19 @@ constexpr units::Flop executed_training_flops(units::Flop forward, units::Flop a
   return base;
 }
 
+/// PaLM's model FLOPs per token, attention included: 6 N + 12 L H Q T  [CH22 App. B]
+constexpr units::Flop palm_model_flops_per_token(double params, double layers, double heads, double head_dim,
+                                                 double seq) {
+  return units::Flop{6.0 * params + 12.0 * layers * heads * head_dim * seq};
+}
+
+/// Which FLOPs count as the model's for MFU and for a step time at a stated MFU.
+enum class ModelFlopsConvention {
+  six_n,     ///< 6 N per token  [KA20 §2.1]
+  palm,      ///< 6 N + 12 L H Q T per token  [CH22 App. B]
+  megatron,  ///< 72 B s L h^2 (1 + s/(6h) + V/(12 h L)) per step  [NA21 §5.1]
+};
+
 /// MFU = 6 N tokens_per_s / (G P_peak)  [CH22 App. B]
 constexpr double model_flops_utilisation(double params, double tokens_per_s, double devices,
                                          units::FlopPerSecond peak) {

@@ -34,6 +34,7 @@ struct RecipeBytes {
   double gradients = 0.0;     ///< g
   double optimizer = 0.0;     ///< o (ZeRO's K): master weights + moments (+ quantisation scales)
   std::string_view citation;  ///< key of docs/formulas.md §2, with section
+  bool fp32_master = true;    ///< the update runs on an fp32 master copy of the weights
   [[nodiscard]] constexpr double total() const { return weights + gradients + optimizer; }
 };
 
@@ -50,11 +51,11 @@ inline constexpr std::array kOptimizerRecipes = {
     RecipeBytes{OptimizerRecipe::mixed_adam, "mixed-adam", 2.0, 2.0, 4.0 + 4.0 + 4.0, "RA20 §3.1"},
     RecipeBytes{OptimizerRecipe::mixed_adam_fp32_grads, "mixed-adam-fp32-grads", 2.0, 4.0, 12.0, "RA20 §3.1"},
     RecipeBytes{OptimizerRecipe::bf16_adam_fp32_master, "bf16-adam-fp32-master", 2.0, 2.0, 4.0 + 8.0, "RA20 §3.1"},
-    RecipeBytes{OptimizerRecipe::bf16_adam, "bf16-adam", 2.0, 2.0, 2.0 + 2.0, "RA20 §3.1"},
+    RecipeBytes{OptimizerRecipe::bf16_adam, "bf16-adam", 2.0, 2.0, 2.0 + 2.0, "RA20 §3.1", false},
     RecipeBytes{OptimizerRecipe::adam_8bit, "adam-8bit", 2.0, 2.0,
                 4.0 + blockwise_state_bytes(2.0, 1.0, 4.0, k8BitStateBlock), "DE22 §2"},
     RecipeBytes{OptimizerRecipe::adam_8bit_no_master, "adam-8bit-no-master", 2.0, 2.0,
-                blockwise_state_bytes(2.0, 1.0, 4.0, k8BitStateBlock), "DE22 §2"},
+                blockwise_state_bytes(2.0, 1.0, 4.0, k8BitStateBlock), "DE22 §2", false},
     RecipeBytes{OptimizerRecipe::sgd_momentum, "sgd-momentum", 2.0, 2.0, 4.0 + 4.0, "RA20 §3.1; DE22 §1"},
     RecipeBytes{OptimizerRecipe::adafactor_factored, "adafactor", 2.0, 2.0, 4.0, "SS18 §3"},
 };
@@ -131,6 +132,10 @@ struct DeviceParams {
 /// replicated; ⌈L/p⌉ layers per stage; embedding (/t) on the first, head (/t) on the last  [NA21 §2] [SH19 §3]
 DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d);
 
+/// Psi_unit: the largest unit one device gathers whole under ZeRO-3/FSDP, a layer's share
+/// (matrices / t, routed experts / (e t), vectors replicated) or the embedding or head (/ t)  [ZH23 §3.2]
+double largest_unit_params(const ParamCounts& c, ParallelDegrees d);
+
 // --- Communication ----------------------------------------------------------------------------
 
 /// Ring all-reduce, bytes each device sends: 2 (N - 1)/N M  [PY09 §3] [RA20 §7.1]
@@ -164,6 +169,52 @@ constexpr double pipeline_bubble_overhead(double p, double micro_batches, double
 /// Share of the step spent in the bubble: (p - 1)/(v m + p - 1)  [NA21 §2.2]
 constexpr double pipeline_bubble_fraction(double p, double micro_batches, double chunks) {
   return (p - 1.0) / (chunks * micro_batches + p - 1.0);
+}
+
+/// Pipeline point-to-point bytes per step and device: each of the m micro-batches sends its
+/// s b h activations forward and receives their gradient back at each of the v chunk boundaries,
+/// 2 v m s b h e (/ t with sequence parallelism: Megatron's scatter-gather)  [NA21 §4.1]
+constexpr units::Bytes pp_p2p_bytes(double seq, double micro_batch, double hidden, double act_bytes,
+                                    double micro_batches, double chunks, double split) {
+  return units::Bytes{2.0 * chunks * micro_batches * seq * micro_batch * hidden * act_bytes / split};
+}
+
+/// Expert-parallel all-to-all bytes per MoE layer and micro-batch, each device: the k routed copies
+/// of its s b tokens' h-wide states leave for other ranks ((e - 1)/e of them) to dispatch and
+/// again to combine, forward and backward: 4 k s b h e_b (e - 1)/e  [LE21]
+constexpr units::Bytes ep_alltoall_bytes_per_layer(double seq, double micro_batch, double top_k, double hidden,
+                                                   double act_bytes, double ep) {
+  return units::Bytes{4.0 * top_k * seq * micro_batch * hidden * act_bytes * (ep - 1.0) / ep};
+}
+
+/// ZeRO-3/FSDP buffers live during the forward and backward passes, each term on its own.
+struct Zero3LiveBytes {
+  units::Bytes gathered_params;  ///< the unit being computed and the one prefetched, unsharded
+  units::Bytes unsharded_grads;  ///< one unit's full gradients before their reduce-scatter
+  [[nodiscard]] constexpr units::Bytes total() const { return gathered_params + unsharded_grads; }
+};
+
+/// (1 + f) Psi_unit w + Psi_unit g: the unit (one layer) computing and f prefetched ones are
+/// gathered whole, and one unit's gradients exist whole before the reduce-scatter  [ZH23 §3.2]
+constexpr Zero3LiveBytes zero3_live_bytes(double unit_params, double weight_bytes, double grad_bytes,
+                                          double prefetched_units) {
+  return {.gathered_params = units::Bytes{(1.0 + prefetched_units) * unit_params * weight_bytes},
+          .unsharded_grads = units::Bytes{unit_params * grad_bytes}};
+}
+
+/// Bytes the optimizer step moves through device memory: it reads the gradients and the optimizer
+/// states, writes the states back and writes the weights, Psi_o (g + 2 o + w), Psi_o the
+/// parameters this device updates (Psi / N_d from ZeRO-1 on)  [RA20 §3.1] (derived)
+constexpr units::Bytes optimizer_step_bytes(double updated_params, double weight_bytes, double grad_bytes,
+                                            double optimizer_bytes) {
+  return units::Bytes{updated_params * (grad_bytes + 2.0 * optimizer_bytes + weight_bytes)};
+}
+
+/// The optimizer step's temporary: the 16-bit gradient shard upcast to fp32 for an fp32 update,
+/// 4 Psi_o when the gradients are narrower than 4 B and the recipe keeps an fp32 master; 0 otherwise
+/// [MI18 §3]
+constexpr units::Bytes optimizer_step_temporary_bytes(double updated_params, double grad_bytes, bool fp32_master) {
+  return fp32_master && grad_bytes < 4.0 ? units::Bytes{4.0 * updated_params} : units::Bytes{};
 }
 
 /// t = bytes / link bandwidth per direction  [PY09 §3]

@@ -114,6 +114,14 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
   return DeviceParams{first_layers + input, last_layers + output};
 }
 
+double largest_unit_params(const ParamCounts& c, ParallelDegrees d) {
+  const auto t = static_cast<double>(d.tensor);
+  const auto e = static_cast<double>(d.expert);
+  double unit = std::max(static_cast<double>(c.embedding), static_cast<double>(c.head_matmul)) / t;
+  for (const LayerKindParams& k : c.layer_kinds) unit = std::max(unit, layer_params_on_device(k, t, e));
+  return unit;
+}
+
 units::Flop megatron_flops_per_iteration(double batch, double seq, double layers, double hidden, double vocab,
                                          bool full_recompute) {
   const double lead = full_recompute ? 96.0 : 72.0;

@@ -240,4 +240,17 @@ double parse_fraction(std::string_view text) {
   throw InputError(quoted(text) + " is not a fraction; expected a value such as \"0.8\" or \"80%\"");
 }
 
+double parse_seconds(std::string_view text) {
+  const std::string expected = "; expected a duration such as \"1.2s\", \"850ms\" or \"2h\"";
+  const Number num = read_number(text, expected);
+  constexpr std::array kUnits = {std::pair{"", 1.0},    std::pair{"s", 1.0},    std::pair{"ms", 1e-3},
+                                 std::pair{"us", 1e-6}, std::pair{"min", 60.0}, std::pair{"h", 3600.0}};
+  for (const auto& [unit, scale] : kUnits) {
+    if (num.rest != unit) continue;
+    if (!(num.value > 0.0)) throw InputError(quoted(text) + " must be a positive duration");
+    return num.value * scale;
+  }
+  throw InputError(quoted(text) + ": unknown unit " + quoted(num.rest) + expected);
+}
+
 }  // namespace roofline::io

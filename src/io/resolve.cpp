@@ -272,6 +272,36 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     }
   }
   t.recompute = spec.recompute.value_or(Recompute::none);
+  t.recompute_every = spec.recompute_every.value_or(1);
+  if (spec.recompute_every && t.recompute != Recompute::full) {
+    diag.usage("--recompute-every: applies to --recompute full only");
+  } else if (sc.architecture && t.recompute_every > m.n_layers / dep.pipeline) {
+    diag.input("--recompute-every: " + str(t.recompute_every) + " is more than the " + str(m.n_layers / dep.pipeline) +
+               " layers of a pipeline stage");
+  }
+  t.pipeline_chunks = spec.pp_chunks.value_or(1);
+  if (t.pipeline_chunks > 1) {
+    if (dep.pipeline == 1) {
+      diag.usage("--pp-chunks: the interleaved schedule needs --pp 2 or more");
+    } else if (sc.architecture && m.n_layers % (dep.pipeline * t.pipeline_chunks) != 0) {
+      diag.input("--pp-chunks: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " x " +
+                 str(t.pipeline_chunks) + " equal chunks");
+    } else if (t.grad_accum % dep.pipeline != 0) {
+      diag.input("--pp-chunks: the interleaved schedule needs the " + str(t.grad_accum) +
+                 " micro-batches per step to be a multiple of --pp " + str(dep.pipeline));
+    }
+  }
+  t.model_flops = spec.model_flops.value_or(ModelFlopsConvention::six_n);
+  if (!sc.architecture && t.model_flops != ModelFlopsConvention::six_n) {
+    diag.input("--model-flops " + std::string(name_of(t.model_flops)) +
+               " needs the model's layers and heads; a model known by --params counts 6n");
+  }
+  if (spec.hfu && spec.mfu) diag.usage("--hfu and --mfu: give one utilisation, not both");
+  if (spec.measured_step_time && spec.measured_tokens_per_s) {
+    diag.usage("--measured-step-time and --measured-tokens-per-s: give one measurement, not both");
+  }
+  t.hfu = spec.hfu;
+  t.measured_step_time_s = spec.measured_step_time;
   t.flash_attention = !spec.no_flash_attention;
   t.dropout = spec.dropout;
   t.price_per_device_hour = spec.price;
@@ -290,6 +320,8 @@ void check_needs_gpu(const ScenarioSpec& spec, bool needs_gpu, Diagnostics& diag
   needs(spec.mfu.has_value(), "--mfu");
   needs(spec.bw_efficiency.has_value(), "--bw-efficiency");
   needs(spec.measured_tokens_per_s.has_value(), "--measured-tokens-per-s");
+  needs(spec.measured_step_time.has_value(), "--measured-step-time");
+  needs(spec.hfu.has_value(), "--hfu");
   needs(spec.reserve.has_value(), "--reserve");
 }
 

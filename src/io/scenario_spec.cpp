@@ -16,6 +16,9 @@
 namespace roofline::io {
 namespace {
 
+constexpr std::array kModelFlops = {std::pair{"6n", ModelFlopsConvention::six_n},
+                                    std::pair{"palm", ModelFlopsConvention::palm},
+                                    std::pair{"megatron", ModelFlopsConvention::megatron}};
 constexpr std::array kBases = {std::pair{"physical", FlopBasis::physical},
                                std::pair{"non-embedding", FlopBasis::non_embedding},
                                std::pair{"all-params", FlopBasis::all_params}};
@@ -186,8 +189,11 @@ const std::vector<InputDef> kInputs = {
     {"measured-tokens-per-s", nullptr, kTraining, "RATE",
      "Measured training tokens/s of the whole job (4M, 238.3k), for MFU and HFU",
      [](ScenarioSpec& s, const std::string& t) { s.measured_tokens_per_s = parse_rate_count(t); }},
+    {"measured-step-time", nullptr, kTraining, "SECONDS",
+     "Measured time of one training step (1.2s, 850ms), for the time to train, MFU and HFU",
+     [](ScenarioSpec& s, const std::string& t) { s.measured_step_time = parse_seconds(t); }},
     {"require-fit", nullptr, kRequireFit, "",
-     "Exit with status 3 when the weights and KV cache do not fit (for shell if/&&)",
+     "Exit with status 3 when the command's memory does not fit on the device (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},
     // train: the layout, the recipe and the run.
     {"tp", nullptr, kTrain, "N", "Tensor-parallel degree t [default: 1]",
@@ -237,6 +243,18 @@ const std::vector<InputDef> kInputs = {
                                       std::pair{"full", Recompute::full}};
        s.recompute = choice(t, kModes);
      }},
+    {"recompute-every", nullptr, kTrain, "K",
+     "With --recompute full: checkpoint one layer in K, rebuilding K layers at a time [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.recompute_every = positive_count(t); }},
+    {"pp-chunks", nullptr, kTrain, "V",
+     "Model chunks per pipeline device: 1 is 1F1B, more is the interleaved schedule [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }},
+    {"model-flops", nullptr, kTrain, "CONVENTION",
+     "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron [default: 6n]",
+     [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlops); }},
+    {"hfu", nullptr, kTrain, "FRACTION",
+     "Step time on the executed FLOPs (recomputation included) at this utilisation, instead of --mfu",
+     [](ScenarioSpec& s, const std::string& t) { s.hfu = fraction_in_unit_interval(t); }},
     {"no-flash-attention", nullptr, kTrain, "", "Store the attention score matrix (no FlashAttention)",
      [](ScenarioSpec& s, const std::string&) { s.no_flash_attention = true; }},
     {"dropout", nullptr, kTrain, "", "Train with dropout (its masks are kept); modern recipes train without",
@@ -350,6 +368,7 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
 }
 
 std::string_view name_of(FlopBasis v) { return enum_name(v, kBases); }
+std::string_view name_of(ModelFlopsConvention v) { return enum_name(v, kModelFlops); }
 std::string_view name_of(AttentionMode v) { return enum_name(v, kAttention); }
 std::string_view name_of(LmHeadPositions v) { return enum_name(v, kHead); }
 std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }

@@ -42,7 +42,7 @@ enum InputGroup : unsigned {
   kAttentionMode = 1U << 15,
   kLmHead = 1U << 16,
   kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
-  kTraining = 1U << 18,     ///< --measured-tokens-per-s
+  kTraining = 1U << 18,     ///< --measured-tokens-per-s, --measured-step-time
   kRequireFit = 1U << 19,
   kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
   kTrain = 1U << 21,       ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
@@ -99,6 +99,9 @@ struct ScenarioSpec {
   std::optional<std::string> fsdp;
   std::optional<OptimizerRecipe> optimizer;
   std::optional<Recompute> recompute;
+  std::optional<std::int64_t> recompute_every, pp_chunks;
+  std::optional<ModelFlopsConvention> model_flops;
+  std::optional<double> hfu, measured_step_time;
   bool no_flash_attention = false;
   bool dropout = false;
   std::optional<double> price;
@@ -184,6 +187,7 @@ DType parse_dtype(const std::string& text);
 
 /// Convention names as flags, preset files and the JSON echo spell them.
 std::string_view name_of(FlopBasis v);
+std::string_view name_of(ModelFlopsConvention v);
 std::string_view name_of(AttentionMode v);
 std::string_view name_of(LmHeadPositions v);
 std::string_view name_of(DecodeBytes v);

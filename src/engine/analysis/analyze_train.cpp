@@ -10,112 +10,233 @@ namespace roofline {
 
 namespace {
 
-TrainResult train_at(const Scenario& s) {
+// Model FLOPs per step under the convention MFU counts.
+units::Flop convention_flops(const TrainResult& r) {
+  switch (r.convention) {
+    case ModelFlopsConvention::six_n:
+      return r.model_flops_per_step;
+    case ModelFlopsConvention::palm:
+      return r.palm_flops_per_step;
+    case ModelFlopsConvention::megatron:
+      return r.megatron_model_flops_per_step;
+  }
+  return r.model_flops_per_step;
+}
+
+void memory(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
   const Workload& w = s.workload;
-  TrainResult r;
-  r.devices = dep.devices;
-  r.tensor = dep.tensor;
-  r.pipeline = dep.pipeline;
-  r.data = dep.data;
-  r.expert = dep.expert;
-  r.sequence_parallel = dep.sequence_parallel;
-  r.zero = in.zero;
-  r.recipe = &recipe_bytes(in.recipe);
-
   // Model states of the most loaded device: its parameters, sharded by ZeRO over d.
-  r.stage_params = params_per_device(s.counts, {.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert});
+  const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
+  r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
   r.states = zero_model_states(r.device_params, *r.recipe, in.zero, static_cast<double>(dep.data));
+  if (in.zero == ZeroStage::os_g_p && s.architecture) {
+    r.unit_params = largest_unit_params(s.counts, degrees);
+    r.zero3_live = zero3_live_bytes(r.unit_params, r.recipe->weights, r.recipe->gradients, 1.0);
+  }
 
-  // Activations: the first stage keeps p micro-batches in flight (1F1B), the last keeps one
-  // and the logits.
+  // Activations: rank 0 keeps the most micro-batches in flight, the last rank the logits.
   const double t = static_cast<double>(dep.tensor);
   const double p = static_cast<double>(dep.pipeline);
-  const ActivationOptions opts{.seq_len = static_cast<double>(in.seq_len),
-                               .micro_batch = static_cast<double>(in.micro_batch),
-                               .tensor_parallel = t,
-                               .sequence_parallel = dep.sequence_parallel,
-                               .flash_attention = in.flash_attention,
-                               .dropout = in.dropout,
-                               .recompute = in.recompute,
-                               .bytes_per_element = dtype_bytes(w.activation_dtype)};
+  const double v = static_cast<double>(in.pipeline_chunks);
+  ActivationOptions opts{.seq_len = static_cast<double>(in.seq_len),
+                         .micro_batch = static_cast<double>(in.micro_batch),
+                         .tensor_parallel = t,
+                         .sequence_parallel = dep.sequence_parallel,
+                         .flash_attention = in.flash_attention,
+                         .dropout = in.dropout,
+                         .recompute = in.recompute,
+                         .bytes_per_element = dtype_bytes(w.activation_dtype)};
+  const bool full = in.recompute == Recompute::full;
   r.layers_per_stage = static_cast<double>(m.n_layers) / p;
+  const double k = full ? static_cast<double>(in.recompute_every) : 1.0;
+  r.kept_layers = full ? std::ceil(r.layers_per_stage / k) : r.layers_per_stage;
   // A model known only by N has no layers: its activations are unknown and left at zero.
-  if (s.architecture) r.activations_per_layer = model_layer_activations(m, opts) / static_cast<double>(m.n_layers);
-  r.in_flight = p;
-  r.activations_first_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, p);
-  r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.layers_per_stage, 1.0);
+  if (s.architecture) {
+    const auto layers = static_cast<double>(m.n_layers);
+    r.activations_per_layer = model_layer_activations(m, opts) / layers;
+    if (full) {  // the backward rebuilds k layers of one micro-batch at a time, the largest kind bounding
+      ActivationOptions stored = opts;
+      stored.recompute = Recompute::none;
+      const units::Bytes largest =
+          std::max(layer_activations(m, stored, false).total(), layer_activations(m, stored, m.moe.enabled()).total());
+      r.recompute_working_set = largest * std::min(k, r.layers_per_stage);
+    }
+  }
+  r.in_flight = pipeline_in_flight(p, v, 0.0);
+  r.in_flight_last = pipeline_in_flight(p, v, p - 1.0);
+  r.activations_first_stage = activations_first_stage(r.activations_per_layer, r.kept_layers, r.in_flight);
+  r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.kept_layers, r.in_flight_last);
+  const double split = dep.sequence_parallel ? t : 1.0;
+  if (s.architecture) {
+    r.embedding_activations = embedding_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.d_model),
+                                                    opts.dropout_mask_bytes, in.dropout, split) *
+                              r.in_flight;
+  }
   r.logits =
       logits_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.vocab_size), opts.bytes_per_element, t);
-  const units::Bytes last = r.activations_last_stage + r.logits.total();
-  const units::Bytes first = dep.pipeline > 1 ? r.activations_first_stage : last;
-  r.first_stage_binds = dep.pipeline > 1 && first >= last;
-  r.activations = std::max(first, last);
+  const units::Bytes first = r.activations_first_stage + r.embedding_activations + r.recompute_working_set +
+                             (dep.pipeline == 1 ? r.logits.total() : units::Bytes{});
+  const units::Bytes last = r.activations_last_stage + r.logits.total() + r.recompute_working_set;
+  r.first_stage_binds = dep.pipeline == 1 || first >= last;
+  r.activations = r.first_stage_binds ? first : last;
+  r.forward_backward = r.activations + r.zero3_live.total();
+
+  // The optimizer step runs after the backward has freed the activations.
+  r.optimizer_params = in.zero >= ZeroStage::os ? r.device_params / static_cast<double>(dep.data) : r.device_params;
+  r.optimizer_temporary =
+      optimizer_step_temporary_bytes(r.optimizer_params, r.recipe->gradients, r.recipe->fp32_master);
+  r.optimizer_binds = r.optimizer_temporary > r.forward_backward;
   r.reserve = w.reserve;
-  r.total = r.states.total() + r.activations + r.reserve;
+  r.total = r.states.total() + std::max(r.forward_backward, r.optimizer_temporary) + r.reserve;
   r.capacity = s.accelerator ? s.accelerator->hw.memory_capacity : units::Bytes{};
   r.fits = r.total <= r.capacity;
   r.headroom = r.capacity - r.total;
+}
 
-  // Compute per step: 6N per token of model FLOPs (8N executed under full recomputation).
+void compute(const Scenario& s, TrainResult& r) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const Workload& w = s.workload;
+  const auto seq = static_cast<double>(in.seq_len);
   r.global_batch = in.micro_batch * in.grad_accum * dep.data;
-  r.tokens_per_step = static_cast<double>(r.global_batch) * static_cast<double>(in.seq_len);
+  r.tokens_per_step = static_cast<double>(r.global_batch) * seq;
   r.params = flop_params(s.counts, w.basis);
   const double n = static_cast<double>(r.params);
   r.model_flops_per_step = training_compute(n, r.tokens_per_step);
   // Executed FLOPs: selective recomputation repeats the attention core's forward, full
   // recomputation the whole forward (2N + the attention core)  [KO22 §5] [CH22 App. B]
   r.attention_flops_per_token =
-      s.architecture ? attention_flops_prefill(m, static_cast<double>(in.seq_len), AttentionMode::causal) /
-                           static_cast<double>(in.seq_len)
-                     : units::Flop{};
+      s.architecture ? attention_flops_prefill(m, seq, AttentionMode::causal) / seq : units::Flop{};
   r.hardware_flops_per_step =
       executed_training_flops(forward_flops_per_token(s.counts, w.basis), r.attention_flops_per_token, in.recompute) *
       r.tokens_per_step;
-  if (s.architecture) {  // a model known only by N has no layers or width for Megatron's form
-    r.megatron_flops_per_step = megatron_flops_per_iteration(
-        static_cast<double>(r.global_batch), static_cast<double>(in.seq_len), static_cast<double>(m.n_layers),
-        static_cast<double>(m.d_model), static_cast<double>(m.vocab_size), in.recompute == Recompute::full);
+  if (s.architecture) {  // a model known only by N has no layers or width for these forms
+    const auto layers = static_cast<double>(m.n_layers);
+    const auto heads = static_cast<double>(m.n_heads);
+    r.palm_flops_per_step =
+        palm_model_flops_per_token(n, layers, heads, static_cast<double>(m.head_dim), seq) * r.tokens_per_step;
+    const auto batch = static_cast<double>(r.global_batch);
+    const auto hidden = static_cast<double>(m.d_model);
+    const auto vocab = static_cast<double>(m.vocab_size);
+    r.megatron_flops_per_step =
+        megatron_flops_per_iteration(batch, seq, layers, hidden, vocab, in.recompute == Recompute::full);
+    r.megatron_model_flops_per_step = megatron_flops_per_iteration(batch, seq, layers, hidden, vocab, false);
   }
-  r.mfu = w.mfu;
+  r.convention = in.model_flops;
+  r.convention_flops_per_step = convention_flops(r);
   if (in.tokens) r.training_compute = training_compute(n, static_cast<double>(*in.tokens));
-  if (const auto peak = device_peak(s); peak && in.measured_tokens_per_s) {
-    const double g = static_cast<double>(dep.devices);
-    r.measured_tokens_per_s = in.measured_tokens_per_s;
-    r.mfu_measured = units::Fraction{model_flops_utilisation(n, *in.measured_tokens_per_s, g, *peak)};
-    // Executed FLOPs per token times tokens per second is the achieved rate of the whole job.
-    const units::FlopPerSecond executed{(r.hardware_flops_per_step / r.tokens_per_step).base() *
-                                        *in.measured_tokens_per_s};
-    r.hfu_measured = units::Fraction{executed / (*peak * g)};
-  }
-  if (const auto peak = device_peak(s)) {
-    r.step_time = time_to_train(r.model_flops_per_step, static_cast<double>(dep.devices), *peak * w.mfu);
-    if (in.tokens) {
-      r.steps = std::ceil(static_cast<double>(*in.tokens) / r.tokens_per_step);
-      r.time_to_train = *r.step_time * *r.steps;
-      r.device_hours = r.time_to_train->base() / 3600.0 * static_cast<double>(dep.devices);
-      if (in.price_per_device_hour) r.cost = *r.device_hours * *in.price_per_device_hour;
-    }
-  }
 
-  // Communication per step over the accelerator's link (per direction).
+  // The step time: measured, or the FLOPs of the basis at a stated utilisation.
+  const auto g = static_cast<double>(dep.devices);
+  const auto peak = device_peak(s);
+  if (in.measured_step_time_s) {
+    r.basis = StepTimeBasis::measured_step;
+    r.step_time = units::Seconds{*in.measured_step_time_s};
+    r.measured_tokens_per_s = r.tokens_per_step / *in.measured_step_time_s;
+  } else if (in.measured_tokens_per_s) {
+    r.basis = StepTimeBasis::measured_tokens_s;
+    r.measured_tokens_per_s = in.measured_tokens_per_s;
+    r.step_time = units::Seconds{r.tokens_per_step / *in.measured_tokens_per_s};
+  } else if (peak && in.hfu) {
+    r.basis = StepTimeBasis::hfu;
+    r.utilisation = *in.hfu;
+    r.step_time = time_to_train(r.hardware_flops_per_step, g, *peak * *in.hfu);
+  } else if (peak) {
+    r.basis = StepTimeBasis::mfu;
+    r.utilisation = w.mfu;
+    r.step_time = time_to_train(r.convention_flops_per_step, g, *peak * w.mfu);
+  }
+  if (peak && r.measured_tokens_per_s) {
+    // FLOPs per token times tokens per second is the achieved rate of the whole job  [CH22 App. B]
+    const double tps = *r.measured_tokens_per_s;
+    r.mfu_measured =
+        units::Fraction{(r.convention_flops_per_step / r.tokens_per_step).base() * tps / (peak->base() * g)};
+    r.hfu_measured = units::Fraction{(r.hardware_flops_per_step / r.tokens_per_step).base() * tps / (peak->base() * g)};
+  }
+  if (r.step_time && in.tokens) {
+    r.steps = std::ceil(static_cast<double>(*in.tokens) / r.tokens_per_step);
+    r.time_to_train = *r.step_time * *r.steps;
+    r.device_hours = r.time_to_train->base() / 3600.0 * g;
+    if (in.price_per_device_hour) r.cost = *r.device_hours * *in.price_per_device_hour;
+  }
+  // The optimizer step reads and writes every state of the parameters it updates.
+  r.optimizer_step_bytes =
+      optimizer_step_bytes(r.optimizer_params, r.recipe->weights, r.recipe->gradients, r.recipe->optimizer);
+  if (s.accelerator && s.accelerator->hw.memory_bandwidth.base() > 0.0) {
+    r.memory_bandwidth = s.accelerator->hw.memory_bandwidth;
+    r.optimizer_step_time = r.optimizer_step_bytes / r.memory_bandwidth;
+  }
+}
+
+void communication(const Scenario& s, TrainResult& r) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const double t = static_cast<double>(dep.tensor);
+  const double p = static_cast<double>(dep.pipeline);
+  const double micro_batches = static_cast<double>(in.grad_accum);
+  const double seq = static_cast<double>(in.seq_len);
+  const double b = static_cast<double>(in.micro_batch);
+  const double h = static_cast<double>(m.d_model);
+  const double e = dtype_bytes(s.workload.activation_dtype);
   const double grad_bytes = r.recipe->gradients;
-  r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p
-                             ? zero3_step_bytes(r.device_params, grad_bytes, static_cast<double>(dep.data))
-                             : dp_gradient_allreduce_bytes(r.device_params, grad_bytes, static_cast<double>(dep.data));
-  r.tp_bytes =
-      tp_bytes_per_layer(opts.seq_len, opts.micro_batch, static_cast<double>(m.d_model), opts.bytes_per_element, t) *
-      (r.layers_per_stage * static_cast<double>(in.grad_accum));
+  const double d = static_cast<double>(dep.data);
+  r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p ? zero3_step_bytes(r.device_params, grad_bytes, d)
+                                                      : dp_gradient_allreduce_bytes(r.device_params, grad_bytes, d);
+  // Full recomputation repeats the forward's two all-reduces per layer: 6 instead of 4.
+  const double repeat = in.recompute == Recompute::full ? 1.5 : 1.0;
+  r.tp_bytes = tp_bytes_per_layer(seq, b, h, e, t) * (r.layers_per_stage * micro_batches * repeat);
+  if (dep.pipeline > 1) {
+    const double split = dep.sequence_parallel ? t : 1.0;
+    r.pp_bytes = pp_p2p_bytes(seq, b, h, e, micro_batches, static_cast<double>(in.pipeline_chunks), split);
+  }
+  if (m.moe.enabled() && dep.expert > 1) {
+    std::int64_t moe_layers = 0;
+    for (std::int64_t i = 0; i < m.n_layers; ++i) moe_layers += m.is_moe_layer(i) ? 1 : 0;
+    r.moe_layers_per_stage = static_cast<double>(moe_layers) / p;
+    r.ep_bytes =
+        ep_alltoall_bytes_per_layer(seq, b, static_cast<double>(m.moe.top_k), h, e, static_cast<double>(dep.expert)) *
+        (r.moe_layers_per_stage * micro_batches);
+  }
   if (s.accelerator && s.accelerator->hw.interconnect_bandwidth.base() > 0.0) {
     r.link = s.accelerator->hw.interconnect_bandwidth;
     r.dp_allreduce_time = comm_time(r.dp_allreduce_bytes, r.link);
     r.tp_time = comm_time(r.tp_bytes, r.link);
+    r.pp_time = comm_time(r.pp_bytes, r.link);
+    r.ep_time = comm_time(r.ep_bytes, r.link);
   }
-  r.bubble_fraction = pipeline_bubble_fraction(p, static_cast<double>(in.grad_accum), 1.0);
+  r.bubble_fraction = pipeline_bubble_fraction(p, micro_batches, static_cast<double>(in.pipeline_chunks));
+}
+
+TrainResult train_at(const Scenario& s) {
+  const Deployment& dep = s.deployment;
+  TrainResult r;
+  r.devices = dep.devices;
+  r.tensor = dep.tensor;
+  r.pipeline = dep.pipeline;
+  r.data = dep.data;
+  r.expert = dep.expert;
+  r.chunks = s.training.pipeline_chunks;
+  r.sequence_parallel = dep.sequence_parallel;
+  r.zero = s.training.zero;
+  r.recipe = &recipe_bytes(s.training.recipe);
+  memory(s, r);
+  compute(s, r);
+  communication(s, r);
   return r;
+}
+
+// Only the memory: what the fit searches probe.
+bool fits_at(const Scenario& s) {
+  TrainResult r;
+  r.recipe = &recipe_bytes(s.training.recipe);
+  memory(s, r);
+  return r.fits;
 }
 
 // Largest value in [1, 2^cap_log2] for which fits(v) holds, fits being monotone; none if not 1.
@@ -144,14 +265,14 @@ std::optional<std::int64_t> largest_fitting_input(const Scenario& s, int cap_log
   return largest_fitting(
       [&](std::int64_t v) {
         probe.training.*Field = v;
-        return train_at(probe).fits;
+        return fits_at(probe);
       },
       cap_log2);
 }
 
 // A layout t x p x d over the same G that the model's heads, layers and experts allow.
-bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p) {
-  if (m.n_heads % t != 0 || m.n_layers % p != 0) return false;
+bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p, std::int64_t v) {
+  if (m.n_heads % t != 0 || m.n_layers % (p > 1 ? p * v : 1) != 0) return false;
   return m.mla.enabled() || m.n_kv_heads % t == 0 || t % m.n_kv_heads == 0;
 }
 
@@ -176,13 +297,13 @@ TrainResult analyze_train(const Scenario& s) {
     for (const bool replicate : {false, true}) {
       for (std::int64_t t = tp; t >= 1 && !best; --t) {
         const std::int64_t p = tp / t;
-        if (tp % t != 0 || !allowed(s.model, t, p)) continue;
+        if (tp % t != 0 || !allowed(s.model, t, p, s.training.pipeline_chunks)) continue;
         const bool splits_kv = s.model.mla.enabled() || s.model.n_kv_heads % t == 0;
         if (splits_kv == replicate) continue;
         probe.deployment.tensor = t;
         probe.deployment.pipeline = p;
         probe.deployment.data = g / tp;
-        if (train_at(probe).fits) best = TrainResult::Layout{t, p, g / tp};
+        if (fits_at(probe)) best = TrainResult::Layout{t, p, g / tp};
       }
       if (best) break;
     }

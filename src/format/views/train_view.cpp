@@ -31,6 +31,9 @@ const std::vector<Field<T>> kLayout = {
     {"tensor_parallel", "tensor parallel t", "", "", [](const T& x) { return cell(x.r.tensor); }, nullptr,
      [](const T& x) { return std::string(x.r.sequence_parallel ? "with sequence parallelism" : ""); }},
     {"pipeline_parallel", "pipeline stages p", "", "", [](const T& x) { return cell(x.r.pipeline); }},
+    {"pipeline_chunks", "model chunks per device v", "NA21-2.2", "", [](const T& x) { return cell(x.r.chunks); },
+     nullptr, [](const T& x) { return std::string(x.r.chunks > 1 ? "interleaved" : "1F1B"); },
+     [](const T& x) { return x.r.pipeline > 1; }},
     {"data_parallel", "data parallel d", "", "", [](const T& x) { return cell(x.r.data); }},
     {"expert_parallel", "expert parallel e", "", "", [](const T& x) { return cell(x.r.expert); }, nullptr, nullptr,
      [](const T& x) { return x.in.scenario.model.moe.enabled(); }},
@@ -43,6 +46,10 @@ const std::vector<Field<T>> kLayout = {
      [](const T& x) { return cell(units::Tokens{x.r.tokens_per_step}); },
      [](const T& x) { return fmt::format("{} x {}", x.r.global_batch, x.t().seq_len); }},
 };
+
+bool pipelined(const T& x) { return x.r.pipeline > 1; }
+bool zero3(const T& x) { return x.r.zero == ZeroStage::os_g_p && architecture(x); }
+bool full_recompute(const T& x) { return x.t().recompute == Recompute::full && architecture(x); }
 
 const std::vector<Field<T>> kMemory = {
     {"params_per_device", "parameters on the most loaded device", "NA21",
@@ -60,34 +67,82 @@ const std::vector<Field<T>> kMemory = {
        return fmt::format("{} + {} + {}", num(x.r.states.weights), num(x.r.states.gradients),
                           num(x.r.states.optimizer));
      }},
+    {"zero3_gathered_bytes", "ZeRO-3 gathered unit + prefetched", "ZH23-3.2", "(1 + f) Psi_unit w, f = 1",
+     [](const T& x) { return cell(x.r.zero3_live.gathered_params); },
+     [](const T& x) { return fmt::format("2 x {} x {}", num(x.r.unit_params), num(x.r.recipe->weights)); }, nullptr,
+     zero3},
+    {"zero3_unsharded_gradient_bytes", "ZeRO-3 one unit's gradients whole", "ZH23-3.2", "Psi_unit g",
+     [](const T& x) { return cell(x.r.zero3_live.unsharded_grads); },
+     [](const T& x) { return fmt::format("{} x {}", num(x.r.unit_params), num(x.r.recipe->gradients)); }, nullptr,
+     zero3},
     {"activation_bytes_per_layer", "activations per layer, one micro-batch", "KO22",
      "KO22 Table 2, generalised (GQA, gated MLP, flash attention, dropout)",
      [](const T& x) { return cell(x.r.activations_per_layer); }, nullptr,
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }, architecture},
-    {"activation_bytes_first_stage", "activations, first stage (p in flight)", "KO22", "M_layer (L / p) p",
+    {"activation_bytes_first_stage", "", "KO22-4.2.3",
+     "M_layer x kept layers x in flight; kept = L/p (full, every k: ceil(L/p / k)); in flight 1F1B p, interleaved "
+     "p (1 + (p - 1)/(p v))",
      [](const T& x) { return cell(x.r.activations_first_stage); },
      [](const T& x) {
-       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.layers_per_stage),
-                          num(x.r.in_flight));
+       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers), num(x.r.in_flight));
      },
-     nullptr, architecture},
-    {"logits_bytes", "logits and loss, last stage", "KO22", "s b V e / t + 4 s b V / t",
+     nullptr, architecture,
+     [](const T& x) {
+       return x.r.pipeline > 1 ? fmt::format("activations, first stage ({} in flight)", num(x.r.in_flight))
+                               : std::string("activations of the layers");
+     }},
+    {"embedding_activation_bytes", "embedding dropout masks", "KO22-4.3",
+     "s b h m / (t with SP) x in flight; 0 without dropout", [](const T& x) { return cell(x.r.embedding_activations); },
+     [](const T& x) {
+       return fmt::format("{} x {} x {} x 1 / {} x {}", x.t().seq_len, x.t().micro_batch, x.in.scenario.model.d_model,
+                          x.r.sequence_parallel ? x.r.tensor : 1, num(x.r.in_flight));
+     },
+     nullptr, [](const T& x) { return architecture(x) && x.t().dropout; }},
+    {"activation_bytes_last_stage", "", "KO22-4.2.3", "M_layer x kept layers x in flight on the last stage",
+     [](const T& x) { return cell(x.r.activations_last_stage); },
+     [](const T& x) {
+       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers),
+                          num(x.r.in_flight_last));
+     },
+     nullptr, [](const T& x) { return architecture(x) && pipelined(x); },
+     [](const T& x) { return fmt::format("activations, last stage ({} in flight)", num(x.r.in_flight_last)); }},
+    {"recompute_working_set_bytes", "recomputed layers, one micro-batch", "KO22-5",
+     "k layers rebuilt with nothing recomputed, max over layer kinds M_layer(none) x min(k, L/p)",
+     [](const T& x) { return cell(x.r.recompute_working_set); }, nullptr,
+     [](const T& x) { return fmt::format("checkpoint every {} layers", x.t().recompute_every); }, full_recompute},
+    {"logits_bytes", "logits and loss, last stage", "KO22-4.3", "s b V e / t + 4 s b V / t",
      [](const T& x) { return cell(x.r.logits.total()); },
      [](const T& x) { return fmt::format("{} + {}", num(x.r.logits.logits), num(x.r.logits.loss_fp32)); }, nullptr,
      architecture},
-    {"activation_bytes", "activations of the binding stage", "KO22", "max(first stage, last stage + logits)",
+    {"activation_bytes", "activations of the binding stage", "KO22",
+     "first: layers + embedding + working set (+ logits when p = 1); last: layers + logits + working set; the larger",
      [](const T& x) { return cell(x.r.activations); },
      [](const T& x) {
-       return fmt::format("max({}, {} + {})", num(x.r.pipeline > 1 ? x.r.activations_first_stage : units::Bytes{}),
-                          num(x.r.activations_last_stage), num(x.r.logits.total()));
+       if (x.r.first_stage_binds) {
+         return fmt::format("{} + {} + {} + {}", num(x.r.activations_first_stage), num(x.r.embedding_activations),
+                            num(x.r.recompute_working_set),
+                            num(x.r.pipeline == 1 ? x.r.logits.total() : units::Bytes{}));
+       }
+       return fmt::format("{} + {} + {}", num(x.r.activations_last_stage), num(x.r.logits.total()),
+                          num(x.r.recompute_working_set));
      },
-     [](const T& x) { return std::string(x.r.first_stage_binds ? "first stage" : "last stage"); }},
+     [](const T& x) {
+       return std::string(x.r.pipeline == 1 ? "" : x.r.first_stage_binds ? "first stage" : "last stage");
+     }},
+    {"optimizer_temporary_bytes", "optimizer step fp32 gradient copy", "MI18-3",
+     "4 Psi_o when g < 4 B and the recipe keeps an fp32 master, Psi_o = Psi (/ d from ZeRO-1)",
+     [](const T& x) { return cell(x.r.optimizer_temporary); },
+     [](const T& x) { return fmt::format("4 x {}", num(x.r.optimizer_params)); }, nullptr,
+     [](const T& x) { return x.r.optimizer_temporary.base() > 0.0; }},
     {"reserve_bytes", "reserve", "", "", [](const T& x) { return cell(x.r.reserve); }},
-    {"total_bytes", "total per device", "RA20-5", "model states + activations + reserve",
+    {"total_bytes", "total per device", "RA20-5",
+     "model states + max(activations + ZeRO-3 buffers, optimizer temporary) + reserve",
      [](const T& x) { return cell(x.r.total); },
      [](const T& x) {
-       return fmt::format("{} + {} + {}", num(x.r.states.total()), num(x.r.activations), num(x.r.reserve));
-     }},
+       return fmt::format("{} + max({} + {}, {}) + {}", num(x.r.states.total()), num(x.r.activations),
+                          num(x.r.zero3_live.total()), num(x.r.optimizer_temporary), num(x.r.reserve));
+     },
+     [](const T& x) { return std::string(x.r.optimizer_binds ? "optimizer step binds" : ""); }},
     {"capacity_bytes", "capacity per device", "", "", [](const T& x) { return cell(x.r.capacity); }},
     {"fits", "fits", "RA20-5", "total <= C", [](const T& x) { return cell(x.r.fits); },
      [](const T& x) { return fmt::format("{} <= {}", num(x.r.total), num(x.r.capacity)); }},
@@ -109,41 +164,94 @@ const std::vector<Field<T>> kMemory = {
      }},
 };
 
+std::string convention_name(ModelFlopsConvention c) { return std::string(io::name_of(c)); }
+
+std::string step_time_label(const T& x) {
+  switch (x.r.basis) {
+    case StepTimeBasis::mfu:
+      return fmt::format("step time at {} % MFU ({})", num(x.r.utilisation * 100.0), convention_name(x.r.convention));
+    case StepTimeBasis::hfu:
+      return fmt::format("step time at {} % HFU (executed FLOPs)", num(x.r.utilisation * 100.0));
+    case StepTimeBasis::measured_step:
+      return "step time (measured)";
+    case StepTimeBasis::measured_tokens_s:
+      return "step time at the measured tokens/s";
+  }
+  return "step time";
+}
+
+std::string peak_text(const T& x) {
+  const auto peak = device_peak(x.in.scenario);
+  return peak ? num(*peak) : std::string("n/a");
+}
+
 const std::vector<Field<T>> kCompute = {
     {"model_flop_per_step", "model FLOPs per step (6N)", "KA20-2.1", "6 N B s",
      [](const T& x) { return cell(x.r.model_flops_per_step); },
      [](const T& x) { return fmt::format("6 x {} x {}", num(x.r.params), num(x.r.tokens_per_step)); }},
+    {"palm_flop_per_step", "model FLOPs per step (PaLM)", "CH22-B", "(6 N + 12 L H Q s) B s",
+     [](const T& x) { return cell(x.r.palm_flops_per_step); },
+     [](const T& x) {
+       const ModelConfig& m = x.in.scenario.model;
+       return fmt::format("(6 x {} + 12 x {} x {} x {} x {}) x {}", num(x.r.params), m.n_layers, m.n_heads, m.head_dim,
+                          x.t().seq_len, num(x.r.tokens_per_step));
+     },
+     nullptr, architecture},
+    {"megatron_flop_per_step", "Megatron FLOPs per step", "NA21-5.1",
+     "72 B s L h² (1 + s/(6h) + V/(12 h L)); 96 B s L h² (1 + s/(6h) + V/(16 h L)) with full recomputation",
+     [](const T& x) { return cell(x.r.megatron_flops_per_step); },
+     [](const T& x) {
+       const ModelConfig& m = x.in.scenario.model;
+       const bool full = x.t().recompute == Recompute::full;
+       return fmt::format("{} x {} x {} x {} x {} x {} x (1 + {}/(6 x {}) + {}/({} x {} x {}))", full ? 96 : 72,
+                          x.r.global_batch, x.t().seq_len, m.n_layers, m.d_model, m.d_model, x.t().seq_len, m.d_model,
+                          m.vocab_size, full ? 16 : 12, m.d_model, m.n_layers);
+     },
+     nullptr, architecture},
     {"hardware_flop_per_step", "executed FLOPs per step", "KO22",
      "(3 (C_fwd + A) + recomputation: selective A, full C_fwd + A) B s, A the causal attention core",
      [](const T& x) { return cell(x.r.hardware_flops_per_step); }, nullptr,
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
-    {"megatron_flop_per_step", "Megatron FLOPs per step", "NA21",
-     "72 B s L h² (1 + s/(6h) + V/(12 h L)); 96 B s L h² (...) with full recomputation",
-     [](const T& x) { return cell(x.r.megatron_flops_per_step); }, nullptr, nullptr,
-     [](const T& x) { return x.in.scenario.architecture; }},
-    {"step_time_s", "", "S000-1.4", "t = 6 N B s / (G P_peak mfu)", [](const T& x) { return cell(x.r.step_time); },
+    {"mfu_convention", "model FLOPs for MFU", "CH22-B", "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form",
+     [](const T& x) { return cell(convention_name(x.r.convention)); }},
+    {"step_time_s", "", "S000-1.4",
+     "mfu: F_model / (G P_peak mfu); hfu: F_executed / (G P_peak hfu); measured: t, or B s / tokens_per_s",
+     [](const T& x) { return cell(x.r.step_time); },
      [](const T& x) {
-       const auto peak = device_peak(x.in.scenario);
-       return peak ? fmt::format("{} / ({} x {} x {})", num(x.r.model_flops_per_step), num(x.r.devices), num(*peak),
-                                 num(x.r.mfu))
-                   : std::string();
+       switch (x.r.basis) {
+         case StepTimeBasis::mfu:
+           return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step), num(x.r.devices), peak_text(x),
+                              num(x.r.utilisation));
+         case StepTimeBasis::hfu:
+           return fmt::format("{} / ({} x {} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices), peak_text(x),
+                              num(x.r.utilisation));
+         case StepTimeBasis::measured_step:
+           return num(*x.r.step_time);
+         case StepTimeBasis::measured_tokens_s:
+           return fmt::format("{} / {}", num(x.r.tokens_per_step), num(*x.r.measured_tokens_per_s));
+       }
+       return std::string();
      },
-     nullptr, nullptr, [](const T& x) { return fmt::format("step time at {} % mfu", num(x.r.mfu * 100.0)); }},
-    {"model_flops_utilisation_fraction", "", "CH22-B", "MFU = 6 N tokens_per_s / (G P_peak)",
+     nullptr, nullptr, step_time_label},
+    {"tokens_per_s", "tokens/s (measured step time)", "S000-1.4", "B s / t_step",
+     [](const T& x) { return cell(units::PerSecond{x.r.measured_tokens_per_s.value_or(0.0)}); },
+     [](const T& x) { return fmt::format("{} / {}", num(x.r.tokens_per_step), num(*x.r.step_time)); }, nullptr,
+     [](const T& x) { return x.r.basis == StepTimeBasis::measured_step; }},
+    {"model_flops_utilisation_fraction", "", "CH22-B", "MFU = F_model / (B s) x tokens_per_s / (G P_peak)",
      [](const T& x) { return cell(x.r.mfu_measured); },
      [](const T& x) {
-       const auto peak = device_peak(x.in.scenario);
-       return fmt::format("6 x {} x {} / ({} x {})", num(x.r.params), num(*x.r.measured_tokens_per_s), num(x.r.devices),
-                          peak ? num(*peak) : std::string("n/a"));
+       return fmt::format("{} / {} x {} / ({} x {})", num(x.r.convention_flops_per_step), num(x.r.tokens_per_step),
+                          num(*x.r.measured_tokens_per_s), num(x.r.devices), peak_text(x));
      },
      nullptr, [](const T& x) { return x.r.mfu_measured.has_value(); },
-     [](const T& x) { return fmt::format("MFU at {} tokens/s", num(*x.r.measured_tokens_per_s)); }},
-    {"hardware_flops_utilisation_fraction", "HFU (recomputation done)", "CH22-B",
-     "HFU = executed FLOPs per token x tokens_per_s / (G P_peak)", [](const T& x) { return cell(x.r.hfu_measured); },
      [](const T& x) {
-       const auto peak = device_peak(x.in.scenario);
+       return fmt::format("MFU ({}) at {} tokens/s", convention_name(x.r.convention), num(*x.r.measured_tokens_per_s));
+     }},
+    {"hardware_flops_utilisation_fraction", "HFU (recomputation done)", "CH22-B",
+     "HFU = F_executed / (B s) x tokens_per_s / (G P_peak)", [](const T& x) { return cell(x.r.hfu_measured); },
+     [](const T& x) {
        return fmt::format("{} / {} x {} / ({} x {})", num(x.r.hardware_flops_per_step), num(x.r.tokens_per_step),
-                          num(*x.r.measured_tokens_per_s), num(x.r.devices), peak ? num(*peak) : std::string("n/a"));
+                          num(*x.r.measured_tokens_per_s), num(x.r.devices), peak_text(x));
      },
      nullptr, [](const T& x) { return x.r.hfu_measured.has_value(); }},
     {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const T& x) { return cell(x.r.training_compute); },
@@ -164,28 +272,67 @@ const std::vector<Field<T>> kCompute = {
     {"cost", "cost", "S000-1.4", "device-hours x price", [](const T& x) { return number(x.r.cost.value_or(0.0)); },
      [](const T& x) { return fmt::format("{} x {}", num(*x.r.device_hours), num(*x.t().price_per_device_hour)); },
      nullptr, [](const T& x) { return x.r.cost.has_value(); }},
+    {"optimizer_step_bytes", "optimizer step memory traffic", "RA20-3.1",
+     "Psi_o (g + 2 o + w): read g and o, write o and w", [](const T& x) { return cell(x.r.optimizer_step_bytes); },
+     [](const T& x) {
+       return fmt::format("{} x ({} + 2 x {} + {})", num(x.r.optimizer_params), num(x.r.recipe->gradients),
+                          num(x.r.recipe->optimizer), num(x.r.recipe->weights));
+     }},
+    {"optimizer_step_time_s", "  at memory bandwidth", "WI09", "bytes / BW_mem",
+     [](const T& x) { return cell(x.r.optimizer_step_time); },
+     [](const T& x) {
+       return x.r.optimizer_step_time ? fmt::format("{} / {}", num(x.r.optimizer_step_bytes), num(x.r.memory_bandwidth))
+                                      : std::string();
+     }},
 };
+
+std::string link_time(units::Bytes bytes, const std::optional<units::Seconds>& time, units::BytesPerSecond link) {
+  return time ? fmt::format("{} / {}", num(bytes), num(link)) : std::string();
+}
 
 const std::vector<Field<T>> kComm = {
     {"dp_allreduce_bytes", "", "RA20-7", "2 (d - 1)/d Psi g (ZeRO-3: 1.5x)",
-     [](const T& x) { return cell(x.r.dp_allreduce_bytes); }, nullptr, nullptr, nullptr,
+     [](const T& x) { return cell(x.r.dp_allreduce_bytes); },
+     [](const T& x) {
+       return fmt::format("{}2 x ({} - 1)/{} x {} x {}", x.r.zero == ZeroStage::os_g_p ? "1.5 x " : "", x.r.data,
+                          x.r.data, num(x.r.device_params), num(x.r.recipe->gradients));
+     },
+     nullptr, nullptr,
      [](const T& x) {
        return std::string(x.r.zero == ZeroStage::os_g_p ? "ZeRO-3 gathers and scatters per step"
                                                         : "gradient all-reduce per step");
      }},
     {"dp_allreduce_time_s", "  over the link", "PY09", "bytes / BW_link",
      [](const T& x) { return cell(x.r.dp_allreduce_time); },
-     [](const T& x) {
-       return x.r.dp_allreduce_time ? fmt::format("{} / {}", num(x.r.dp_allreduce_bytes), num(x.r.link))
-                                    : std::string();
-     }},
-    {"tp_bytes", "tensor-parallel traffic per step", "KO22", "4 x 2 (t - 1)/t s b h e per layer and micro-batch",
+     [](const T& x) { return link_time(x.r.dp_allreduce_bytes, x.r.dp_allreduce_time, x.r.link); }},
+    {"tp_bytes", "tensor-parallel traffic per step", "KO22-4.2.2",
+     "4 x 2 (t - 1)/t s b h e per layer and micro-batch (x 1.5 with full recomputation)",
      [](const T& x) { return cell(x.r.tp_bytes); }},
     {"tp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.tp_time); },
-     [](const T& x) { return x.r.tp_time ? fmt::format("{} / {}", num(x.r.tp_bytes), num(x.r.link)) : std::string(); }},
-    {"pipeline_bubble_fraction", "pipeline bubble", "NA21", "(p - 1) / (m + p - 1)",
+     [](const T& x) { return link_time(x.r.tp_bytes, x.r.tp_time, x.r.link); }},
+    {"pp_bytes", "pipeline sends per step", "NA21-4.1", "2 v m s b h e (/ t with SP)",
+     [](const T& x) { return cell(x.r.pp_bytes); },
+     [](const T& x) {
+       return fmt::format("2 x {} x {} x {} x {} x {} x {} / {}", x.r.chunks, x.t().grad_accum, x.t().seq_len,
+                          x.t().micro_batch, x.in.scenario.model.d_model,
+                          num(dtype_bytes(x.in.scenario.workload.activation_dtype)),
+                          x.r.sequence_parallel ? x.r.tensor : 1);
+     },
+     nullptr, pipelined},
+    {"pp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.pp_time); },
+     [](const T& x) { return link_time(x.r.pp_bytes, x.r.pp_time, x.r.link); }, nullptr, pipelined},
+    {"ep_bytes", "expert all-to-all per step", "LE21", "4 k s b h e (e_p - 1)/e_p per MoE layer and micro-batch",
+     [](const T& x) { return cell(x.r.ep_bytes); }, nullptr,
+     [](const T& x) { return fmt::format("{} MoE layers per stage", num(x.r.moe_layers_per_stage)); },
+     [](const T& x) { return x.r.expert > 1; }},
+    {"ep_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.ep_time); },
+     [](const T& x) { return link_time(x.r.ep_bytes, x.r.ep_time, x.r.link); }, nullptr,
+     [](const T& x) { return x.r.expert > 1; }},
+    {"pipeline_bubble_fraction", "pipeline bubble", "NA21-2.2", "(p - 1) / (v m + p - 1)",
      [](const T& x) { return cell(units::Fraction{x.r.bubble_fraction}); },
-     [](const T& x) { return fmt::format("({} - 1) / ({} + {} - 1)", x.r.pipeline, x.t().grad_accum, x.r.pipeline); }},
+     [](const T& x) {
+       return fmt::format("({} - 1) / ({} x {} + {} - 1)", x.r.pipeline, x.r.chunks, x.t().grad_accum, x.r.pipeline);
+     }},
 };
 
 }  // namespace
@@ -202,8 +349,9 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
                     num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
   }
   rep.notes.emplace_back(
-      "times assume the stated mfu on model FLOPs (6N per token) and no overlap loss; communication is "
-      "sized, not added to the step time");
+      "the step time is the compute at the stated utilisation (which, measured end to end, already holds the "
+      "overlapped communication, the bubble and the optimizer step); communication and the optimizer step are "
+      "sized, not added");
 }
 
 }  // namespace roofline::format
