@@ -2,7 +2,8 @@
 // the frozen base in 16 bits or in NF4 with double quantisation, the memory of one device of a
 // LoRA run and the FLOPs of a LoRA step. Symbols as in docs/formulas.md §11a: r rank, d_in x d_out
 // an adapted matrix (HU21 writes W0 in R^{d x k}), N the base's FLOP parameters, N_lora the adapter
-// parameters, s sequence length, b micro-batch, e bytes per activation element.
+// parameters, n_act the adapted matrices a token passes through over all layers, s sequence length,
+// b micro-batch, e bytes per activation element.
 #pragma once
 
 #include "roofline/activations.hpp"
@@ -81,8 +82,7 @@ constexpr std::int64_t lora_matrix_params(std::int64_t rank, std::int64_t d_in, 
   return rank * (d_in + d_out);
 }
 
-/// N_lora = sum over adapted matrices of r (d_in + d_out), real shapes per architecture (GQA, MLA,
-/// gated or plain MLP, E routed and E_s shared experts, dense leading layers)  [HU21 §4.1]
+/// N_lora = sum over adapted matrices of r (d_in + d_out), each matrix at its real shape  [HU21 §4.1]
 LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t rank);
 
 // ---- The frozen base -----------------------------------------------------------------------------
@@ -92,8 +92,7 @@ inline constexpr double kNf4Block = 64.0;
 /// Second-level block of double quantisation: one fp32 constant per 256 first-level constants  [DE23 §3]
 inline constexpr double kNf4DoubleQuantBlock = 256.0;
 
-/// 4 + 32/64 = 4.5 bits per parameter; with double quantisation 4 + 8/64 + 32/(64 256) = 4.127
-/// [DE23 §3]
+/// 4 + 32/64 = 4.5 bits per parameter; double quantisation 4 + 8/64 + 32/(64 x 256) = 4.127  [DE23 §3]
 constexpr double nf4_bits_per_param(bool double_quant) {
   return double_quant ? 4.0 + 8.0 / kNf4Block + 32.0 / (kNf4Block * kNf4DoubleQuantBlock) : 4.0 + 32.0 / kNf4Block;
 }
@@ -105,8 +104,7 @@ struct FrozenBaseBytes {
   units::Bytes bytes;                 ///< N_q b_q/8 + N_o b_o
 };
 
-/// M_base = N_q b_q / 8 + N_o b_o: QLoRA b_q = nf4_bits_per_param(true), b_o = 2; LoRA b_q = 16,
-/// b_o = 2 (model-wide; a device's share is the caller's)  [DE23 §3]
+/// M_base = N_q b_q/8 + N_o b_o, model-wide (QLoRA: b_q = 4.127, b_o = 2; LoRA: 16 and 2)  [DE23 §3]
 FrozenBaseBytes frozen_base_bytes(const ParamCounts& c, double matrix_bits, double other_bytes);
 
 // ---- Memory of a LoRA run ------------------------------------------------------------------------
@@ -123,8 +121,7 @@ struct LoraRunOptions {
   double optimizer_bytes = 12.0;  ///< o per adapter parameter (master + moments)
 };
 
-/// s b r e per adapted matrix a token passes through, per layer: the rank-r product x A that B's
-/// weight gradient reads; 0 under full recomputation  (derived) [HU21 §4.1]
+/// s b r e n_act: x A, kept for B's weight gradient, per adapted matrix a token passes  (derived) [HU21 §4.1]
 units::Bytes lora_adapter_activations(const LoraParams& p, const LoraRunOptions& o);
 
 /// The memory of one device holding the whole model (a data-parallel replica), term by term.
@@ -141,17 +138,15 @@ struct LoraMemory {
   }
 };
 
-/// M = M_base + (w + g + o) N_lora + s b r e sum_l n_adapted + M_act(base)  (derived) [HU21 §4.2]
-/// [DE23 §3]
+/// M = M_base + (w + g + o) N_lora + s b r e n_act + M_act(base)  (derived) [HU21 §4.2] [DE23 §3]
 LoraMemory lora_memory(const FrozenBaseBytes& base, const LoraParams& p, const LoraRunOptions& o,
                        units::Bytes base_activations);
 
 // ---- Compute -------------------------------------------------------------------------------------
 
-/// C = 4 N + 6 N_lora per token: forward 2 N + 2 N_lora, backward 2 N (input gradients only, the
-/// base is frozen) + 4 N_lora; full fine-tuning's 6 N  (derived) [HU21 §4.2]
-constexpr units::Flop lora_training_flops_per_token(double base_params, double lora_params) {
-  return units::Flop{4.0 * base_params + 6.0 * lora_params};
+/// C = 4N + 6N_lora per token: 2N + 2N_lora forward, 2N + 4N_lora backward (base frozen)  (derived) [HU21 §4.2]
+constexpr units::Flop lora_training_flops_per_token(double base_params, double lora_active_params) {
+  return units::Flop{4.0 * base_params + 6.0 * lora_active_params};
 }
 
 }  // namespace roofline

@@ -291,7 +291,8 @@ TEST_CASE("qlora frozen base bytes: NF4 matrices inside the layers, 16-bit rest 
     CHECK(f.quantised_params + f.other_params == c.total);
     CHECK(f.bytes.base() == r.bytes);
   }
-  // HU21 §4.2: LoRA on GPT-3 175B holds 350 GB of frozen fp16 weights: 2 x 174.6e9 = 349.2 GB.
+  // HU21 §4.2: GPT-3 175B's frozen fp16 checkpoint is 350 GB (also the memory its LoRA training
+  // takes, from 1.2 TB): 2 B x 174.6e9 = 349.2 GB.
   const FrozenBaseBytes gpt3 = frozen_base_bytes(count_params(test_models::gpt3_175b()), 16.0, 2.0);
   CHECK(rounded(gpt3.bytes.in(units::kGB) / 10.0, 0) * 10.0 == 350.0);
   // DE23 (abstract): a 65B model fine-tunes on one 48 GB GPU. LLaMA-65B's NF4 base: 64,760,053,760
