@@ -1,0 +1,207 @@
+#include "roofline/lora.hpp"
+
+#include "roofline/checked.hpp"
+
+#include <array>
+#include <cstddef>
+
+namespace roofline {
+namespace {
+
+using i64 = std::int64_t;
+
+struct TargetName {
+  std::string_view name;
+  LoraTargets targets;
+};
+
+constexpr std::array kTargetNames = {
+    TargetName{"q", LoraTargets::q},
+    TargetName{"k", LoraTargets::k},
+    TargetName{"v", LoraTargets::v},
+    TargetName{"o", LoraTargets::o},
+    TargetName{"gate", LoraTargets::gate},
+    TargetName{"up", LoraTargets::up},
+    TargetName{"down", LoraTargets::down},
+    TargetName{"qv", LoraTargets::qv},
+    TargetName{"attention", LoraTargets::attention},
+    TargetName{"mlp", LoraTargets::mlp},
+    TargetName{"all", LoraTargets::all},
+};
+
+constexpr std::string_view kNoExperts = "no-experts";
+constexpr LoraTargets kMlpMatrices = LoraTargets::gate | LoraTargets::up | LoraTargets::down;
+
+constexpr std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+constexpr std::optional<LoraTargets> target_named(std::string_view name) {
+  for (const TargetName& t : kTargetNames) {
+    if (t.name == name) return t.targets;
+  }
+  return std::nullopt;
+}
+
+LoraTargets without(LoraTargets set, LoraTargets t) {
+  return static_cast<LoraTargets>(static_cast<std::uint8_t>(set) & ~static_cast<std::uint8_t>(t));
+}
+
+// Appends one row of `matrices` adapted d_in x d_out matrices (`active` of them per token) and adds
+// it to the totals; a row with no matrix is left out.
+class AdapterBuilder {
+ public:
+  explicit AdapterBuilder(LoraParams& out) : out_(out) {}
+  void add(std::string_view name, LoraTargets target, i64 d_in, i64 d_out, i64 matrices, i64 active) {
+    if (matrices == 0) return;
+    const i64 one = checked_mul(out_.rank, checked_add(d_in, d_out));
+    const LoraMatrix row{
+        name, target, d_in, d_out, matrices, active, checked_mul(matrices, one), checked_mul(active, one)};
+    out_.matrices.push_back(row);
+    out_.adapted_matrices = checked_add(out_.adapted_matrices, row.matrices);
+    out_.active_adapted_matrices = checked_add(out_.active_adapted_matrices, row.active_matrices);
+    out_.total = checked_add(out_.total, row.params);
+    out_.active = checked_add(out_.active, row.active_params);
+  }
+
+ private:
+  LoraParams& out_;
+};
+
+// The attention projections of every layer; MLA's as params.cpp names them (DS24 §2.1).
+void add_attention(const ModelConfig& m, LoraTargets t, AdapterBuilder& b) {
+  const i64 d = m.d_model;
+  const i64 h = m.n_heads;
+  const i64 layers = m.n_layers;
+  if (m.mla.enabled()) {
+    const MlaConfig& a = m.mla;
+    const i64 q_width = checked_mul(h, a.qk_nope_head_dim + a.qk_rope_head_dim);
+    if (has_target(t, LoraTargets::q)) {
+      if (a.q_lora_rank > 0) {
+        b.add("q_a_proj", LoraTargets::q, d, a.q_lora_rank, layers, layers);
+        b.add("q_b_proj", LoraTargets::q, a.q_lora_rank, q_width, layers, layers);
+      } else {
+        b.add("q_proj", LoraTargets::q, d, q_width, layers, layers);
+      }
+    }
+    const LoraTargets kv = LoraTargets::k | LoraTargets::v;
+    if (has_target(t, kv)) {
+      b.add("kv_a_proj", kv, d, a.kv_lora_rank + a.qk_rope_head_dim, layers, layers);
+      b.add("kv_b_proj", kv, a.kv_lora_rank, checked_mul(h, a.qk_nope_head_dim + a.v_head_dim), layers, layers);
+    }
+    if (has_target(t, LoraTargets::o)) b.add("o_proj", LoraTargets::o, checked_mul(h, a.v_head_dim), d, layers, layers);
+    return;
+  }
+  const i64 q_width = checked_mul(h, m.head_dim);
+  const i64 kv_width = checked_mul(m.n_kv_heads, m.head_dim);
+  if (has_target(t, LoraTargets::q)) b.add("q_proj", LoraTargets::q, d, q_width, layers, layers);
+  if (has_target(t, LoraTargets::k)) b.add("k_proj", LoraTargets::k, d, kv_width, layers, layers);
+  if (has_target(t, LoraTargets::v)) b.add("v_proj", LoraTargets::v, d, kv_width, layers, layers);
+  if (has_target(t, LoraTargets::o)) b.add("o_proj", LoraTargets::o, q_width, d, layers, layers);
+}
+
+// The names of one FFN's rows: dense, routed experts or shared experts.
+struct FfnNames {
+  std::string_view gate;
+  std::string_view up;
+  std::string_view down;
+};
+
+// `count` FFNs of width f (`active` of them per token): gate (gated MLPs only), up, down.
+void add_ffn(const ModelConfig& m, LoraTargets t, const FfnNames& names, i64 f, i64 count, i64 active,
+             AdapterBuilder& b) {
+  const i64 d = m.d_model;
+  if (m.mlp == MlpKind::gated && has_target(t, LoraTargets::gate)) {
+    b.add(names.gate, LoraTargets::gate, d, f, count, active);
+  }
+  if (has_target(t, LoraTargets::up)) b.add(names.up, LoraTargets::up, d, f, count, active);
+  if (has_target(t, LoraTargets::down)) b.add(names.down, LoraTargets::down, f, d, count, active);
+}
+
+}  // namespace
+
+std::optional<LoraTargets> parse_lora_targets(std::string_view list) {
+  LoraTargets set = LoraTargets::none;
+  bool no_experts = false;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view name = trimmed(list.substr(0, comma));
+    if (name == kNoExperts) {
+      no_experts = true;
+    } else if (const std::optional<LoraTargets> t = target_named(name)) {
+      set = set | *t;
+    } else {
+      return std::nullopt;  // unknown or empty
+    }
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  if (no_experts) {
+    set = without(set, LoraTargets::experts);
+  } else if (has_target(set, kMlpMatrices)) {
+    set = set | LoraTargets::experts;
+  }
+  if (set == LoraTargets::none) return std::nullopt;
+  return set;
+}
+
+LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t rank) {
+  LoraParams p;
+  p.rank = rank;
+  AdapterBuilder b(p);
+  add_attention(m, targets, b);
+
+  i64 n_moe = 0;
+  for (i64 i = 0; i < m.n_layers; ++i) {
+    if (m.is_moe_layer(i)) ++n_moe;
+  }
+  const i64 n_dense = m.n_layers - n_moe;
+  add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, m.d_ff, n_dense, n_dense, b);
+  if (n_moe > 0 && has_target(targets, LoraTargets::experts)) {
+    const MoeConfig& e = m.moe;
+    add_ffn(m, targets, {"experts.gate_proj", "experts.up_proj", "experts.down_proj"}, e.d_ff_expert,
+            checked_mul(e.n_experts, n_moe), checked_mul(e.top_k, n_moe), b);
+    const i64 shared = checked_mul(e.n_shared_experts, n_moe);
+    add_ffn(m, targets, {"shared_experts.gate_proj", "shared_experts.up_proj", "shared_experts.down_proj"},
+            e.d_ff_shared, shared, shared, b);
+  }
+  return p;
+}
+
+FrozenBaseBytes frozen_base_bytes(const ParamCounts& c, double matrix_bits, double other_bytes) {
+  FrozenBaseBytes f;
+  if (c.layer_kinds.empty()) {
+    f.quantised_params = c.blocks;  // a model known by its count alone: its blocks are matrices
+  }
+  for (const LayerKindParams& k : c.layer_kinds) {
+    for (const ParamComponent& part : k.parts) {
+      if (!part.matrix || part.id == "router" || part.id == "shared_expert_gate") continue;
+      f.quantised_params = checked_add(f.quantised_params, checked_mul(k.n_layers, part.count));
+    }
+  }
+  f.other_params = c.total - f.quantised_params;
+  f.bytes = units::Bytes{static_cast<double>(f.quantised_params) * matrix_bits / 8.0 +
+                         static_cast<double>(f.other_params) * other_bytes};
+  return f;
+}
+
+units::Bytes lora_adapter_activations(const LoraParams& p, const LoraRunOptions& o) {
+  if (o.recompute == Recompute::full) return units::Bytes{0.0};
+  return units::Bytes{o.seq_len * o.micro_batch * static_cast<double>(p.rank) * o.bytes_per_element *
+                      static_cast<double>(p.active_adapted_matrices)};
+}
+
+LoraMemory lora_memory(const FrozenBaseBytes& base, const LoraParams& p, const LoraRunOptions& o,
+                       units::Bytes base_activations) {
+  const auto n = static_cast<double>(p.total);
+  return LoraMemory{.base_weights = base.bytes,
+                    .adapter_weights = units::Bytes{o.weight_bytes * n},
+                    .adapter_gradients = units::Bytes{o.gradient_bytes * n},
+                    .adapter_optimizer = units::Bytes{o.optimizer_bytes * n},
+                    .adapter_activations = lora_adapter_activations(p, o),
+                    .base_activations = base_activations};
+}
+
+}  // namespace roofline
