@@ -227,6 +227,14 @@ struct TrainResult {
   bool sequence_parallel = false;
   ZeroStage zero = ZeroStage::none;
   const RecipeBytes* recipe = nullptr;
+  // Fine-tuning with adapters (zero without).
+  bool lora = false;
+  LoraParams adapters;          ///< model-wide adapter parameters
+  FrozenBaseBytes frozen_base;  ///< model-wide frozen weights
+  double base_bits = 16.0;      ///< bits per frozen matrix parameter (QLoRA 4.127)
+  double adapter_params = 0.0;  ///< adapters on the most loaded device, N_lora / (t p)
+  units::Bytes base_bytes{};    ///< the device's share of the frozen base (/ d under ZeRO-3)
+  units::Bytes adapter_activations_per_layer{};
   // Memory of the most loaded device.
   DeviceParams stage_params;   ///< parameters on the first and the last pipeline stage
   double device_params = 0.0;  ///< the larger
@@ -258,7 +266,8 @@ struct TrainResult {
   std::int64_t global_batch = 1;            ///< b m d sequences per step
   double tokens_per_step = 0.0;             ///< global batch x s
   std::int64_t params = 0;                  ///< N under the FLOP basis
-  units::Flop model_flops_per_step{};       ///< 6 N tokens
+  units::Flop model_flops_per_step{};       ///< 6 N tokens (LoRA: (4 N + 6 N_lora) tokens)
+  units::Flop model_flops_per_token{};      ///< 6 N (LoRA: 4 N + 6 N_lora)
   units::Flop palm_flops_per_step{};        ///< (6 N + 12 L H Q s) tokens
   units::Flop hardware_flops_per_step{};    ///< 6N + the recomputation done (selective: attention core; full: 2N + it)
   units::Flop attention_flops_per_token{};  ///< the forward attention core at s, causal

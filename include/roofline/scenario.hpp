@@ -5,6 +5,7 @@
 #include "roofline/activations.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/hardware_config.hpp"
+#include "roofline/lora.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/training.hpp"
@@ -36,6 +37,13 @@ struct Accelerator {
   CapacitySource capacity_source = CapacitySource::device;
 };
 
+/// Fine-tuning with low-rank adapters: the base frozen (QLoRA: its linear layers in NF4).
+struct FineTuning {
+  std::int64_t rank = 8;                  ///< r
+  LoraTargets targets = LoraTargets::qv;  ///< which matrices get adapters
+  bool qlora = false;                     ///< the frozen base in NF4 with double quantisation
+};
+
 /// Training inputs: C = 6ND, time to train, MFU and HFU (flops), and the recipe of `train`.
 struct TrainingInputs {
   std::optional<std::int64_t> tokens;           ///< D
@@ -51,6 +59,7 @@ struct TrainingInputs {
   ModelFlopsConvention model_flops = ModelFlopsConvention::six_n;
   std::optional<double> hfu;                   ///< a stated HFU: the step time on executed FLOPs
   std::optional<double> measured_step_time_s;  ///< a measured step time, for MFU and HFU
+  std::optional<FineTuning> lora;              ///< none: full training
   bool flash_attention = true;
   bool dropout = false;
   std::optional<double> price_per_device_hour;  ///< in the user's currency

@@ -54,6 +54,21 @@ enum class ModelFlopsConvention {
   megatron,  ///< 72 B s L h^2 (1 + s/(6h) + V/(12 h L)) per step  [NA21 §5.1]
 };
 
+/// FLOPs executed per token of a step whose weight FLOPs are C_step (6N; LoRA 4N + 6N_lora) and
+/// forward C_fwd: C_step + 3 A + recomputation (selective A, full C_fwd + A)  [KO22 §5] [HU21 §4.2]
+constexpr units::Flop executed_step_flops(units::Flop step, units::Flop forward, units::Flop attention, Recompute r) {
+  const units::Flop base = step + attention * 3.0;
+  switch (r) {
+    case Recompute::none:
+      return base;
+    case Recompute::selective:
+      return base + attention;
+    case Recompute::full:
+      return base + forward + attention;
+  }
+  return base;
+}
+
 /// MFU = 6 N tokens_per_s / (G P_peak)  [CH22 App. B]
 constexpr double model_flops_utilisation(double params, double tokens_per_s, double devices,
                                          units::FlopPerSecond peak) {

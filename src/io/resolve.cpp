@@ -301,6 +301,19 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     diag.usage("--measured-step-time and --measured-tokens-per-s: give one measurement, not both");
   }
   t.hfu = spec.hfu;
+  if (spec.lora_rank || spec.lora_targets || spec.qlora) {
+    // QLoRA's recipe adapts every linear layer at rank 64 [DE23 §4]; LoRA's default is PEFT's q, v at rank 8.
+    FineTuning f;
+    f.qlora = spec.qlora;
+    f.rank = spec.lora_rank.value_or(spec.qlora ? 64 : 8);
+    f.targets = spec.lora_targets.value_or(spec.qlora ? LoraTargets::all : LoraTargets::qv);
+    if (spec.lora_targets && !spec.lora_rank && !spec.qlora) diag.usage("--lora-targets: needs --lora RANK or --qlora");
+    if (!sc.architecture) diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
+    if (t.model_flops != ModelFlopsConvention::six_n) {
+      diag.usage("--model-flops: applies to full training; fine-tuning counts 4N + 6N_lora per token");
+    }
+    t.lora = f;
+  }
   t.measured_step_time_s = spec.measured_step_time;
   t.flash_attention = !spec.no_flash_attention;
   t.dropout = spec.dropout;

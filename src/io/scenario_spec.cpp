@@ -255,6 +255,22 @@ const std::vector<InputDef> kInputs = {
     {"hfu", nullptr, kTrain, "FRACTION",
      "Step time on the executed FLOPs (recomputation included) at this utilisation, instead of --mfu",
      [](ScenarioSpec& s, const std::string& t) { s.hfu = fraction_in_unit_interval(t); }},
+    {"lora", nullptr, kTrain, "RANK",
+     "Fine-tune with LoRA adapters of this rank, the base frozen [default targets: q,v, PEFT's]",
+     [](ScenarioSpec& s, const std::string& t) { s.lora_rank = positive_count(t); }},
+    {"lora-targets", nullptr, kTrain, "LIST",
+     "Adapted matrices: q,k,v,o,gate,up,down, or qv, attention, mlp, all; no-experts keeps MoE experts frozen",
+     [](ScenarioSpec& s, const std::string& t) {
+       const auto targets = parse_lora_targets(lower(t));
+       if (!targets) {
+         throw UsageError("\"" + t +
+                          "\" is not a list of q, k, v, o, gate, up, down, qv, attention, mlp, all, no-experts");
+       }
+       s.lora_targets = *targets;
+     }},
+    {"qlora", nullptr, kTrain, "",
+     "QLoRA: the frozen base's linear layers in 4-bit NF4 with double quantisation [default: rank 64, all targets]",
+     [](ScenarioSpec& s, const std::string&) { s.qlora = true; }},
     {"no-flash-attention", nullptr, kTrain, "", "Store the attention score matrix (no FlashAttention)",
      [](ScenarioSpec& s, const std::string&) { s.no_flash_attention = true; }},
     {"dropout", nullptr, kTrain, "", "Train with dropout (its masks are kept); modern recipes train without",

@@ -102,6 +102,9 @@ struct ScenarioSpec {
   std::optional<std::int64_t> recompute_every, pp_chunks;
   std::optional<ModelFlopsConvention> model_flops;
   std::optional<double> hfu, measured_step_time;
+  std::optional<std::int64_t> lora_rank;
+  std::optional<LoraTargets> lora_targets;
+  bool qlora = false;
   bool no_flash_attention = false;
   bool dropout = false;
   std::optional<double> price;

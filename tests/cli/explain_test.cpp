@@ -214,6 +214,10 @@ const std::vector<std::vector<std::string>> kCommands = {
      "--optimizer",
      "bf16-adam",
      "--no-flash-attention"},
+    {"train", "llama3-8b", "--gpu", "a100-80gb-sxm", "--gpus", "8", "--lora", "16", "--lora-targets", "attention",
+     "--zero", "3", "--tokens", "1B", "--measured-tokens-per-s", "20k"},
+    {"train", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus", "4", "--tp", "2", "--qlora", "--seq", "4096",
+     "--recompute", "full", "--tokens", "1B", "--price", "3"},
 };
 
 }  // namespace
@@ -229,6 +233,7 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "layout.tensor_parallel",
                                         "layout.pipeline_parallel",
                                         "layout.pipeline_chunks",
+                                        "layout.fine_tuning",
                                         "layout.data_parallel",
                                         "layout.expert_parallel",
                                         "layout.zero_stage",

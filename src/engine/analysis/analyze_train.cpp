@@ -32,7 +32,22 @@ void memory(const Scenario& s, TrainResult& r) {
   const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
-  r.states = zero_model_states(r.device_params, *r.recipe, in.zero, static_cast<double>(dep.data));
+  const auto d = static_cast<double>(dep.data);
+  if (in.lora && s.architecture) {
+    // Adapters train under the recipe; the frozen base has no gradient or optimizer state, and
+    // the device holds the share of it its parameters are (ZeRO-3 shards it too)  [HU21 §4.2] [DE23 §3]
+    r.lora = true;
+    r.adapters = lora_params(m, in.lora->targets, in.lora->rank);
+    r.base_bits = in.lora->qlora ? nf4_bits_per_param(true) : w.weight_bits;
+    r.frozen_base = frozen_base_bytes(s.counts, r.base_bits, 2.0);
+    const double share = r.device_params / static_cast<double>(s.counts.total);
+    r.base_bytes = r.frozen_base.bytes * share / (in.zero == ZeroStage::os_g_p ? d : 1.0);
+    r.adapter_params = static_cast<double>(r.adapters.total) / static_cast<double>(dep.tensor * dep.pipeline);
+    r.states = zero_model_states(r.adapter_params, *r.recipe, in.zero, d);
+    r.states.weights += r.base_bytes;
+  } else {
+    r.states = zero_model_states(r.device_params, *r.recipe, in.zero, d);
+  }
   if (in.zero == ZeroStage::os_g_p && s.architecture) {
     r.unit_params = largest_unit_params(s.counts, degrees);
     r.zero3_live = zero3_live_bytes(r.unit_params, r.recipe->weights, r.recipe->gradients, 1.0);
@@ -58,6 +73,14 @@ void memory(const Scenario& s, TrainResult& r) {
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
     r.activations_per_layer = model_layer_activations(m, opts) / layers;
+    if (r.lora) {  // each adapted matrix keeps its rank-r product x A  [HU21 §4.1]
+      const LoraRunOptions lo{.seq_len = opts.seq_len,
+                              .micro_batch = opts.micro_batch,
+                              .bytes_per_element = opts.bytes_per_element,
+                              .recompute = in.recompute};
+      r.adapter_activations_per_layer = lora_adapter_activations(r.adapters, lo) / layers;
+      r.activations_per_layer += r.adapter_activations_per_layer;
+    }
     if (full) {  // the backward rebuilds k layers of one micro-batch at a time, the largest kind bounding
       ActivationOptions stored = opts;
       stored.recompute = Recompute::none;
@@ -86,7 +109,8 @@ void memory(const Scenario& s, TrainResult& r) {
   r.forward_backward = r.activations + r.zero3_live.total();
 
   // The optimizer step runs after the backward has freed the activations.
-  r.optimizer_params = in.zero >= ZeroStage::os ? r.device_params / static_cast<double>(dep.data) : r.device_params;
+  const double trained = r.lora ? r.adapter_params : r.device_params;
+  r.optimizer_params = in.zero >= ZeroStage::os ? trained / d : trained;
   r.optimizer_temporary =
       optimizer_step_temporary_bytes(r.optimizer_params, r.recipe->gradients, r.recipe->fp32_master);
   r.optimizer_binds = r.optimizer_temporary > r.forward_backward;
@@ -107,13 +131,17 @@ void compute(const Scenario& s, TrainResult& r) {
   r.tokens_per_step = static_cast<double>(r.global_batch) * seq;
   r.params = flop_params(s.counts, w.basis);
   const double n = static_cast<double>(r.params);
-  r.model_flops_per_step = training_compute(n, r.tokens_per_step);
+  r.model_flops_per_token =
+      r.lora ? lora_training_flops_per_token(n, static_cast<double>(r.adapters.active)) : units::Flop{6.0 * n};
+  r.model_flops_per_step = r.model_flops_per_token * r.tokens_per_step;
   // Executed FLOPs: selective recomputation repeats the attention core's forward, full
   // recomputation the whole forward (2N + the attention core)  [KO22 §5] [CH22 App. B]
   r.attention_flops_per_token =
       s.architecture ? attention_flops_prefill(m, seq, AttentionMode::causal) / seq : units::Flop{};
+  const units::Flop forward =
+      forward_flops_per_token(s.counts, w.basis) + units::Flop{2.0 * static_cast<double>(r.adapters.active)};
   r.hardware_flops_per_step =
-      executed_training_flops(forward_flops_per_token(s.counts, w.basis), r.attention_flops_per_token, in.recompute) *
+      executed_step_flops(r.model_flops_per_token, forward, r.attention_flops_per_token, in.recompute) *
       r.tokens_per_step;
   if (s.architecture) {  // a model known only by N has no layers or width for these forms
     const auto layers = static_cast<double>(m.n_layers);
@@ -129,7 +157,7 @@ void compute(const Scenario& s, TrainResult& r) {
   }
   r.convention = in.model_flops;
   r.convention_flops_per_step = convention_flops(r);
-  if (in.tokens) r.training_compute = training_compute(n, static_cast<double>(*in.tokens));
+  if (in.tokens) r.training_compute = r.model_flops_per_token * static_cast<double>(*in.tokens);
 
   // The step time: measured, or the FLOPs of the basis at a stated utilisation.
   const auto g = static_cast<double>(dep.devices);
@@ -186,8 +214,13 @@ void communication(const Scenario& s, TrainResult& r) {
   const double e = dtype_bytes(s.workload.activation_dtype);
   const double grad_bytes = r.recipe->gradients;
   const double d = static_cast<double>(dep.data);
-  r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p ? zero3_step_bytes(r.device_params, grad_bytes, d)
-                                                      : dp_gradient_allreduce_bytes(r.device_params, grad_bytes, d);
+  const double trained = r.lora ? r.adapter_params : r.device_params;
+  r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p ? zero3_step_bytes(trained, grad_bytes, d)
+                                                      : dp_gradient_allreduce_bytes(trained, grad_bytes, d);
+  // ZeRO-3 also gathers the frozen base, in the forward and again in the backward.
+  if (r.lora && in.zero == ZeroStage::os_g_p) {
+    r.dp_allreduce_bytes += ring_reduce_scatter_bytes(r.base_bytes * d, d) * 2.0;
+  }
   // Full recomputation repeats the forward's two all-reduces per layer: 6 instead of 4.
   const double repeat = in.recompute == Recompute::full ? 1.5 : 1.0;
   r.tp_bytes = tp_bytes_per_layer(seq, b, h, e, t) * (r.layers_per_stage * micro_batches * repeat);
@@ -280,8 +313,11 @@ bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p, std::int64_t 
 
 TrainResult analyze_train(const Scenario& s) {
   TrainResult r = train_at(s);
-  r.max_micro_batch = largest_fitting_input<&TrainingInputs::micro_batch>(s, 20);
-  r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, 24);
+  // A model known only by N has no activations: no batch or length limit can be said.
+  if (s.architecture) {
+    r.max_micro_batch = largest_fitting_input<&TrainingInputs::micro_batch>(s, 20);
+    r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, 24);
+  }
   // The smallest model-parallel size t p that fits (fewest devices per replica; among those, KV
   // heads split rather than replicated, then the fewest pipeline stages).
   Scenario probe = s;

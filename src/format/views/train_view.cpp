@@ -2,6 +2,10 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <array>
+#include <cmath>
+#include <utility>
+
 namespace roofline::format {
 namespace {
 
@@ -25,6 +29,31 @@ std::string recompute_name(Recompute r) {
   return "?";
 }
 
+bool pipelined(const T& x) { return x.r.pipeline > 1; }
+bool lora(const T& x) { return x.r.lora; }
+bool full_training(const T& x) { return architecture(x) && !x.r.lora; }
+
+// A parameter count that divides evenly prints as a count, otherwise as the quotient it is.
+Cell count_or_number(double v) { return v == std::floor(v) ? cell(static_cast<std::int64_t>(v)) : number(v); }
+
+std::string fine_tuning_name(const T& x) {
+  if (!x.r.lora) return "";
+  constexpr std::array kNames = {std::pair{LoraTargets::q, "q"},       std::pair{LoraTargets::k, "k"},
+                                 std::pair{LoraTargets::v, "v"},       std::pair{LoraTargets::o, "o"},
+                                 std::pair{LoraTargets::gate, "gate"}, std::pair{LoraTargets::up, "up"},
+                                 std::pair{LoraTargets::down, "down"}};
+  std::string targets;
+  for (const auto& [bit, name] : kNames) {
+    if (has_target(x.t().lora->targets, bit)) targets += (targets.empty() ? "" : ",") + std::string(name);
+  }
+  return fmt::format("{} r={} on {}", x.t().lora->qlora ? "QLoRA" : "LoRA", x.r.adapters.rank, targets);
+}
+
+// The model FLOPs per token as substituted: 6 x N, or (4 x N + 6 x N_lora).
+std::string per_token_flops(const T& x) {
+  if (!x.r.lora) return fmt::format("6 x {}", num(x.r.params));
+  return fmt::format("(4 x {} + 6 x {})", num(x.r.params), grouped(x.r.adapters.active));
+}
 const std::vector<Field<T>> kLayout = {
     {"devices", "devices G = t p d", "NA21", "G = t p d", [](const T& x) { return cell(x.r.devices); },
      [](const T& x) { return fmt::format("{} x {} x {}", x.r.tensor, x.r.pipeline, x.r.data); }},
@@ -39,6 +68,8 @@ const std::vector<Field<T>> kLayout = {
      [](const T& x) { return x.in.scenario.model.moe.enabled(); }},
     {"zero_stage", "ZeRO stage", "", "", [](const T& x) { return cell(static_cast<std::int64_t>(x.r.zero)); }},
     {"optimizer", "optimizer and precision", "", "", [](const T& x) { return cell(std::string(x.r.recipe->name)); }},
+    {"fine_tuning", "fine-tuning", "", "", [](const T& x) { return cell(fine_tuning_name(x)); }, nullptr, nullptr,
+     lora},
     {"global_batch_sequences", "global batch", "NA21", "B = b m d",
      [](const T& x) { return cell(units::Sequences{x.r.global_batch}); },
      [](const T& x) { return fmt::format("{} x {} x {}", x.t().micro_batch, x.t().grad_accum, x.r.data); }},
@@ -47,7 +78,6 @@ const std::vector<Field<T>> kLayout = {
      [](const T& x) { return fmt::format("{} x {}", x.r.global_batch, x.t().seq_len); }},
 };
 
-bool pipelined(const T& x) { return x.r.pipeline > 1; }
 bool zero3(const T& x) { return x.r.zero == ZeroStage::os_g_p && architecture(x); }
 bool full_recompute(const T& x) { return x.t().recompute == Recompute::full && architecture(x); }
 
@@ -55,7 +85,22 @@ const std::vector<Field<T>> kMemory = {
     {"params_per_device", "parameters on the most loaded device", "NA21",
      "max(first, last stage): layers / t / p, experts / (e t), embedding first, head last",
      [](const T& x) { return cell(static_cast<std::int64_t>(x.r.device_params)); }},
-    {"weight_bytes", "weights", "RA20-3.1", "w Psi (/ d under ZeRO-3)",
+    {"adapter_params", "adapter parameters (trainable)", "HU21-4.1", "N_lora = sum r (d_in + d_out) per adapted matrix",
+     [](const T& x) { return cell(x.r.adapters.total); }, nullptr,
+     [](const T& x) { return fmt::format("{} matrices", grouped(x.r.adapters.adapted_matrices)); }, lora},
+    {"adapter_params_per_device", "adapter parameters on the device", "HU21-4.1", "Psi = N_lora / (t p)",
+     [](const T& x) { return count_or_number(x.r.adapter_params); },
+     [](const T& x) { return fmt::format("{} / ({} x {})", grouped(x.r.adapters.total), x.r.tensor, x.r.pipeline); },
+     nullptr, lora},
+    {"frozen_base_bytes", "frozen base on the device", "DE23-3",
+     "(N_q b_q / 8 + N_o 2) x Psi_dev / N (/ d under ZeRO-3)", [](const T& x) { return cell(x.r.base_bytes); },
+     [](const T& x) {
+       return fmt::format("({} x {} / 8 + {} x 2) x {} / {} / {}", grouped(x.r.frozen_base.quantised_params),
+                          num(x.r.base_bits), grouped(x.r.frozen_base.other_params), num(x.r.device_params),
+                          grouped(x.in.scenario.counts.total), x.r.zero == ZeroStage::os_g_p ? x.r.data : 1);
+     },
+     [](const T& x) { return std::string(x.t().lora->qlora ? "NF4, double-quantised" : "16-bit"); }, lora},
+    {"weight_bytes", "weights", "RA20-3.1", "w Psi (/ d under ZeRO-3); LoRA: + the frozen base",
      [](const T& x) { return cell(x.r.states.weights); }},
     {"gradient_bytes", "gradients", "RA20-3.1", "g Psi (/ d under ZeRO-2, 3)",
      [](const T& x) { return cell(x.r.states.gradients); }},
@@ -164,12 +209,14 @@ const std::vector<Field<T>> kMemory = {
      }},
 };
 
-std::string convention_name(ModelFlopsConvention c) { return std::string(io::name_of(c)); }
+std::string convention_name(const T& x) {
+  return x.r.lora ? std::string("4n+6n_lora") : std::string(io::name_of(x.r.convention));
+}
 
 std::string step_time_label(const T& x) {
   switch (x.r.basis) {
     case StepTimeBasis::mfu:
-      return fmt::format("step time at {} % MFU ({})", num(x.r.utilisation * 100.0), convention_name(x.r.convention));
+      return fmt::format("step time at {} % MFU ({})", num(x.r.utilisation * 100.0), convention_name(x));
     case StepTimeBasis::hfu:
       return fmt::format("step time at {} % HFU (executed FLOPs)", num(x.r.utilisation * 100.0));
     case StepTimeBasis::measured_step:
@@ -186,9 +233,12 @@ std::string peak_text(const T& x) {
 }
 
 const std::vector<Field<T>> kCompute = {
-    {"model_flop_per_step", "model FLOPs per step (6N)", "KA20-2.1", "6 N B s",
+    {"model_flop_per_step", "", "KA20-2.1", "6 N B s; LoRA (4 N + 6 N_lora) B s",
      [](const T& x) { return cell(x.r.model_flops_per_step); },
-     [](const T& x) { return fmt::format("6 x {} x {}", num(x.r.params), num(x.r.tokens_per_step)); }},
+     [](const T& x) { return fmt::format("{} x {}", per_token_flops(x), num(x.r.tokens_per_step)); }, nullptr, nullptr,
+     [](const T& x) {
+       return std::string(x.r.lora ? "model FLOPs per step (4N + 6N_lora)" : "model FLOPs per step (6N)");
+     }},
     {"palm_flop_per_step", "model FLOPs per step (PaLM)", "CH22-B", "(6 N + 12 L H Q s) B s",
      [](const T& x) { return cell(x.r.palm_flops_per_step); },
      [](const T& x) {
@@ -207,13 +257,14 @@ const std::vector<Field<T>> kCompute = {
                           x.r.global_batch, x.t().seq_len, m.n_layers, m.d_model, m.d_model, x.t().seq_len, m.d_model,
                           m.vocab_size, full ? 16 : 12, m.d_model, m.n_layers);
      },
-     nullptr, architecture},
+     nullptr, full_training},
     {"hardware_flop_per_step", "executed FLOPs per step", "KO22",
      "(3 (C_fwd + A) + recomputation: selective A, full C_fwd + A) B s, A the causal attention core",
      [](const T& x) { return cell(x.r.hardware_flops_per_step); }, nullptr,
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
-    {"mfu_convention", "model FLOPs for MFU", "CH22-B", "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form",
-     [](const T& x) { return cell(convention_name(x.r.convention)); }},
+    {"mfu_convention", "model FLOPs for MFU", "CH22-B",
+     "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form; fine-tuning: 4 N + 6 N_lora",
+     [](const T& x) { return cell(convention_name(x)); }},
     {"step_time_s", "", "S000-1.4",
      "mfu: F_model / (G P_peak mfu); hfu: F_executed / (G P_peak hfu); measured: t, or B s / tokens_per_s",
      [](const T& x) { return cell(x.r.step_time); },
@@ -245,7 +296,7 @@ const std::vector<Field<T>> kCompute = {
      },
      nullptr, [](const T& x) { return x.r.mfu_measured.has_value(); },
      [](const T& x) {
-       return fmt::format("MFU ({}) at {} tokens/s", convention_name(x.r.convention), num(*x.r.measured_tokens_per_s));
+       return fmt::format("MFU ({}) at {} tokens/s", convention_name(x), num(*x.r.measured_tokens_per_s));
      }},
     {"hardware_flops_utilisation_fraction", "HFU (recomputation done)", "CH22-B",
      "HFU = F_executed / (B s) x tokens_per_s / (G P_peak)", [](const T& x) { return cell(x.r.hfu_measured); },
@@ -254,8 +305,9 @@ const std::vector<Field<T>> kCompute = {
                           num(*x.r.measured_tokens_per_s), num(x.r.devices), peak_text(x));
      },
      nullptr, [](const T& x) { return x.r.hfu_measured.has_value(); }},
-    {"training_compute_flop", "", "KA20-2.1", "C = 6 N D", [](const T& x) { return cell(x.r.training_compute); },
-     [](const T& x) { return fmt::format("6 x {} x {}", num(x.r.params), num(*x.t().tokens)); }, nullptr,
+    {"training_compute_flop", "", "KA20-2.1", "C = 6 N D; LoRA (4 N + 6 N_lora) D",
+     [](const T& x) { return cell(x.r.training_compute); },
+     [](const T& x) { return fmt::format("{} x {}", per_token_flops(x), num(*x.t().tokens)); }, nullptr,
      [](const T& x) { return x.r.training_compute.has_value(); },
      [](const T& x) { return fmt::format("training compute, {} tokens", grouped(*x.t().tokens)); }},
     {"steps", "steps", "S000-1.4", "ceil(D / (B s))",
@@ -291,11 +343,20 @@ std::string link_time(units::Bytes bytes, const std::optional<units::Seconds>& t
 }
 
 const std::vector<Field<T>> kComm = {
-    {"dp_allreduce_bytes", "", "RA20-7", "2 (d - 1)/d Psi g (ZeRO-3: 1.5x)",
+    {"dp_allreduce_bytes", "", "RA20-7",
+     "2 (d - 1)/d Psi g (ZeRO-3: 1.5x), Psi the trained parameters; LoRA under ZeRO-3: + 2 (d - 1)/d M_base "
+     "(gathered forward and backward)",
      [](const T& x) { return cell(x.r.dp_allreduce_bytes); },
      [](const T& x) {
-       return fmt::format("{}2 x ({} - 1)/{} x {} x {}", x.r.zero == ZeroStage::os_g_p ? "1.5 x " : "", x.r.data,
-                          x.r.data, num(x.r.device_params), num(x.r.recipe->gradients));
+       const bool z3 = x.r.zero == ZeroStage::os_g_p;
+       std::string text =
+           fmt::format("{}2 x ({} - 1)/{} x {} x {}", z3 ? "1.5 x " : "", x.r.data, x.r.data,
+                       num(x.r.lora ? x.r.adapter_params : x.r.device_params), num(x.r.recipe->gradients));
+       if (x.r.lora && z3) {
+         text += fmt::format(" + 2 x ({} - 1)/{} x {}", x.r.data, x.r.data,
+                             num(x.r.base_bytes * static_cast<double>(x.r.data)));
+       }
+       return text;
      },
      nullptr, nullptr,
      [](const T& x) {
