@@ -77,7 +77,8 @@ double ko22_attention_term(const Ko22Config& c) {
 
 }  // namespace
 
-TEST_CASE("KO22 Table 3 configurations under the six Table 2 forms [KO22 Table 2] [KO22 Table 3]", "[published]") {
+TEST_CASE("published: KO22 Table 3 configurations under the six Table 2 forms [KO22 Table 2] [KO22 Table 3]",
+          "[published]") {
   // Bytes per layer, micro-batch b of Table 3, t = 8. sbh = s b h; coefficients from Table 2.
   struct Row {
     double none, tp, tp_sp, tp_sel, tp_sp_sel, full;
@@ -121,8 +122,9 @@ TEST_CASE("KO22 Table 3 configurations under the six Table 2 forms [KO22 Table 2
   CHECK(std::round(size(kKo22[3]) / 1e12) == 1.0);
 }
 
-TEST_CASE("KO22 §5: 5as/h = 80 (GPT-3) and 64 (MT-NLG); selective recomputation saves 70 % and 65 % [KO22 §5]",
-          "[published]") {
+TEST_CASE(
+    "published: KO22 §5: 5as/h = 80 (GPT-3) and 64 (MT-NLG), selective recomputation saves 70 % and 65 % [KO22 §5]",
+    "[published]") {
   const Ko22Config& gpt3 = kKo22[1];
   const Ko22Config& mtnlg = kKo22[2];
   // Printed: 5as/h = 5 x 96 x 2048 / 12288 = 80 and 5 x 128 x 2048 / 20480 = 64.
@@ -171,8 +173,10 @@ TEST_CASE("KO22 §5: 5as/h = 80 (GPT-3) and 64 (MT-NLG); selective recomputation
   CHECK(rounded(itemised(mtnlg), 3) == 0.545);
 }
 
-TEST_CASE("KO22 §6.1 (Figure 7): the Table 2 forms as shares of the tensor-parallel baseline [KO22 §6.1] (derived)",
-          "[published]") {
+TEST_CASE(
+    "published: KO22 §6.1 (Figure 7): the Table 2 forms as shares of the tensor-parallel baseline [KO22 §6.1] "
+    "(derived)",
+    "[published]") {
   // Figure 7 is a chart; the text says: individually each technique cuts the memory "nearly in half",
   // combined a "5x reduction ... to under 20%", "only ~2x of the full activation recomputation which is
   // at 10% of the baseline". The Table 2 forms over eq. 2 (t = 8), derived:
@@ -209,7 +213,7 @@ TEST_CASE("KO22 §6.1 (Figure 7): the Table 2 forms as shares of the tensor-para
 }
 
 TEST_CASE(
-    "KO22 eq. 5 and eq. 6 on the first stage; App. B's sbhp = 2.73 GB; §4.3's extra terms [KO22 §4.2.3] "
+    "published: KO22 eq. 5 and eq. 6 on the first stage, App. B's sbhp = 2.73 GB, §4.3's extra terms [KO22 §4.2.3] "
     "[KO22 §4.3] [KO22 App. B]",
     "[published]") {
   // The first stage holds p micro-batches of L/p layers, L layers' worth (derived):
@@ -256,7 +260,7 @@ TEST_CASE(
   CHECK(extra / eq5 < 0.01);
 }
 
-TEST_CASE("KO22 Table 5: MFU and HFU from the iteration times, eq. 7 and eq. 8 [KO22 Table 5] [KO22 App. A]",
+TEST_CASE("published: KO22 Table 5: MFU and HFU from the iteration times, eq. 7 and eq. 8 [KO22 Table 5] [KO22 App. A]",
           "[published]") {
   // MFU = eq. 7 / (time x GPUs x 312 TFLOP/s), eq. 7 = megatron_flops_per_iteration(B, s, L, h, v) without
   // recomputation (the 72 form); HFU uses eq. 8 = eq. 7 + 12 B L s^2 h. B = Table 3's global batch.
@@ -309,7 +313,7 @@ TEST_CASE("KO22 Table 5: MFU and HFU from the iteration times, eq. 7 and eq. 8 [
 }
 
 TEST_CASE(
-    "PaLM 540B: MFU 45.7 % without self-attention, 46.2 % with it; HFU 57.8 % [CH22 §4.1] [CH22 Table 3] "
+    "published: PaLM 540B: MFU 45.7 % without self-attention, 46.2 % with it, HFU 57.8 % [CH22 §4.1] [CH22 Table 3] "
     "[CH22 App. B]",
     "[published]") {
   // CH22 Table 1: L = 118, H = 48 heads, d_model = 18432, N = 540.35B. App. B: 238.3K tokens/s on 6144
@@ -392,10 +396,8 @@ TEST_CASE(
 //   - For comparison, today's HFU line with --recompute none counts the causal attention core (half of
 //     PaLM's): 45.98 % for the flags model; with --recompute full, 61.30 % (PaLM's HFU is 57.8 %).
 
-TEST_CASE(
-    "Megatron-LM Table 1: model size, FLOPs per iteration, % of peak and aggregate petaFLOP/s [NA21 Table 1] "
-    "[NA21 §5.1]",
-    "[published]") {
+TEST_CASE("published: Megatron-LM Table 1: size, FLOPs per iteration, % of peak, aggregate [NA21 Table 1] [NA21 §5.1]",
+          "[published]") {
   // All rows: V = 51,200, s = 2048, t as printed; A100 peak 312 TFLOP/s (NA21 §5).
   // F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) (eq. 3, full recomputation), exact by hand in rationals.
   // Derived iteration time F / (n X) in the comment (Table 1 prints no time).
@@ -441,7 +443,8 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("Megatron-LM §5.1: GPT-3 in 34 days on 1024 GPUs, 1T in 84 days on 3072 [NA21 §5.1 eq. 4]", "[published]") {
+TEST_CASE("published: Megatron-LM §5.1: GPT-3 in 34 days on 1024 GPUs, 1T in 84 days on 3072 [NA21 §5.1 eq. 4]",
+          "[published]") {
   // Eq. 4: time ~ 8 T P / (n X). GPT-3: T = 300e9, P = 175e9, n = 1024, X = 140 TFLOP/s:
   // 4.2e23 / 1.4336e17 = 2,929,687.5 s = 33.9 days, printed 34.
   const units::Seconds gpt3 = time_to_train(units::Flop{8.0 * 300e9 * 175e9}, 1024, units::tflop_per_s(140));
