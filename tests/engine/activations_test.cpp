@@ -218,3 +218,29 @@ TEST_CASE("1F1B: the first stage holds p micro-batches of L/p layers [KO22 §4.2
   CHECK_THAT(first.base(), WithinRel(kSbh * kL / kT * (34.0 + 80.0), 1e-12));
   static_assert(activations_first_stage(units::Bytes{3.0}, 4.0, 2.0).base() == 24.0);
 }
+
+TEST_CASE("pipeline ranks in flight: 1F1B p - r, interleaved (2 (p - r - 1) + (v - 1) p + 1)/v [NA21-2.2] [KO22-4.2.3]",
+          "[activations]") {
+  struct Row {
+    double p, v, rank, in_flight;
+    const char* why;
+  };
+  const Row rows[] = {
+      {8, 1, 0, 8, "1F1B: the first rank holds p"},
+      {8, 1, 7, 1, "1F1B: the last rank holds one"},
+      {4, 2, 0, 5.5, "KO22 §4.2.3: p (1 + (p - 1)/(p v)) = 4 x 1.375"},
+      {4, 2, 3, 2.5, "the last rank: ((v - 1) p + 1)/v = 5/2"},
+      {8, 4, 0, 8.0 * (1.0 + 7.0 / 32.0), "KO22's factor at p = 8, v = 4"},
+      {1, 1, 0, 1, "no pipeline"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK_THAT(pipeline_in_flight(r.p, r.v, r.rank), WithinRel(r.in_flight, 1e-15));
+  }
+}
+
+TEST_CASE("embedding activations: the input dropout's mask, s b h m (/ t with SP) [KO22-4.3]", "[activations]") {
+  CHECK(embedding_activations(2048, 1, 12288, 1, true, 1).base() == 2048.0 * 12288);
+  CHECK(embedding_activations(2048, 1, 12288, 1, true, 8).base() == 2048.0 * 12288 / 8);
+  CHECK(embedding_activations(2048, 1, 12288, 1, false, 1).base() == 0.0);  // no dropout: ids only
+}

@@ -221,3 +221,37 @@ TEST_CASE("executed training FLOPs per token follow the recomputation done [KO22
   // Without attention, full recomputation is the 8N of a 2N forward.
   CHECK(executed_training_flops(units::Flop{2.0}, units::Flop{0.0}, Recompute::full).base() == 8.0);
 }
+
+TEST_CASE("executed FLOPs of any step: C_step + 3 A + the recomputation done [KO22 §5] [HU21 §4.2]", "[analysis]") {
+  const units::Flop a{10.0};
+  struct Row {
+    double step, forward;
+    Recompute r;
+    double executed;
+    const char* why;
+  };
+  const Row rows[] = {
+      {300, 100, Recompute::none, 330, "full training: 6N = 3 C_fwd, as executed_training_flops"},
+      {300, 100, Recompute::full, 440, "full training, full recomputation: + C_fwd + A"},
+      // LoRA, N = 50, N_lora = 1: step 4 x 50 + 6 x 1 = 206, forward 2 x 50 + 2 x 1 = 102.
+      {206, 102, Recompute::none, 236, "LoRA: 4N + 6N_lora + 3A"},
+      {206, 102, Recompute::selective, 246, "LoRA, selective: + A"},
+      {206, 102, Recompute::full, 348, "LoRA, full: + (2N + 2N_lora) + A"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK(executed_step_flops(units::Flop{r.step}, units::Flop{r.forward}, a, r.r).base() == r.executed);
+  }
+  for (const Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+    CHECK(executed_step_flops(units::Flop{300}, units::Flop{100}, a, r) ==
+          executed_training_flops(units::Flop{100}, a, r));
+  }
+}
+
+TEST_CASE("PaLM's model FLOPs per token: 6N + 12 L H Q T [CH22 App. B]", "[analysis]") {
+  // PaLM 540B: N = 540.35e9, L = 118, H = 48, Q = 256, T = 2048: 3.242e12 + 3.563e10 = 3.278e12 FLOP;
+  // at 238.3K tokens/s on 6144 chips of 275 TFLOP/s that is the printed 46.2 % MFU.
+  const units::Flop f = palm_model_flops_per_token(540.35e9, 118, 48, 256, 2048);
+  CHECK(f.base() == 6.0 * 540.35e9 + 12.0 * 118 * 48 * 256 * 2048);
+  CHECK(std::round(f.base() * 238'300.0 / (6144.0 * 275e12) * 1000.0) == 462.0);
+}

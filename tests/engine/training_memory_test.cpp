@@ -260,3 +260,60 @@ TEST_CASE("Megatron FLOPs per iteration, 72 and 96 forms [NA21-5.1] [SM22-2.4]",
   CHECK(std::round(f.base() / 44.4 / 3360 / 1e12) == 113.0);
   CHECK_THAT(f.base() / 50.2 / 2800 / 1e12, WithinRel(121.0, 0.005));
 }
+
+TEST_CASE("ZeRO-3 live buffers: the largest unit gathered with one prefetched, its gradients whole [ZH23-3.2]",
+          "[training]") {
+  // Llama-2-7B: a layer is 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360 parameters, larger than
+  // the 32,000 x 4,096 = 131,072,000 embedding; with t = 8 the layer's matrices split and its norms do
+  // not: 202,375,168 / 8 + 8,192 = 25,305,088, still above the embedding's 131,072,000 / 8 = 16,384,000.
+  const ParamCounts c = count_params(test_models::llama2_7b());
+  struct Row {
+    std::int64_t t;
+    double unit;
+    const char* why;
+  };
+  const Row rows[] = {{1, 202'383'360.0, "a whole layer"}, {8, 25'305'088.0, "a layer's matrices / 8 + its norms"}};
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK(largest_unit_params(c, {.tensor = r.t}) == r.unit);
+  }
+  // (1 + f) Psi_unit w + Psi_unit g with f = 1, w = g = 2: 809,533,440 + 404,766,720 B.
+  const Zero3LiveBytes live = zero3_live_bytes(202'383'360.0, 2.0, 2.0, 1.0);
+  CHECK(live.gathered_params.base() == 809'533'440.0);
+  CHECK(live.unsharded_grads.base() == 404'766'720.0);
+  CHECK(live.total().base() == 1'214'300'160.0);
+  // A model whose embedding outweighs a layer: Llama-3-8B, 128,256 x 4,096 = 525,336,576 > 218,112,000.
+  CHECK(largest_unit_params(count_params(test_models::llama3_8b()), {}) == 525'336'576.0);
+}
+
+TEST_CASE("the optimizer step: bytes it moves and its fp32 gradient copy [RA20-3.1] [MI18-3]", "[training]") {
+  struct Row {
+    OptimizerRecipe recipe;
+    double bytes_per_param;  // g + 2 o + w
+    double temporary_per_param;
+    const char* why;
+  };
+  const Row rows[] = {
+      {OptimizerRecipe::mixed_adam, 2 + 24 + 2, 4, "read g 2 and o 12, write o 12 and w 2; fp32 copy of g"},
+      {OptimizerRecipe::mixed_adam_fp32_grads, 4 + 24 + 2, 0, "gradients already fp32: no copy"},
+      {OptimizerRecipe::bf16_adam, 2 + 8 + 2, 0, "no fp32 master: the update runs in bf16"},
+      {OptimizerRecipe::sgd_momentum, 2 + 16 + 2, 4, "fp32 master and momentum"},
+  };
+  const double psi = 1'003'782'656.0;  // Llama-3-8B / 8 under ZeRO-1
+  for (const Row& r : rows) {
+    INFO(r.why);
+    const RecipeBytes& b = recipe_bytes(r.recipe);
+    CHECK(optimizer_step_bytes(psi, b.weights, b.gradients, b.optimizer).base() == psi * r.bytes_per_param);
+    CHECK(optimizer_step_temporary_bytes(psi, b.gradients, b.fp32_master).base() == psi * r.temporary_per_param);
+  }
+  CHECK(optimizer_step_bytes(psi, 2, 2, 12).base() == 28'105'914'368.0);
+}
+
+TEST_CASE("pipeline sends and expert all-to-all per step [NA21-4.1] [LE21]", "[training]") {
+  // 2 v m s b h e / split: Llama-3-70B, s = 8192, b = 1, m = 8, bf16.
+  CHECK(pp_p2p_bytes(8192, 1, 8192, 2, 8, 1, 1).base() == 2.0 * 8 * 8192 * 8192 * 2);
+  CHECK(pp_p2p_bytes(8192, 1, 8192, 2, 8, 2, 8).base() == 2.0 * 2 * 8 * 8192 * 8192 * 2 / 8);
+  // 4 k s b h e (e_p - 1)/e_p: Mixtral, k = 2, s = 4096, h = 4096, bf16, e_p = 8: 234,881,024 B a layer.
+  CHECK(ep_alltoall_bytes_per_layer(4096, 1, 2, 4096, 2, 8).base() == 234'881'024.0);
+  CHECK(ep_alltoall_bytes_per_layer(4096, 1, 2, 4096, 2, 1).base() == 0.0);  // one rank: nothing leaves
+}
