@@ -41,7 +41,9 @@ void memory(const Scenario& s, TrainResult& r) {
     r.base_bits = in.lora->qlora ? nf4_bits_per_param(true) : w.weight_bits;
     r.frozen_base = frozen_base_bytes(s.counts, r.base_bits, 2.0);
     const double share = r.device_params / static_cast<double>(s.counts.total);
-    r.base_bytes = r.frozen_base.bytes * share / (in.zero == ZeroStage::os_g_p ? d : 1.0);
+    // Whole bytes: a fractional share of 4.127-bit blocks still occupies the byte it starts.
+    r.base_bytes =
+        units::Bytes{std::ceil((r.frozen_base.bytes * share / (in.zero == ZeroStage::os_g_p ? d : 1.0)).base())};
     r.adapter_params = static_cast<double>(r.adapters.total) / static_cast<double>(dep.tensor * dep.pipeline);
     r.states = zero_model_states(r.adapter_params, *r.recipe, in.zero, d);
     r.states.weights += r.base_bytes;

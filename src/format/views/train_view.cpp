@@ -398,8 +398,46 @@ const std::vector<Field<T>> kComm = {
 
 }  // namespace
 
+// The training inputs as resolved, every default filled in, for scripts (inputs.training).
+nlohmann::json training_inputs(const TrainingInputs& t) {
+  const auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json lora;
+  if (t.lora) {
+    lora = {{"rank", t.lora->rank}, {"qlora", t.lora->qlora}};
+    nlohmann::json targets = nlohmann::json::array();
+    constexpr std::array kNames = {std::pair{LoraTargets::q, "q"},       std::pair{LoraTargets::k, "k"},
+                                   std::pair{LoraTargets::v, "v"},       std::pair{LoraTargets::o, "o"},
+                                   std::pair{LoraTargets::gate, "gate"}, std::pair{LoraTargets::up, "up"},
+                                   std::pair{LoraTargets::down, "down"}, std::pair{LoraTargets::experts, "experts"}};
+    for (const auto& [bit, name] : kNames) {
+      if (has_target(t.lora->targets, bit)) targets.push_back(name);
+    }
+    lora["targets"] = targets;
+  }
+  return {{"micro_batch", t.micro_batch},
+          {"seq_tokens", t.seq_len},
+          {"grad_accum", t.grad_accum},
+          {"zero_stage", static_cast<int>(t.zero)},
+          {"optimizer", recipe_bytes(t.recipe).name},
+          {"recompute", recompute_name(t.recompute)},
+          {"recompute_every", t.recompute_every},
+          {"pipeline_chunks", t.pipeline_chunks},
+          {"flash_attention", t.flash_attention},
+          {"dropout", t.dropout},
+          {"model_flops", io::name_of(t.model_flops)},
+          {"hfu", opt(t.hfu)},
+          {"measured_step_time_s", opt(t.measured_step_time_s)},
+          {"price_per_device_hour", opt(t.price_per_device_hour)},
+          {"lora", lora}};
+}
+
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain) {
   const T x{in, r};
+  if (rep.inputs) {
+    nlohmann::json inputs = *rep.inputs;
+    inputs["training"] = training_inputs(in.scenario.training);
+    rep.inputs = std::make_shared<const nlohmann::json>(std::move(inputs));
+  }
   rep.sections.push_back(make_section("layout", "Layout", kLayout, x, explain));
   rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, explain));
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
