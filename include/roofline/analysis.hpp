@@ -223,12 +223,10 @@ enum class StepTimeBasis {
 struct TrainResult {
   // Layout.
   std::int64_t devices = 1, tensor = 1, pipeline = 1, data = 1, expert = 1;
-  std::int64_t chunks = 1;  ///< v, model chunks per device
-  bool sequence_parallel = false;
-  ZeroStage zero = ZeroStage::none;
+  std::int64_t chunks = 1;       ///< v, model chunks per device
+  std::int64_t shard_group = 1;  ///< N_s, the data ranks ZeRO shards over (d, or a node's group)
   const RecipeBytes* recipe = nullptr;
   // Fine-tuning with adapters (zero without).
-  bool lora = false;
   LoraParams adapters;          ///< model-wide adapter parameters
   FrozenBaseBytes frozen_base;  ///< model-wide frozen weights
   double base_bits = 16.0;      ///< bits per frozen matrix parameter (QLoRA 4.127)
@@ -252,15 +250,12 @@ struct TrainResult {
   units::Bytes recompute_working_set{};  ///< full recomputation: k layers rebuilt, one micro-batch
   LogitsActivations logits;              ///< on the last stage
   units::Bytes activations{};            ///< the binding stage's activations and logits
-  bool first_stage_binds = true;
-  units::Bytes forward_backward{};     ///< activations + ZeRO-3 live buffers
-  double optimizer_params = 0.0;       ///< Psi_o, the parameters this device updates
-  units::Bytes optimizer_temporary{};  ///< the optimizer step's fp32 gradient copy
-  bool optimizer_binds = false;        ///< the optimizer step, not the backward, is the peak
+  units::Bytes forward_backward{};       ///< activations + ZeRO-3 live buffers
+  double optimizer_params = 0.0;         ///< Psi_o, the parameters this device updates
+  units::Bytes optimizer_temporary{};    ///< the optimizer step's fp32 gradient copy
   units::Bytes reserve{};
   units::Bytes total{};  ///< states + max(activations + live buffers, optimizer temporary) + reserve
   units::Bytes capacity{};
-  bool fits = false;
   units::Bytes headroom{};  ///< capacity - total (negative when it does not fit)
   // Compute.
   std::int64_t global_batch = 1;            ///< b m d sequences per step
@@ -273,10 +268,8 @@ struct TrainResult {
   units::Flop attention_flops_per_token{};  ///< the forward attention core at s, causal
   units::Flop megatron_flops_per_step{};    ///< 72 (96 with full recomputation) B s L h^2 (...)
   units::Flop megatron_model_flops_per_step{};  ///< the 72 form whatever the recomputation
-  ModelFlopsConvention convention = ModelFlopsConvention::six_n;
-  units::Flop convention_flops_per_step{};  ///< the model FLOPs MFU counts, under the convention
-  StepTimeBasis basis = StepTimeBasis::mfu;
-  double utilisation = 1.0;  ///< the stated MFU or HFU of the basis
+  units::Flop convention_flops_per_step{};      ///< the model FLOPs MFU counts, under the convention
+  double utilisation = 1.0;                     ///< the stated MFU or HFU of the basis
   std::optional<units::Seconds> step_time;
   std::optional<double> measured_tokens_per_s;  ///< given, or tokens per step / measured step time
   std::optional<units::Fraction> mfu_measured;  ///< convention FLOPs per token x tps / (G P)
@@ -291,7 +284,9 @@ struct TrainResult {
   std::optional<units::Seconds> optimizer_step_time;
   units::BytesPerSecond memory_bandwidth{};
   // Communication per step.
-  units::Bytes dp_allreduce_bytes{};  ///< gradient all-reduce per device (ZeRO-3: 1.5x)
+  units::Bytes dp_allreduce_bytes{};  ///< gradient all-reduce per device (ZeRO-3: 1.5x), within N_s
+  units::Bytes cross_group_bytes{};   ///< ZeRO-3 in groups: the shard's all-reduce across the d / N_s groups
+  std::optional<units::Seconds> cross_group_time;
   std::optional<units::Seconds> dp_allreduce_time;
   units::Bytes tp_bytes{};  ///< tensor-parallel traffic per device per step
   std::optional<units::Seconds> tp_time;
@@ -309,6 +304,15 @@ struct TrainResult {
     std::int64_t tensor = 1, pipeline = 1, data = 1;
   };
   std::optional<Layout> smallest_fitting_layout;  ///< least t p over the same G that fits
+  // Flags and enumerations, together (no padding between the doubles above).
+  bool sequence_parallel = false;
+  ZeroStage zero = ZeroStage::none;
+  bool lora = false;
+  bool first_stage_binds = true;
+  bool optimizer_binds = false;  ///< the optimizer step, not the backward, is the peak
+  bool fits = false;
+  ModelFlopsConvention convention = ModelFlopsConvention::six_n;
+  StepTimeBasis basis = StepTimeBasis::mfu;
 };
 TrainResult analyze_train(const Scenario& s);
 

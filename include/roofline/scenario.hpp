@@ -56,6 +56,7 @@ struct TrainingInputs {
   Recompute recompute = Recompute::none;
   std::int64_t recompute_every = 1;  ///< k: full recomputation checkpoints one layer in k
   std::int64_t pipeline_chunks = 1;  ///< v: model chunks per device (1: 1F1B, > 1: interleaved)
+  std::int64_t shard_group = 0;      ///< N_s: ZeRO shards within groups of this many data ranks (0: all d)
   ModelFlopsConvention model_flops = ModelFlopsConvention::six_n;
   std::optional<double> hfu;                   ///< a stated HFU: the step time on executed FLOPs
   std::optional<double> measured_step_time_s;  ///< a measured step time, for MFU and HFU

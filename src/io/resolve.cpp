@@ -279,6 +279,19 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     diag.input("--recompute-every: " + str(t.recompute_every) + " is more than the " + str(m.n_layers / dep.pipeline) +
                " layers of a pipeline stage");
   }
+  // FSDP's hybrid sharding shards within a node (8 devices unless --shard-group says) and replicates
+  // across nodes; --shard-group does the same for any stage  [ZH23]
+  const bool hybrid = spec.fsdp && *spec.fsdp == "hybrid";
+  const std::int64_t group = spec.shard_group.value_or(hybrid ? std::min<std::int64_t>(8, dep.data) : 0);
+  if (group > 0) {
+    if (t.zero == ZeroStage::none) {
+      diag.usage("--shard-group: needs --zero 1, 2 or 3 (or an --fsdp strategy that shards)");
+    } else if (dep.data % group != 0) {
+      diag.input("--shard-group: " + str(group) + " does not divide the " + str(dep.data) + " data-parallel ranks");
+    } else {
+      t.shard_group = group;
+    }
+  }
   t.pipeline_chunks = spec.pp_chunks.value_or(1);
   if (t.pipeline_chunks > 1) {
     if (dep.pipeline == 1) {

@@ -219,6 +219,9 @@ const std::vector<InputDef> kInputs = {
        s.fsdp = std::string(f->name);
        s.zero = f->stage;
      }},
+    {"shard-group", nullptr, kTrain, "N",
+     "ZeRO shards within groups of N data ranks, replicated across groups [default: all d; 8 with --fsdp hybrid]",
+     [](ScenarioSpec& s, const std::string& t) { s.shard_group = positive_count(t); }},
     {"optimizer", nullptr, kTrain, "RECIPE", "Optimizer and precision recipe [default: mixed-adam]",
      [](ScenarioSpec& s, const std::string& t) {
        const auto r = recipe_named(lower(t));

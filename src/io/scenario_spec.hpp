@@ -99,7 +99,7 @@ struct ScenarioSpec {
   std::optional<std::string> fsdp;
   std::optional<OptimizerRecipe> optimizer;
   std::optional<Recompute> recompute;
-  std::optional<std::int64_t> recompute_every, pp_chunks;
+  std::optional<std::int64_t> recompute_every, pp_chunks, shard_group;
   std::optional<ModelFlopsConvention> model_flops;
   std::optional<double> hfu, measured_step_time;
   std::optional<std::int64_t> lora_rank;

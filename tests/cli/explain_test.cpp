@@ -216,6 +216,7 @@ const std::vector<std::vector<std::string>> kCommands = {
      "--no-flash-attention"},
     {"train", "llama3-8b", "--gpu", "a100-80gb-sxm", "--gpus", "8", "--lora", "16", "--lora-targets", "attention",
      "--zero", "3", "--tokens", "1B", "--measured-tokens-per-s", "20k"},
+    {"train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--fsdp", "hybrid", "--seq", "4096"},
     {"train", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus", "4", "--tp", "2", "--qlora", "--seq", "4096",
      "--recompute", "full", "--tokens", "1B", "--price", "3"},
 };
@@ -234,6 +235,7 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "layout.pipeline_parallel",
                                         "layout.pipeline_chunks",
                                         "layout.fine_tuning",
+                                        "layout.shard_group",
                                         "layout.data_parallel",
                                         "layout.expert_parallel",
                                         "layout.zero_stage",

@@ -32,7 +32,8 @@ void memory(const Scenario& s, TrainResult& r) {
   const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
-  const auto d = static_cast<double>(dep.data);
+  // ZeRO shards over the data ranks, or within groups of them (FSDP's hybrid sharding).
+  const auto d = static_cast<double>(in.shard_group > 0 ? in.shard_group : dep.data);
   if (in.lora && s.architecture) {
     // Adapters train under the recipe; the frozen base has no gradient or optimizer state, and
     // the device holds the share of it its parameters are (ZeRO-3 shards it too)  [HU21 §4.2] [DE23 §3]
@@ -215,13 +216,17 @@ void communication(const Scenario& s, TrainResult& r) {
   const double h = static_cast<double>(m.d_model);
   const double e = dtype_bytes(s.workload.activation_dtype);
   const double grad_bytes = r.recipe->gradients;
-  const double d = static_cast<double>(dep.data);
+  const double d = static_cast<double>(r.shard_group);
   const double trained = r.lora ? r.adapter_params : r.device_params;
   r.dp_allreduce_bytes = in.zero == ZeroStage::os_g_p ? zero3_step_bytes(trained, grad_bytes, d)
                                                       : dp_gradient_allreduce_bytes(trained, grad_bytes, d);
   // ZeRO-3 also gathers the frozen base, in the forward and again in the backward.
   if (r.lora && in.zero == ZeroStage::os_g_p) {
     r.dp_allreduce_bytes += ring_reduce_scatter_bytes(r.base_bytes * d, d) * 2.0;
+  }
+  // Sharded in groups, ZeRO-3's shard of the gradients is all-reduced across the groups.
+  if (in.zero == ZeroStage::os_g_p && r.shard_group < dep.data) {
+    r.cross_group_bytes = dp_gradient_allreduce_bytes(trained / d, grad_bytes, static_cast<double>(dep.data) / d);
   }
   // Full recomputation repeats the forward's two all-reduces per layer: 6 instead of 4.
   const double repeat = in.recompute == Recompute::full ? 1.5 : 1.0;
@@ -241,6 +246,7 @@ void communication(const Scenario& s, TrainResult& r) {
   if (s.accelerator && s.accelerator->hw.interconnect_bandwidth.base() > 0.0) {
     r.link = s.accelerator->hw.interconnect_bandwidth;
     r.dp_allreduce_time = comm_time(r.dp_allreduce_bytes, r.link);
+    r.cross_group_time = comm_time(r.cross_group_bytes, r.link);
     r.tp_time = comm_time(r.tp_bytes, r.link);
     r.pp_time = comm_time(r.pp_bytes, r.link);
     r.ep_time = comm_time(r.ep_bytes, r.link);
@@ -257,6 +263,7 @@ TrainResult train_at(const Scenario& s) {
   r.data = dep.data;
   r.expert = dep.expert;
   r.chunks = s.training.pipeline_chunks;
+  r.shard_group = s.training.shard_group > 0 ? s.training.shard_group : dep.data;
   r.sequence_parallel = dep.sequence_parallel;
   r.zero = s.training.zero;
   r.recipe = &recipe_bytes(s.training.recipe);

@@ -31,6 +31,7 @@ std::string recompute_name(Recompute r) {
 
 bool pipelined(const T& x) { return x.r.pipeline > 1; }
 bool lora(const T& x) { return x.r.lora; }
+bool sharded_in_groups(const T& x) { return x.r.zero == ZeroStage::os_g_p && x.r.shard_group < x.r.data; }
 bool full_training(const T& x) { return architecture(x) && !x.r.lora; }
 
 // A parameter count that divides evenly prints as a count, otherwise as the quotient it is.
@@ -67,6 +68,9 @@ const std::vector<Field<T>> kLayout = {
     {"expert_parallel", "expert parallel e", "", "", [](const T& x) { return cell(x.r.expert); }, nullptr, nullptr,
      [](const T& x) { return x.in.scenario.model.moe.enabled(); }},
     {"zero_stage", "ZeRO stage", "", "", [](const T& x) { return cell(static_cast<std::int64_t>(x.r.zero)); }},
+    {"shard_group", "ZeRO shard group N_s", "", "", [](const T& x) { return cell(x.r.shard_group); }, nullptr,
+     [](const T& x) { return fmt::format("{} groups, replicated", x.r.data / x.r.shard_group); },
+     [](const T& x) { return x.r.shard_group < x.r.data; }},
     {"optimizer", "optimizer and precision", "", "", [](const T& x) { return cell(std::string(x.r.recipe->name)); }},
     {"fine_tuning", "fine-tuning", "", "", [](const T& x) { return cell(fine_tuning_name(x)); }, nullptr, nullptr,
      lora},
@@ -100,11 +104,12 @@ const std::vector<Field<T>> kMemory = {
                           grouped(x.in.scenario.counts.total), x.r.zero == ZeroStage::os_g_p ? x.r.data : 1);
      },
      [](const T& x) { return std::string(x.t().lora->qlora ? "NF4, double-quantised" : "16-bit"); }, lora},
-    {"weight_bytes", "weights", "RA20-3.1", "w Psi (/ d under ZeRO-3); LoRA: + the frozen base",
+    {"weight_bytes", "weights", "RA20-3.1",
+     "w Psi (/ N_s under ZeRO-3, N_s = d or the shard group); LoRA: + the frozen base",
      [](const T& x) { return cell(x.r.states.weights); }},
-    {"gradient_bytes", "gradients", "RA20-3.1", "g Psi (/ d under ZeRO-2, 3)",
+    {"gradient_bytes", "gradients", "RA20-3.1", "g Psi (/ N_s under ZeRO-2, 3)",
      [](const T& x) { return cell(x.r.states.gradients); }},
-    {"optimizer_state_bytes", "optimizer states", "RA20-3.1", "o Psi (/ d under ZeRO-1, 2, 3)",
+    {"optimizer_state_bytes", "optimizer states", "RA20-3.1", "o Psi (/ N_s under ZeRO-1, 2, 3)",
      [](const T& x) { return cell(x.r.states.optimizer); }},
     {"model_state_bytes", "model states", "RA20-5", "weights + gradients + optimizer states",
      [](const T& x) { return cell(x.r.states.total()); },
@@ -344,17 +349,18 @@ std::string link_time(units::Bytes bytes, const std::optional<units::Seconds>& t
 
 const std::vector<Field<T>> kComm = {
     {"dp_allreduce_bytes", "", "RA20-7",
-     "2 (d - 1)/d Psi g (ZeRO-3: 1.5x), Psi the trained parameters; LoRA under ZeRO-3: + 2 (d - 1)/d M_base "
+     "2 (N_s - 1)/N_s Psi g (ZeRO-3: 1.5x), Psi the trained parameters, N_s = d or the shard group; LoRA under ZeRO-3: "
+     "+ 2 (d - 1)/d M_base "
      "(gathered forward and backward)",
      [](const T& x) { return cell(x.r.dp_allreduce_bytes); },
      [](const T& x) {
        const bool z3 = x.r.zero == ZeroStage::os_g_p;
        std::string text =
-           fmt::format("{}2 x ({} - 1)/{} x {} x {}", z3 ? "1.5 x " : "", x.r.data, x.r.data,
+           fmt::format("{}2 x ({} - 1)/{} x {} x {}", z3 ? "1.5 x " : "", x.r.shard_group, x.r.shard_group,
                        num(x.r.lora ? x.r.adapter_params : x.r.device_params), num(x.r.recipe->gradients));
        if (x.r.lora && z3) {
-         text += fmt::format(" + 2 x ({} - 1)/{} x {}", x.r.data, x.r.data,
-                             num(x.r.base_bytes * static_cast<double>(x.r.data)));
+         text += fmt::format(" + 2 x ({} - 1)/{} x {}", x.r.shard_group, x.r.shard_group,
+                             num(x.r.base_bytes * static_cast<double>(x.r.shard_group)));
        }
        return text;
      },
@@ -366,6 +372,19 @@ const std::vector<Field<T>> kComm = {
     {"dp_allreduce_time_s", "  over the link", "PY09", "bytes / BW_link",
      [](const T& x) { return cell(x.r.dp_allreduce_time); },
      [](const T& x) { return link_time(x.r.dp_allreduce_bytes, x.r.dp_allreduce_time, x.r.link); }},
+    {"cross_group_allreduce_bytes", "gradient shard across groups", "ZH23",
+     "2 (R - 1)/R (Psi / N_s) g, R = d / N_s groups", [](const T& x) { return cell(x.r.cross_group_bytes); },
+     [](const T& x) {
+       const std::int64_t groups = x.r.data / x.r.shard_group;
+       return fmt::format("2 x ({} - 1)/{} x {} / {} x {}", groups, groups,
+                          num(x.r.lora ? x.r.adapter_params : x.r.device_params), x.r.shard_group,
+                          num(x.r.recipe->gradients));
+     },
+     nullptr, sharded_in_groups},
+    {"cross_group_allreduce_time_s", "  over the link", "PY09", "bytes / BW_link",
+     [](const T& x) { return cell(x.r.cross_group_time); },
+     [](const T& x) { return link_time(x.r.cross_group_bytes, x.r.cross_group_time, x.r.link); }, nullptr,
+     sharded_in_groups},
     {"tp_bytes", "tensor-parallel traffic per step", "KO22-4.2.2",
      "4 x 2 (t - 1)/t s b h e per layer and micro-batch (x 1.5 with full recomputation)",
      [](const T& x) { return cell(x.r.tp_bytes); }},
@@ -422,6 +441,7 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
           {"recompute", recompute_name(t.recompute)},
           {"recompute_every", t.recompute_every},
           {"pipeline_chunks", t.pipeline_chunks},
+          {"shard_group", t.shard_group > 0 ? nlohmann::json(t.shard_group) : nlohmann::json()},
           {"flash_attention", t.flash_attention},
           {"dropout", t.dropout},
           {"model_flops", io::name_of(t.model_flops)},
