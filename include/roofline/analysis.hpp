@@ -296,7 +296,14 @@ struct TrainResult {
   units::Bytes ep_bytes{};  ///< expert-parallel all-to-all per device per step
   std::optional<units::Seconds> ep_time;
   double bubble_fraction = 0.0;  ///< (p - 1) / (v m + p - 1)
-  units::BytesPerSecond link{};  ///< interconnect per direction
+  double bubble_overhead = 0.0;  ///< (p - 1) / (v m), of the compute time
+  // The step-time floor: compute at the peak, the bubble, what does not overlap.
+  std::optional<units::Seconds> compute_time;   ///< executed FLOPs / (G P_peak)
+  std::optional<units::Seconds> backward_time;  ///< 2/3 of it: what the data-parallel collectives hide behind
+  std::optional<units::Seconds> exposed_comm;   ///< t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)
+  std::optional<units::Seconds> step_floor;
+  std::optional<units::Fraction> mfu_ceiling;  ///< convention FLOPs / (G P t_floor)
+  units::BytesPerSecond link{};                ///< interconnect per direction
   // What would fit on these devices.
   std::optional<std::int64_t> max_micro_batch;  ///< largest b that fits (none: not even 1)
   std::optional<std::int64_t> max_seq_len;      ///< longest s that fits at this b

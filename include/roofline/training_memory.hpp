@@ -217,6 +217,21 @@ constexpr units::Bytes optimizer_step_temporary_bytes(double updated_params, dou
   return fp32_master && grad_bytes < 4.0 ? units::Bytes{4.0 * updated_params} : units::Bytes{};
 }
 
+/// Communication a step cannot hide: the data-parallel collectives overlap the backward (bucketed
+/// as they are produced), so only what outlasts it is exposed; tensor, expert and pipeline transfers
+/// sit on the critical path: t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)  [NA21 §2.3] [RA20 §7] (derived)
+constexpr units::Seconds exposed_comm_time(units::Seconds critical, units::Seconds dp, units::Seconds backward) {
+  const units::Seconds hidden_excess = dp > backward ? dp - backward : units::Seconds{};
+  return critical + hidden_excess;
+}
+
+/// Step-time floor at the peak: t = t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer, the
+/// compute the executed FLOPs at G P, the bubble on top, then what does not overlap  [NA21 §2.2] (derived)
+constexpr units::Seconds step_time_floor(units::Seconds compute, double bubble_overhead, units::Seconds exposed,
+                                         units::Seconds optimizer) {
+  return compute * (1.0 + bubble_overhead) + exposed + optimizer;
+}
+
 /// t = bytes / link bandwidth per direction  [PY09 §3]
 constexpr units::Seconds comm_time(units::Bytes bytes, units::BytesPerSecond link) { return bytes / link; }
 

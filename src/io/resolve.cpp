@@ -215,8 +215,10 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType c
   return acc;
 }
 
-// The training layout and recipe: G = t p d, and what each degree must divide.
-void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The training layout: G = t p d, and what each degree must divide.
+void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   Deployment& dep = sc.deployment;
   const ModelConfig& m = sc.model;
   dep.tensor = spec.tp.value_or(1);
@@ -224,7 +226,6 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   dep.expert = spec.ep.value_or(1);
   dep.sequence_parallel = spec.sequence_parallel;
   const std::int64_t tp_pp = dep.tensor * dep.pipeline;
-  const auto str = [](std::int64_t v) { return std::to_string(v); };
   if (spec.dp) {
     dep.data = *spec.dp;
     if (spec.devices && *spec.devices != tp_pp * dep.data) {
@@ -238,39 +239,44 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   } else {
     dep.data = dep.devices / tp_pp;
   }
-  if (sc.architecture) {
-    if (m.n_heads % dep.tensor != 0) {
-      diag.input("--tp: the " + str(m.n_heads) + " query heads do not split over " + str(dep.tensor) + " ranks");
-    }
-    if (!m.mla.enabled() && m.n_kv_heads % dep.tensor != 0 && dep.tensor % m.n_kv_heads != 0) {
-      diag.input("--tp: the " + str(m.n_kv_heads) + " KV heads neither split over nor replicate across " +
-                 str(dep.tensor) + " ranks");
-    }
-    if (m.n_layers % dep.pipeline != 0) {
-      diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");
-    }
-    if (dep.expert > 1 && (!m.moe.enabled() || m.moe.n_experts % dep.expert != 0)) {
-      diag.input("--ep: the " + str(m.moe.n_experts) + " routed experts do not split over " + str(dep.expert) +
-                 " ranks");
-    }
+  if (!sc.architecture) return;
+  if (m.n_heads % dep.tensor != 0) {
+    diag.input("--tp: the " + str(m.n_heads) + " query heads do not split over " + str(dep.tensor) + " ranks");
   }
+  if (!m.mla.enabled() && m.n_kv_heads % dep.tensor != 0 && dep.tensor % m.n_kv_heads != 0) {
+    diag.input("--tp: the " + str(m.n_kv_heads) + " KV heads neither split over nor replicate across " +
+               str(dep.tensor) + " ranks");
+  }
+  if (m.n_layers % dep.pipeline != 0) {
+    diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");
+  }
+  if (dep.expert > 1 && (!m.moe.enabled() || m.moe.n_experts % dep.expert != 0)) {
+    diag.input("--ep: the " + str(m.moe.n_experts) + " routed experts do not split over " + str(dep.expert) + " ranks");
+  }
+}
+
+// The batch: b, s and m (or the global batch that sets m).
+void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   TrainingInputs& t = sc.training;
-  t.tokens = spec.tokens;
-  t.zero = spec.zero.value_or(ZeroStage::none);
-  t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
   t.micro_batch = spec.micro_batch.value_or(1);
-  const std::int64_t trained = m.max_seq_len;
+  const std::int64_t trained = sc.model.max_seq_len;
   t.seq_len = spec.seq.value_or(trained > 0 ? trained : kDefaultContextUnknown);
   t.grad_accum = spec.grad_accum.value_or(1);
-  if (spec.global_batch) {
-    const std::int64_t per_step = t.micro_batch * dep.data;
-    if (spec.grad_accum || *spec.global_batch % per_step != 0) {
-      diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of --micro-batch x --dp = " +
-                 str(per_step) + (spec.grad_accum ? ", or --grad-accum is also given" : ""));
-    } else {
-      t.grad_accum = *spec.global_batch / per_step;
-    }
+  if (!spec.global_batch) return;
+  const std::int64_t per_step = t.micro_batch * sc.deployment.data;
+  if (spec.grad_accum || *spec.global_batch % per_step != 0) {
+    diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of --micro-batch x --dp = " +
+               str(per_step) + (spec.grad_accum ? ", or --grad-accum is also given" : ""));
+  } else {
+    t.grad_accum = *spec.global_batch / per_step;
   }
+}
+
+// The schedule: recomputation (every k), ZeRO shard groups, interleaved pipeline chunks.
+void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  TrainingInputs& t = sc.training;
+  const Deployment& dep = sc.deployment;
+  const ModelConfig& m = sc.model;
   t.recompute = spec.recompute.value_or(Recompute::none);
   t.recompute_every = spec.recompute_every.value_or(1);
   if (spec.recompute_every && t.recompute != Recompute::full) {
@@ -293,17 +299,21 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     }
   }
   t.pipeline_chunks = spec.pp_chunks.value_or(1);
-  if (t.pipeline_chunks > 1) {
-    if (dep.pipeline == 1) {
-      diag.usage("--pp-chunks: the interleaved schedule needs --pp 2 or more");
-    } else if (sc.architecture && m.n_layers % (dep.pipeline * t.pipeline_chunks) != 0) {
-      diag.input("--pp-chunks: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " x " +
-                 str(t.pipeline_chunks) + " equal chunks");
-    } else if (t.grad_accum % dep.pipeline != 0) {
-      diag.input("--pp-chunks: the interleaved schedule needs the " + str(t.grad_accum) +
-                 " micro-batches per step to be a multiple of --pp " + str(dep.pipeline));
-    }
+  if (t.pipeline_chunks == 1) return;
+  if (dep.pipeline == 1) {
+    diag.usage("--pp-chunks: the interleaved schedule needs --pp 2 or more");
+  } else if (sc.architecture && m.n_layers % (dep.pipeline * t.pipeline_chunks) != 0) {
+    diag.input("--pp-chunks: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " x " +
+               str(t.pipeline_chunks) + " equal chunks");
+  } else if (t.grad_accum % dep.pipeline != 0) {
+    diag.input("--pp-chunks: the interleaved schedule needs the " + str(t.grad_accum) +
+               " micro-batches per step to be a multiple of --pp " + str(dep.pipeline));
   }
+}
+
+// How the step is timed: the model-FLOPs convention, a stated HFU, a measurement.
+void resolve_timing(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  TrainingInputs& t = sc.training;
   t.model_flops = spec.model_flops.value_or(ModelFlopsConvention::six_n);
   if (!sc.architecture && t.model_flops != ModelFlopsConvention::six_n) {
     diag.input("--model-flops " + std::string(name_of(t.model_flops)) +
@@ -314,20 +324,36 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     diag.usage("--measured-step-time and --measured-tokens-per-s: give one measurement, not both");
   }
   t.hfu = spec.hfu;
-  if (spec.lora_rank || spec.lora_targets || spec.qlora) {
-    // QLoRA's recipe adapts every linear layer at rank 64 [DE23 §4]; LoRA's default is PEFT's q, v at rank 8.
-    FineTuning f;
-    f.qlora = spec.qlora;
-    f.rank = spec.lora_rank.value_or(spec.qlora ? 64 : 8);
-    f.targets = spec.lora_targets.value_or(spec.qlora ? LoraTargets::all : LoraTargets::qv);
-    if (spec.lora_targets && !spec.lora_rank && !spec.qlora) diag.usage("--lora-targets: needs --lora RANK or --qlora");
-    if (!sc.architecture) diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
-    if (t.model_flops != ModelFlopsConvention::six_n) {
-      diag.usage("--model-flops: applies to full training; fine-tuning counts 4N + 6N_lora per token");
-    }
-    t.lora = f;
-  }
   t.measured_step_time_s = spec.measured_step_time;
+}
+
+// Fine-tuning: QLoRA's recipe adapts every linear layer at rank 64 [DE23 §4]; LoRA's default is
+// PEFT's q, v at rank 8.
+void resolve_fine_tuning(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  if (!spec.lora_rank && !spec.lora_targets && !spec.qlora) return;
+  FineTuning f;
+  f.qlora = spec.qlora;
+  f.rank = spec.lora_rank.value_or(spec.qlora ? 64 : 8);
+  f.targets = spec.lora_targets.value_or(spec.qlora ? LoraTargets::all : LoraTargets::qv);
+  if (spec.lora_targets && !spec.lora_rank && !spec.qlora) diag.usage("--lora-targets: needs --lora RANK or --qlora");
+  if (!sc.architecture) diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
+  if (sc.training.model_flops != ModelFlopsConvention::six_n) {
+    diag.usage("--model-flops: applies to full training; fine-tuning counts 4N + 6N_lora per token");
+  }
+  sc.training.lora = f;
+}
+
+// The training layout, recipe, schedule and run, each pass checking what it resolves.
+void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  resolve_layout(spec, sc, diag);
+  TrainingInputs& t = sc.training;
+  t.tokens = spec.tokens;
+  t.zero = spec.zero.value_or(ZeroStage::none);
+  t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
+  resolve_batch(spec, sc, diag);
+  resolve_schedule(spec, sc, diag);
+  resolve_timing(spec, sc, diag);
+  resolve_fine_tuning(spec, sc, diag);
   t.flash_attention = !spec.no_flash_attention;
   t.dropout = spec.dropout;
   t.price_per_device_hour = spec.price;

@@ -317,3 +317,25 @@ TEST_CASE("pipeline sends and expert all-to-all per step [NA21-4.1] [LE21]", "[t
   CHECK(ep_alltoall_bytes_per_layer(4096, 1, 2, 4096, 2, 8).base() == 234'881'024.0);
   CHECK(ep_alltoall_bytes_per_layer(4096, 1, 2, 4096, 2, 1).base() == 0.0);  // one rank: nothing leaves
 }
+
+TEST_CASE("what overlaps: exposed communication and the step-time floor [NA21-2.2] [NA21-2.3] [RA20-7]", "[training]") {
+  using units::Seconds;
+  struct Row {
+    double critical, dp, backward, exposed;
+    const char* why;
+  };
+  const Row rows[] = {
+      {0.2, 0.5, 1.0, 0.2, "the all-reduce fits behind the backward: only TP/EP/PP show"},
+      {0.2, 1.5, 1.0, 0.7, "the all-reduce outlasts the backward by 0.5 s"},
+      {0.0, 0.0, 0.0, 0.0, "nothing to send"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK_THAT(exposed_comm_time(Seconds{r.critical}, Seconds{r.dp}, Seconds{r.backward}).base(),
+               WithinRel(r.exposed, 1e-12));
+  }
+  // 1.5 s of compute, a 3/16 bubble overhead (p = 4, v = 1, m = 16), 0.2 s exposed, 10 ms optimizer:
+  // 1.5 x 1.1875 + 0.2 + 0.01 = 1.99125 s.
+  CHECK_THAT(step_time_floor(Seconds{1.5}, pipeline_bubble_overhead(4, 16, 1), Seconds{0.2}, Seconds{0.01}).base(),
+             WithinRel(1.99125, 1e-12));
+}

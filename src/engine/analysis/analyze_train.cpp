@@ -252,6 +252,19 @@ void communication(const Scenario& s, TrainResult& r) {
     r.ep_time = comm_time(r.ep_bytes, r.link);
   }
   r.bubble_fraction = pipeline_bubble_fraction(p, micro_batches, static_cast<double>(in.pipeline_chunks));
+  r.bubble_overhead = pipeline_bubble_overhead(p, micro_batches, static_cast<double>(in.pipeline_chunks));
+  // The floor of a step: the executed FLOPs at the peak, the bubble, and the communication the
+  // backward cannot hide; needs a peak, the link and the memory bandwidth.
+  const auto peak = device_peak(s);
+  if (peak && r.dp_allreduce_time && r.optimizer_step_time) {
+    const double g = static_cast<double>(dep.devices);
+    r.compute_time = r.hardware_flops_per_step / (*peak * g);
+    r.backward_time = *r.compute_time * (2.0 / 3.0);
+    const units::Seconds dp = *r.dp_allreduce_time + r.cross_group_time.value_or(units::Seconds{});
+    r.exposed_comm = exposed_comm_time(*r.tp_time + *r.ep_time + *r.pp_time, dp, *r.backward_time);
+    r.step_floor = step_time_floor(*r.compute_time, r.bubble_overhead, *r.exposed_comm, *r.optimizer_step_time);
+    r.mfu_ceiling = units::Fraction{(r.convention_flops_per_step / (*peak * g)) / *r.step_floor};
+  }
 }
 
 TrainResult train_at(const Scenario& s) {

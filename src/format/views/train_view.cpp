@@ -32,6 +32,7 @@ std::string recompute_name(Recompute r) {
 bool pipelined(const T& x) { return x.r.pipeline > 1; }
 bool lora(const T& x) { return x.r.lora; }
 bool sharded_in_groups(const T& x) { return x.r.zero == ZeroStage::os_g_p && x.r.shard_group < x.r.data; }
+bool has_floor(const T& x) { return x.r.step_floor.has_value(); }
 bool full_training(const T& x) { return architecture(x) && !x.r.lora; }
 
 // A parameter count that divides evenly prints as a count, otherwise as the quotient it is.
@@ -413,6 +414,36 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) {
        return fmt::format("({} - 1) / ({} x {} + {} - 1)", x.r.pipeline, x.r.chunks, x.t().grad_accum, x.r.pipeline);
      }},
+    {"compute_time_at_peak_s", "compute at the peak", "WI09", "t_compute = F_executed / (G P_peak)",
+     [](const T& x) { return cell(x.r.compute_time); },
+     [](const T& x) {
+       return fmt::format("{} / ({} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices), peak_text(x));
+     },
+     nullptr, has_floor},
+    {"exposed_comm_s", "communication not hidden", "NA21-2.3",
+     "t_TP + t_EP + t_PP + max(0, t_DP - t_bwd), t_bwd = 2/3 t_compute: data-parallel collectives overlap the "
+     "backward, the rest is on the critical path",
+     [](const T& x) { return cell(x.r.exposed_comm); },
+     [](const T& x) {
+       const units::Seconds dp = *x.r.dp_allreduce_time + x.r.cross_group_time.value_or(units::Seconds{});
+       return fmt::format("{} + {} + {} + max(0, {} - {})", num(*x.r.tp_time), num(*x.r.ep_time), num(*x.r.pp_time),
+                          num(dp), num(*x.r.backward_time));
+     },
+     nullptr, has_floor},
+    {"step_time_floor_s", "step time floor", "NA21-2.2", "t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
+     [](const T& x) { return cell(x.r.step_floor); },
+     [](const T& x) {
+       return fmt::format("{} x (1 + {}) + {} + {}", num(*x.r.compute_time), num(x.r.bubble_overhead),
+                          num(*x.r.exposed_comm), num(*x.r.optimizer_step_time));
+     },
+     nullptr, has_floor},
+    {"mfu_ceiling_fraction", "MFU ceiling", "CH22-B", "F_model / (G P_peak t_floor)",
+     [](const T& x) { return cell(x.r.mfu_ceiling); },
+     [](const T& x) {
+       return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step), num(x.r.devices), peak_text(x),
+                          num(*x.r.step_floor));
+     },
+     nullptr, has_floor},
 };
 
 }  // namespace
@@ -461,16 +492,16 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   rep.sections.push_back(make_section("layout", "Layout", kLayout, x, explain));
   rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, explain));
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
-  rep.sections.push_back(make_section("train_comm", "Communication per step", kComm, x, explain));
+  rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
   if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
     rep.warnings.push_back(
         fmt::format("--measured-tokens-per-s {} is faster than the devices' peak (MFU {} %): check the rate and --gpus",
                     num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
   }
   rep.notes.emplace_back(
-      "the step time is the compute at the stated utilisation (which, measured end to end, already holds the "
-      "overlapped communication, the bubble and the optimizer step); communication and the optimizer step are "
-      "sized, not added");
+      "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
+      "communication, the bubble and the optimizer step; the step time floor adds them to the compute at the peak "
+      "instead, data-parallel collectives hidden behind the backward and the rest on the critical path");
 }
 
 }  // namespace roofline::format
