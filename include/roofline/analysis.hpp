@@ -242,8 +242,12 @@ struct TrainResult {
   double layers_per_stage = 0.0;
   double kept_layers = 0.0;              ///< layers per stage whose activations are kept (full, every k: ceil(L/p / k))
   units::Bytes activations_per_layer{};  ///< mean over the layers, one micro-batch
-  double in_flight = 1.0;                ///< micro-batches the first stage holds (1F1B: p)
-  double in_flight_last = 1.0;           ///< on the last stage (1F1B: 1)
+  LayerActivations layer_terms;          ///< one layer (an MoE layer when the model has them), term by term
+  units::Bytes dense_layer_bytes{};      ///< one dense layer, one micro-batch
+  units::Bytes moe_layer_bytes{};        ///< one MoE layer, one micro-batch
+  double dense_layers = 0.0, moe_layers = 0.0;
+  double in_flight = 1.0;       ///< micro-batches the first stage holds (1F1B: p)
+  double in_flight_last = 1.0;  ///< on the last stage (1F1B: 1)
   units::Bytes activations_first_stage{};
   units::Bytes embedding_activations{};  ///< first stage, all micro-batches in flight
   units::Bytes activations_last_stage{};
@@ -266,6 +270,7 @@ struct TrainResult {
   units::Flop palm_flops_per_step{};        ///< (6 N + 12 L H Q s) tokens
   units::Flop hardware_flops_per_step{};    ///< 6N + the recomputation done (selective: attention core; full: 2N + it)
   units::Flop attention_flops_per_token{};  ///< the forward attention core at s, causal
+  units::Flop forward_flops_per_token{};    ///< 2N (+ 2N_lora): what full recomputation repeats
   units::Flop megatron_flops_per_step{};    ///< 72 (96 with full recomputation) B s L h^2 (...)
   units::Flop megatron_model_flops_per_step{};  ///< the 72 form whatever the recomputation
   units::Flop convention_flops_per_step{};      ///< the model FLOPs MFU counts, under the convention
@@ -315,6 +320,7 @@ struct TrainResult {
   bool sequence_parallel = false;
   ZeroStage zero = ZeroStage::none;
   bool lora = false;
+  bool layer_terms_moe = false;
   bool first_stage_binds = true;
   bool optimizer_binds = false;  ///< the optimizer step, not the backward, is the peak
   bool fits = false;

@@ -75,7 +75,13 @@ void memory(const Scenario& s, TrainResult& r) {
   // A model known only by N has no layers: its activations are unknown and left at zero.
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
-    r.activations_per_layer = model_layer_activations(m, opts) / layers;
+    for (std::int64_t i = 0; i < m.n_layers; ++i) (m.is_moe_layer(i) ? r.moe_layers : r.dense_layers) += 1.0;
+    if (r.dense_layers > 0.0) r.dense_layer_bytes = layer_activations(m, opts, false).total();
+    if (r.moe_layers > 0.0) r.moe_layer_bytes = layer_activations(m, opts, true).total();
+    // sum over the layers / L  [KO22 §4.1]
+    r.activations_per_layer = (r.dense_layer_bytes * r.dense_layers + r.moe_layer_bytes * r.moe_layers) / layers;
+    r.layer_terms_moe = m.moe.enabled();
+    r.layer_terms = layer_activations(m, opts, r.layer_terms_moe);
     if (r.lora) {  // each adapted matrix keeps its rank-r product x A  [HU21 §4.1]
       const LoraRunOptions lo{.seq_len = opts.seq_len,
                               .micro_batch = opts.micro_batch,
@@ -141,11 +147,11 @@ void compute(const Scenario& s, TrainResult& r) {
   // recomputation the whole forward (2N + the attention core)  [KO22 §5] [CH22 App. B]
   r.attention_flops_per_token =
       s.architecture ? attention_flops_prefill(m, seq, AttentionMode::causal) / seq : units::Flop{};
-  const units::Flop forward =
+  r.forward_flops_per_token =
       forward_flops_per_token(s.counts, w.basis) + units::Flop{2.0 * static_cast<double>(r.adapters.active)};
-  r.hardware_flops_per_step =
-      executed_step_flops(r.model_flops_per_token, forward, r.attention_flops_per_token, in.recompute) *
-      r.tokens_per_step;
+  r.hardware_flops_per_step = executed_step_flops(r.model_flops_per_token, r.forward_flops_per_token,
+                                                  r.attention_flops_per_token, in.recompute) *
+                              r.tokens_per_step;
   if (s.architecture) {  // a model known only by N has no layers or width for these forms
     const auto layers = static_cast<double>(m.n_layers);
     const auto heads = static_cast<double>(m.n_heads);

@@ -86,10 +86,194 @@ const std::vector<Field<T>> kLayout = {
 bool zero3(const T& x) { return x.r.zero == ZeroStage::os_g_p && architecture(x); }
 bool full_recompute(const T& x) { return x.t().recompute == Recompute::full && architecture(x); }
 
+// ---- One layer's activations, term by term (KO22 §4.1, generalised) -------------------------
+
+// The symbols of the per-layer terms, as the engine used them.
+struct LayerSymbols {
+  std::int64_t s = 0, b = 0, h = 0, a = 0, t = 1, rep = 1, w_q = 0, w_k = 0, w_v = 0, w_o = 0, f = 0, k = 0;
+  std::int64_t norms = 0, latents = 0;
+  double e = 2.0;
+};
+
+LayerSymbols layer_symbols(const T& x) {
+  const ModelConfig& m = x.in.scenario.model;
+  const bool moe = x.r.layer_terms_moe;
+  LayerSymbols y;
+  y.s = x.t().seq_len;
+  y.b = x.t().micro_batch;
+  y.h = m.d_model;
+  y.a = m.n_heads;
+  y.t = x.r.tensor;
+  y.rep = x.r.sequence_parallel ? x.r.tensor : 1;
+  y.norms = m.norms_per_layer;
+  y.w_q = m.n_heads * m.head_dim;
+  y.w_k = m.n_kv_heads * m.head_dim;
+  y.w_v = y.w_k;
+  y.w_o = y.w_q;
+  if (m.mla.enabled()) {
+    y.w_q = m.n_heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    y.w_k = y.w_q;
+    y.w_v = m.n_heads * m.mla.v_head_dim;
+    y.w_o = y.w_v;
+    y.latents = 2 * m.mla.q_lora_rank + 2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
+  }
+  y.k = moe ? m.moe.top_k : 0;
+  y.f = moe ? m.moe.top_k * m.moe.d_ff_expert + m.moe.n_shared_experts * m.moe.d_ff_shared : m.d_ff;
+  y.e = dtype_bytes(x.in.scenario.workload.activation_dtype);
+  return y;
+}
+
+// "s x b x width x bytes / split", the shape of most terms.
+std::string sbw(const T& x, std::int64_t width, double bytes, std::int64_t split) {
+  const LayerSymbols y = layer_symbols(x);
+  return fmt::format("{} x {} x {} x {} / {}", y.s, y.b, width, num(bytes), split);
+}
+
+// "a x s x s x b x bytes / t", the score-matrix terms.
+std::string scores(const T& x, double bytes) {
+  const LayerSymbols y = layer_symbols(x);
+  return fmt::format("{} x {} x {} x {} x {} / {}", y.a, y.s, y.s, y.b, num(bytes), y.t);
+}
+
+template <units::Bytes LayerActivations::*Member>
+bool term_present(const T& x) {
+  return architecture(x) && (x.r.layer_terms.*Member).base() > 0.0;
+}
+
+template <units::Bytes LayerActivations::*Member>
+Cell term_value(const T& x) {
+  return cell(x.r.layer_terms.*Member);
+}
+
+const std::vector<Field<T>> kLayerTerms = {
+    {"norm_inputs_bytes", "norm inputs", "KO22-4.1", "n_norm s b h e / (t with SP)",
+     term_value<&LayerActivations::norm_inputs>,
+     [](const T& x) {
+       return fmt::format("{} x {}", layer_symbols(x).norms,
+                          sbw(x, x.in.scenario.model.d_model, layer_symbols(x).e, layer_symbols(x).rep));
+     },
+     nullptr, term_present<&LayerActivations::norm_inputs>},
+    {"attention_input_bytes", "Q/K/V projection input", "KO22-4.1", "s b h e / (t with SP)",
+     term_value<&LayerActivations::attn_input>,
+     [](const T& x) { return sbw(x, layer_symbols(x).h, layer_symbols(x).e, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::attn_input>},
+    {"mla_latent_bytes", "MLA latents and their norms", "DS24-2.1", "s b (2 r_q + 2 d_c + d_R) e / (t with SP)",
+     term_value<&LayerActivations::mla_latents>,
+     [](const T& x) { return sbw(x, layer_symbols(x).latents, layer_symbols(x).e, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::mla_latents>},
+    {"qk_norm_input_bytes", "q/k norm inputs", "KO22-4.1", "s b (w_q + w_k) e / t",
+     term_value<&LayerActivations::qk_norm_inputs>,
+     [](const T& x) {
+       const LayerSymbols y = layer_symbols(x);
+       return sbw(x, y.w_q + y.w_k, y.e, y.t);
+     },
+     nullptr, term_present<&LayerActivations::qk_norm_inputs>},
+    {"query_bytes", "queries", "KO22-4.1", "s b w_q e / t (KO22: 2sbh)", term_value<&LayerActivations::query>,
+     [](const T& x) { return sbw(x, layer_symbols(x).w_q, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::query>},
+    {"key_bytes", "keys", "KO22-4.1", "s b w_k e / t (GQA: h_kv d_h)", term_value<&LayerActivations::key>,
+     [](const T& x) { return sbw(x, layer_symbols(x).w_k, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::key>},
+    {"value_bytes", "values", "KO22-4.1", "s b w_v e / t", term_value<&LayerActivations::value>,
+     [](const T& x) { return sbw(x, layer_symbols(x).w_v, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::value>},
+    {"softmax_output_bytes", "softmax output", "KO22-4.1", "a s² b e / t (KO22: 2as²b)",
+     term_value<&LayerActivations::softmax_output>, [](const T& x) { return scores(x, layer_symbols(x).e); }, nullptr,
+     term_present<&LayerActivations::softmax_output>},
+    {"softmax_dropout_mask_bytes", "softmax dropout mask", "KO22-4.1", "a s² b m / t (KO22: as²b)",
+     term_value<&LayerActivations::softmax_dropout_mask>, [](const T& x) { return scores(x, 1.0); }, nullptr,
+     term_present<&LayerActivations::softmax_dropout_mask>},
+    {"softmax_dropout_output_bytes", "softmax dropout output", "KO22-4.1", "a s² b e / t (KO22: 2as²b)",
+     term_value<&LayerActivations::softmax_dropout_output>, [](const T& x) { return scores(x, layer_symbols(x).e); },
+     nullptr, term_present<&LayerActivations::softmax_dropout_output>},
+    {"softmax_stats_bytes", "flash attention log-sum-exp", "DA22", "4 a s b / t (fp32)",
+     term_value<&LayerActivations::softmax_stats>,
+     [](const T& x) {
+       const LayerSymbols y = layer_symbols(x);
+       return fmt::format("4 x {} x {} x {} / {}", y.a, y.s, y.b, y.t);
+     },
+     nullptr, term_present<&LayerActivations::softmax_stats>},
+    {"attention_output_bytes", "attention output (o_proj input)", "KO22-4.1", "s b w_o e / t (KO22: 2sbh)",
+     term_value<&LayerActivations::attn_output>,
+     [](const T& x) { return sbw(x, layer_symbols(x).w_o, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::attn_output>},
+    {"attention_dropout_mask_bytes", "attention dropout mask", "KO22-4.1", "s b h m / (t with SP) (KO22: sbh)",
+     term_value<&LayerActivations::attn_dropout_mask>,
+     [](const T& x) { return sbw(x, layer_symbols(x).h, 1.0, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::attn_dropout_mask>},
+    {"mlp_input_bytes", "MLP input", "KO22-4.1", "s b h e / (t with SP) (KO22: 2sbh)",
+     term_value<&LayerActivations::mlp_input>,
+     [](const T& x) { return sbw(x, layer_symbols(x).h, layer_symbols(x).e, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::mlp_input>},
+    {"moe_dispatched_input_bytes", "inputs dispatched to the k experts", "SH17", "k s b h e / (t with SP)",
+     term_value<&LayerActivations::moe_dispatched_input>,
+     [](const T& x) {
+       const LayerSymbols y = layer_symbols(x);
+       return fmt::format("{} x {}", y.k, sbw(x, y.h, y.e, y.rep));
+     },
+     nullptr, term_present<&LayerActivations::moe_dispatched_input>},
+    {"mlp_gate_output_bytes", "MLP gate output", "KO22-4.1", "s b f e / t, f the width a token passes",
+     term_value<&LayerActivations::mlp_gate_output>,
+     [](const T& x) { return sbw(x, layer_symbols(x).f, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::mlp_gate_output>},
+    {"mlp_up_output_bytes", "MLP up output", "KO22-4.1", "s b f e / t (KO22: 8sbh)",
+     term_value<&LayerActivations::mlp_up_output>,
+     [](const T& x) { return sbw(x, layer_symbols(x).f, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::mlp_up_output>},
+    {"mlp_activation_output_bytes", "MLP activation output", "KO22-4.1", "s b f e / t (KO22: 8sbh)",
+     term_value<&LayerActivations::mlp_activation_output>,
+     [](const T& x) { return sbw(x, layer_symbols(x).f, layer_symbols(x).e, layer_symbols(x).t); }, nullptr,
+     term_present<&LayerActivations::mlp_activation_output>},
+    {"mlp_dropout_mask_bytes", "MLP dropout mask", "KO22-4.1", "s b h m / (t with SP) (KO22: sbh)",
+     term_value<&LayerActivations::mlp_dropout_mask>,
+     [](const T& x) { return sbw(x, layer_symbols(x).h, 1.0, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::mlp_dropout_mask>},
+    {"layer_input_bytes", "layer input (checkpoint)", "KO22-5", "s b h e / (t with SP) (KO22: 2sbh)",
+     term_value<&LayerActivations::layer_input>,
+     [](const T& x) { return sbw(x, layer_symbols(x).h, layer_symbols(x).e, layer_symbols(x).rep); }, nullptr,
+     term_present<&LayerActivations::layer_input>},
+    {"layer_bytes", "the layer", "KO22-4.1", "the sum of its terms",
+     [](const T& x) { return cell(x.r.layer_terms.total()); },
+     [](const T& x) {
+       const LayerActivations& l = x.r.layer_terms;
+       std::string sum;
+       for (const units::Bytes v : {l.norm_inputs,
+                                    l.attn_input,
+                                    l.mla_latents,
+                                    l.qk_norm_inputs,
+                                    l.query,
+                                    l.key,
+                                    l.value,
+                                    l.softmax_output,
+                                    l.softmax_dropout_mask,
+                                    l.softmax_dropout_output,
+                                    l.softmax_stats,
+                                    l.attn_output,
+                                    l.attn_dropout_mask,
+                                    l.mlp_input,
+                                    l.moe_dispatched_input,
+                                    l.mlp_gate_output,
+                                    l.mlp_up_output,
+                                    l.mlp_activation_output,
+                                    l.mlp_dropout_mask,
+                                    l.layer_input}) {
+         if (v.base() > 0.0) sum += (sum.empty() ? "" : " + ") + num(v);
+       }
+       return sum;
+     },
+     nullptr, architecture},
+    {"adapter_activation_bytes", "LoRA x A products, mean per layer", "HU21-4.1", "s b r e n_act / L",
+     [](const T& x) { return cell(x.r.adapter_activations_per_layer); }, nullptr, nullptr,
+     [](const T& x) { return x.r.adapter_activations_per_layer.base() > 0.0; }},
+};
+
 const std::vector<Field<T>> kMemory = {
     {"params_per_device", "parameters on the most loaded device", "NA21",
      "max(first, last stage): layers / t / p, experts / (e t), embedding first, head last",
-     [](const T& x) { return cell(static_cast<std::int64_t>(x.r.device_params)); }},
+     [](const T& x) { return cell(static_cast<std::int64_t>(x.r.device_params)); },
+     [](const T& x) {
+       return fmt::format("max({}, {})", num(x.r.stage_params.first_stage), num(x.r.stage_params.last_stage));
+     }},
     {"adapter_params", "adapter parameters (trainable)", "HU21-4.1", "N_lora = sum r (d_in + d_out) per adapted matrix",
      [](const T& x) { return cell(x.r.adapters.total); }, nullptr,
      [](const T& x) { return fmt::format("{} matrices", grouped(x.r.adapters.adapted_matrices)); }, lora},
@@ -128,7 +312,12 @@ const std::vector<Field<T>> kMemory = {
      zero3},
     {"activation_bytes_per_layer", "activations per layer, one micro-batch", "KO22",
      "KO22 Table 2, generalised (GQA, gated MLP, flash attention, dropout)",
-     [](const T& x) { return cell(x.r.activations_per_layer); }, nullptr,
+     [](const T& x) { return cell(x.r.activations_per_layer); },
+     [](const T& x) {
+       return fmt::format("({} x {} + {} x {}) / {} + {}", num(x.r.dense_layers), num(x.r.dense_layer_bytes),
+                          num(x.r.moe_layers), num(x.r.moe_layer_bytes), x.in.scenario.model.n_layers,
+                          num(x.r.adapter_activations_per_layer));
+     },
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }, architecture},
     {"activation_bytes_first_stage", "", "KO22-4.2.3",
      "M_layer x kept layers x in flight; kept = L/p (full, every k: ceil(L/p / k)); in flight 1F1B p, interleaved "
@@ -266,7 +455,16 @@ const std::vector<Field<T>> kCompute = {
      nullptr, full_training},
     {"hardware_flop_per_step", "executed FLOPs per step", "KO22",
      "(3 (C_fwd + A) + recomputation: selective A, full C_fwd + A) B s, A the causal attention core",
-     [](const T& x) { return cell(x.r.hardware_flops_per_step); }, nullptr,
+     [](const T& x) { return cell(x.r.hardware_flops_per_step); },
+     [](const T& x) {
+       const auto a = x.r.attention_flops_per_token;
+       std::string again;
+       if (x.t().recompute == Recompute::selective) again = fmt::format(" + {}", num(a));
+       if (x.t().recompute == Recompute::full)
+         again = fmt::format(" + {} + {}", num(x.r.forward_flops_per_token), num(a));
+       return fmt::format("({} + 3 x {}{}) x {}", num(x.r.model_flops_per_token), num(a), again,
+                          num(x.r.tokens_per_step));
+     },
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
     {"mfu_convention", "model FLOPs for MFU", "CH22-B",
      "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form; fine-tuning: 4 N + 6 N_lora",
@@ -388,7 +586,13 @@ const std::vector<Field<T>> kComm = {
      sharded_in_groups},
     {"tp_bytes", "tensor-parallel traffic per step", "KO22-4.2.2",
      "4 x 2 (t - 1)/t s b h e per layer and micro-batch (x 1.5 with full recomputation)",
-     [](const T& x) { return cell(x.r.tp_bytes); }},
+     [](const T& x) { return cell(x.r.tp_bytes); },
+     [](const T& x) {
+       return fmt::format("4 x 2 x ({} - 1)/{} x {} x {} x {} x {} x {} x {}{}", x.r.tensor, x.r.tensor, x.t().seq_len,
+                          x.t().micro_batch, x.in.scenario.model.d_model,
+                          num(dtype_bytes(x.in.scenario.workload.activation_dtype)), num(x.r.layers_per_stage),
+                          x.t().grad_accum, x.t().recompute == Recompute::full ? " x 1.5" : "");
+     }},
     {"tp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.tp_time); },
      [](const T& x) { return link_time(x.r.tp_bytes, x.r.tp_time, x.r.link); }},
     {"pp_bytes", "pipeline sends per step", "NA21-4.1", "2 v m s b h e (/ t with SP)",
@@ -403,7 +607,13 @@ const std::vector<Field<T>> kComm = {
     {"pp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.pp_time); },
      [](const T& x) { return link_time(x.r.pp_bytes, x.r.pp_time, x.r.link); }, nullptr, pipelined},
     {"ep_bytes", "expert all-to-all per step", "LE21", "4 k s b h e (e_p - 1)/e_p per MoE layer and micro-batch",
-     [](const T& x) { return cell(x.r.ep_bytes); }, nullptr,
+     [](const T& x) { return cell(x.r.ep_bytes); },
+     [](const T& x) {
+       return fmt::format("4 x {} x {} x {} x {} x {} x ({} - 1)/{} x {} x {}", x.in.scenario.model.moe.top_k,
+                          x.t().seq_len, x.t().micro_batch, x.in.scenario.model.d_model,
+                          num(dtype_bytes(x.in.scenario.workload.activation_dtype)), x.r.expert, x.r.expert,
+                          num(x.r.moe_layers_per_stage), x.t().grad_accum);
+     },
      [](const T& x) { return fmt::format("{} MoE layers per stage", num(x.r.moe_layers_per_stage)); },
      [](const T& x) { return x.r.expert > 1; }},
     {"ep_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.ep_time); },
@@ -491,6 +701,12 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   }
   rep.sections.push_back(make_section("layout", "Layout", kLayout, x, explain));
   rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, explain));
+  if (in.scenario.architecture) {
+    rep.sections.push_back(make_section("train_layer_activations",
+                                        r.layer_terms_moe ? "Activations of one MoE layer, one micro-batch"
+                                                          : "Activations of one layer, one micro-batch",
+                                        kLayerTerms, x, explain));
+  }
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
   if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
