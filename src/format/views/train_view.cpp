@@ -434,6 +434,9 @@ const std::vector<Field<T>> kCompute = {
      [](const T& x) {
        return std::string(x.r.lora ? "model FLOPs per step (4N + 6N_lora)" : "model FLOPs per step (6N)");
      }},
+    {"model_flop_per_token", "", "KA20-2.1", "6 N; LoRA 4 N + 6 N_lora",
+     [](const T& x) { return cell(x.r.model_flops_per_token); }, [](const T& x) { return per_token_flops(x); }, nullptr,
+     nullptr, [](const T& x) { return std::string(x.r.lora ? "  per token (4N + 6N_lora)" : "  per token (6N)"); }},
     {"palm_flop_per_step", "model FLOPs per step (PaLM)", "CH22-B", "(6 N + 12 L H Q s) B s",
      [](const T& x) { return cell(x.r.palm_flops_per_step); },
      [](const T& x) {
@@ -466,6 +469,9 @@ const std::vector<Field<T>> kCompute = {
                           num(x.r.tokens_per_step));
      },
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }},
+    {"hardware_flop_per_token", "  per token", "KO22", "executed FLOPs per step / (B s)",
+     [](const T& x) { return cell(x.r.hardware_flops_per_step / x.r.tokens_per_step); },
+     [](const T& x) { return fmt::format("{} / {}", num(x.r.hardware_flops_per_step), num(x.r.tokens_per_step)); }},
     {"mfu_convention", "model FLOPs for MFU", "CH22-B",
      "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form; fine-tuning: 4 N + 6 N_lora",
      [](const T& x) { return cell(convention_name(x)); }},
