@@ -327,3 +327,20 @@ TEST_CASE("a unit in the wrong case gets a suggestion; decimal scales are exact"
   CHECK(roofline::io::parse_bandwidth("2.039 TB/s").base() == 2039000000000.0);
   CHECK(roofline::io::parse_flop_rate("989.4 TFLOP/s").base() == 989400000000000.0);
 }
+
+TEST_CASE("io: parse_seconds: s, ms, us, min and h; positive", "[io][quantity]") {
+  struct Row {
+    const char* text;
+    double seconds;
+  };
+  const Row rows[] = {{"1.2", 1.2},  {"1.2s", 1.2},  {"850ms", 0.85}, {"20us", 20e-6},
+                      {"2min", 120}, {"2h", 7200.0}, {" 3 s", 3.0}};
+  for (const Row& r : rows) {
+    INFO(r.text);
+    CHECK_THAT(roofline::io::parse_seconds(r.text), Catch::Matchers::WithinRel(r.seconds, 1e-15));
+  }
+  for (const char* bad : {"0s", "-1s", "2days", "s", ""}) {
+    INFO(bad);
+    CHECK_THROWS_AS(roofline::io::parse_seconds(bad), InputError);
+  }
+}
