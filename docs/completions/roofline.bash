@@ -116,6 +116,11 @@ _roofline() {
       ;;
     --recompute) _roofline_words "none selective full"; return ;;
     --model-flops) _roofline_words "6n palm megatron"; return ;;
+    --draft)
+      _roofline_words "mtp $(_roofline_names models)"
+      _roofline_files
+      return
+      ;;
     --lora-targets) _roofline_words "qv attention mlp all q,k,v,o q,v,gate,up,down"; return ;;
     --norm) _roofline_words "rmsnorm layernorm layernorm-nobias none"; return ;;
     --gpu)
@@ -126,7 +131,7 @@ _roofline() {
     -b | --batch | -c | --context | -p | --prompt | --output | --reserve | \
       --bw-efficiency | --mfu | --hfu | --tp | --pp | --dp | --ep | --pp-chunks | --micro-batch | --seq | \
       --grad-accum | --global-batch | --recompute-every | --tokens | --price | --measured-tokens-per-s | \
-      --measured-step-time | --params | --lora | --shard-group | \
+      --measured-step-time | --params | --lora | --shard-group | --acceptance | --draft-len | \
       --gpus | --gpu-memory | --gpu-bandwidth | --gpu-peak | --layers | --hidden | --heads | \
       --kv-heads | --head-dim | --ffn | --vocab | --max-seq-len | --window | --global-every | \
       --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense)

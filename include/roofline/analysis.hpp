@@ -199,6 +199,30 @@ struct ServeResult {
 };
 ServeResult analyze_serve(const Scenario& s);
 
+// --- speculative decoding ----------------------------------------------------------------------
+
+struct SpeculativeResult {
+  std::int64_t context = 0;       ///< T, the cache the steps read
+  double acceptance = 0.0;        ///< α
+  double draft_len = 0.0;         ///< γ
+  DecodeStep target;              ///< one ordinary step: B sequences, one token each
+  DecodeStep draft;               ///< one draft step at the same B and T
+  DecodeStep verify;              ///< the target scoring γ + 1 tokens per sequence
+  double acceptance_power = 0.0;  ///< α^(γ+1): the chance all γ drafts are accepted
+  double expected_tokens = 1.0;   ///< (1 - α^(γ+1)) / (1 - α)
+  double draft_params = 0.0;      ///< parameters the draft stores (self-draft: the MTP modules)
+  units::Seconds cycle{};         ///< γ t_draft + t_verify
+  units::Seconds tpot{};          ///< cycle / expected tokens
+  double speedup = 1.0;           ///< t_target / tpot
+  double cost_ratio = 0.0;        ///< c = t_draft / t_target
+  double speedup_bound = 1.0;     ///< Leviathan's (1 - α^(γ+1)) / ((1 - α)(γ c + 1))
+  units::Bytes draft_weight_bytes{};
+  units::Bytes draft_kv_bytes{};  ///< B sequences at T
+};
+/// Speculative decoding at context T: draft steps, the verification step, the expected tokens and
+/// the speedup  [LE23]
+SpeculativeResult analyze_speculative(const Scenario& s, std::int64_t context);
+
 // --- elementwise ---------------------------------------------------------------------------------
 
 struct ElementwiseResult {

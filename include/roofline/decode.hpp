@@ -49,6 +49,27 @@ struct DecodeStep {
 /// t = max(B C_tok / P, (N_read b_w + B M_KV(T)) / BW)  [S003-2.5] [S004]
 DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
 
+/// A step in which each of B sequences scores q tokens at context T (speculative verification,
+/// q = γ + 1): the weights read once for B q tokens, the cache read once per sequence, F = B q
+/// (C_fwd + attention at T); q = 1 is decode_step  [LE23 §3] [S003-2.5]
+DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw,
+                             double tokens_per_sequence);
+
+/// Expected tokens one target step yields with γ drafted tokens accepted independently with
+/// probability α: (1 - α^(γ+1)) / (1 - α), γ + 1 at α = 1  [LE23 §3.1, eq. 1]
+constexpr double speculative_tokens_per_step(double alpha, double gamma) {
+  if (alpha >= 1.0) return gamma + 1.0;
+  double power = 1.0;  // α^(γ+1) by repeated multiplication: γ is a small count
+  for (double i = 0.0; i < gamma + 1.0; i += 1.0) power *= alpha;
+  return (1.0 - power) / (1.0 - alpha);
+}
+
+/// Leviathan et al.'s walltime improvement with a draft costing c target steps and verification
+/// as cheap as one step: (1 - α^(γ+1)) / ((1 - α)(γ c + 1))  [LE23 §3.3, Theorem 3.8]
+constexpr double speculative_speedup_bound(double alpha, double gamma, double cost_ratio) {
+  return speculative_tokens_per_step(alpha, gamma) / (gamma * cost_ratio + 1.0);
+}
+
 /// Smallest batch at which the decode step is compute-bound; nullopt if none up to 2^30 (the KV
 /// read grows with B as fast as the FLOPs)  [S003-2.4]
 std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, const ParamCounts& c, const Workload& w,

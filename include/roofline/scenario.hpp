@@ -66,6 +66,16 @@ struct TrainingInputs {
   std::optional<double> price_per_device_hour;  ///< in the user's currency
 };
 
+/// Speculative decoding: a draft proposes γ tokens, the target verifies them in one step.
+struct Speculation {
+  ModelConfig draft;  ///< the draft model (self-drafting: the model's MTP modules as a model)
+  ParamCounts draft_counts;
+  bool self_draft = false;  ///< --draft mtp: the model's multi-token-prediction modules draft
+  double acceptance = 0.8;  ///< α
+  bool acceptance_assumed = true;
+  std::int64_t draft_len = 4;  ///< γ
+};
+
 /// Where the model came from, for the published-count check.
 struct Provenance {
   std::optional<std::int64_t> published_params;
@@ -83,6 +93,7 @@ struct Scenario {
   Deployment deployment;
   Workload workload;
   TrainingInputs training;
+  std::optional<Speculation> speculation;  ///< decode and serve with --draft
 };
 
 /// Dense peak of one device for the compute dtype; nullopt without an accelerator or a published peak.

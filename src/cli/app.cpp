@@ -122,6 +122,10 @@ Outcome run_decode(Invocation& inv, const io::Resolved* in) {
   Outcome o{format::start_report("decode", *in, inv.groups), d.capacity.fits, {}};
   format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
   format::add_decode(o.report, *in, d, inv.explain);
+  if (in->scenario.speculation) {
+    format::add_speculative(o.report, *in, analyze_speculative(in->scenario, in->scenario.workload.context),
+                            inv.explain);
+  }
   return o;
 }
 
@@ -137,6 +141,12 @@ Outcome run_serve(Invocation& inv, const io::Resolved* in) {
   const ServeResult sr = analyze_serve(in->scenario);
   Outcome o{format::start_report("serve", *in, inv.groups), sr.capacity.fits, {}};
   format::add_serve(o.report, *in, sr, inv.explain);
+  if (in->scenario.speculation) {
+    // At the mean cache of the generation, S + O/2.
+    const Workload& w = in->scenario.workload;
+    const std::int64_t mean_context = w.prompt + w.output / 2;
+    format::add_speculative(o.report, *in, analyze_speculative(in->scenario, mean_context), inv.explain);
+  }
   return o;
 }
 
@@ -206,13 +216,13 @@ const Command kCommands[] = {
          io::kKvDtype | io::kReserve | io::kRequireFit,
      true, run_memory, "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
     {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Kind::model,
-     kWorkloadOnGpu | io::kContext, true, run_decode,
+     kWorkloadOnGpu | io::kContext | io::kSpeculative, true, run_decode,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
     {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
-     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead, true, run_serve,
+     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative, true, run_serve,
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |

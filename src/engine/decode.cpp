@@ -40,20 +40,26 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
 }
 
 DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
+  return verification_step(m, c, w, hw, 1.0);
+}
+
+DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw,
+                             double tokens_per_sequence) {
   DecodeStep s;
   const double batch = static_cast<double>(w.batch);
   const double context = static_cast<double>(w.context);
-  s.params_read = params_read(m, c, batch, w.decode_bytes, w.moe_decode);
+  const double tokens = batch * tokens_per_sequence;
+  s.params_read = params_read(m, c, tokens, w.decode_bytes, w.moe_decode);
   s.weight_bytes = weight_bytes(s.params_read, w.weight_bits);
   s.kv_bytes = kv_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
   s.bytes = s.weight_bytes + s.kv_bytes;
-  s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * batch;
+  s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * tokens;
   s.t_memory = s.bytes / hw.bandwidth;
   s.t_compute = s.flops / hw.peak;  // 0 under an unknown (infinite) peak: the memory side alone
   s.t_step = roofline_time(s.flops, s.bytes, hw.peak, hw.bandwidth);
   s.bound = bound_of(s.flops, s.bytes, hw.peak, hw.bandwidth);
-  s.tokens_per_s_per_sequence = 1.0 / s.t_step.base();
-  s.tokens_per_s = batch / s.t_step.base();
+  s.tokens_per_s_per_sequence = tokens_per_sequence / s.t_step.base();
+  s.tokens_per_s = tokens / s.t_step.base();
   s.utilisation = s.t_compute / s.t_step;
   s.intensity = s.flops / s.bytes;
   return s;

@@ -359,6 +359,54 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   t.price_per_device_hour = spec.price;
 }
 
+// Speculative decoding: the draft model (a preset or config, or the model's own MTP modules),
+// the acceptance rate and the draft length.
+void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, Resolved& r,
+                         Diagnostics& diag) {
+  Scenario& sc = r.scenario;
+  if (!spec.draft) {
+    if (spec.acceptance || spec.draft_len) diag.usage("--acceptance and --draft-len need --draft MODEL or --draft mtp");
+    return;
+  }
+  if (!sc.architecture) {
+    diag.input("--draft: speculative decoding needs the model's architecture; a model known by --params has none");
+    return;
+  }
+  Speculation sp;
+  sp.acceptance = spec.acceptance.value_or(0.8);
+  sp.acceptance_assumed = !spec.acceptance;
+  if (*spec.draft == "mtp") {
+    // Self-drafting: each MTP module is one more block on the model's own embedding and head
+    // [DS24 V3 §2.2], drafting one token; γ is at most the modules stored.
+    const ModelConfig& m = sc.model;
+    if (m.mtp_layers <= 0) {
+      diag.input("--draft mtp: " + m.name + " has no multi-token-prediction modules");
+      return;
+    }
+    sp.self_draft = true;
+    sp.draft = m;
+    sp.draft.name = m.name + " MTP";
+    sp.draft.n_layers = m.mtp_layers;
+    sp.draft.mtp_layers = 0;
+    sp.draft.moe.first_dense_layers = 0;
+    sp.draft_len = spec.draft_len.value_or(m.mtp_layers);
+    if (sp.draft_len > m.mtp_layers) {
+      diag.input("--draft-len: " + str(sp.draft_len) + " is more than the " + str(m.mtp_layers) + " MTP modules of " +
+                 m.name);
+    }
+  } else {
+    diag.capture("--draft", [&] { sp.draft = reg.load_model(*spec.draft, in).config; });
+    sp.draft_len = spec.draft_len.value_or(4);
+    if (sp.draft.vocab_size > 0 && sp.draft.vocab_size != sc.model.vocab_size) {
+      r.warnings.push_back("--draft " + sp.draft.name + " has a vocabulary of " + str(sp.draft.vocab_size) +
+                           " rows, the target " + str(sc.model.vocab_size) +
+                           ": speculative decoding needs one tokenizer");
+    }
+  }
+  diag.capture("--draft", [&] { sp.draft_counts = count_params(sp.draft); });
+  sc.speculation = std::move(sp);
+}
+
 // Inputs that only mean something on an accelerator.
 void check_needs_gpu(const ScenarioSpec& spec, bool needs_gpu, Diagnostics& diag) {
   if (needs_gpu) diag.usage("--gpu is required; see `roofline gpus` for the presets");
@@ -471,6 +519,7 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   sc.deployment.devices = spec.devices.value_or(1);
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) resolve_training(spec, sc, diag);
+  resolve_speculation(spec, reg, in, r, diag);
   // The accelerator, or a check that nothing needed one.
   if (spec.gpu.empty()) {
     check_needs_gpu(spec, needs_gpu, diag);

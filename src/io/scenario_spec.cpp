@@ -192,6 +192,19 @@ const std::vector<InputDef> kInputs = {
     {"measured-step-time", nullptr, kTraining, "SECONDS",
      "Measured time of one training step (1.2s, 850ms), for the time to train, MFU and HFU",
      [](ScenarioSpec& s, const std::string& t) { s.measured_step_time = parse_seconds(t); }},
+    {"draft", nullptr, kSpeculative, "MODEL|mtp",
+     "Speculative decoding with this draft model (preset, alias or config), or mtp: the model's own "
+     "multi-token-prediction modules",
+     [](ScenarioSpec& s, const std::string& t) { s.draft = lower(t) == "mtp" ? std::string("mtp") : t; }},
+    {"acceptance", nullptr, kSpeculative, "FRACTION",
+     "Probability that the target accepts a drafted token, α [default: 0.8, assumed]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const double a = fraction_in_unit_interval(t);
+       if (!(a > 0.0)) throw InputError("\"" + t + "\" must be above 0");
+       s.acceptance = a;
+     }},
+    {"draft-len", nullptr, kSpeculative, "N", "Tokens drafted per target step, γ [default: 4; mtp: the MTP depth]",
+     [](ScenarioSpec& s, const std::string& t) { s.draft_len = positive_count(t); }},
     {"require-fit", nullptr, kRequireFit, "",
      "Exit with status 3 when the command's memory does not fit on the device (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},

@@ -44,8 +44,9 @@ enum InputGroup : unsigned {
   kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
   kTraining = 1U << 18,     ///< --measured-tokens-per-s, --measured-step-time
   kRequireFit = 1U << 19,
-  kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
-  kTrain = 1U << 21,       ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
+  kParamsOnly = 1U << 20,   ///< --params: a model known only by its parameter count
+  kTrain = 1U << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
+  kSpeculative = 1U << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -92,6 +93,10 @@ struct ScenarioSpec {
   std::optional<DecodeBytes> decode_bytes;
   std::optional<MoeDecodeBytes> moe_decode;
   bool require_fit = false;
+  // speculative decoding
+  std::optional<std::string> draft;
+  std::optional<double> acceptance;
+  std::optional<std::int64_t> draft_len;
   // train
   std::optional<std::int64_t> tp, pp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;

@@ -40,6 +40,8 @@ commands = [
      "--grad-accum", "8", "--zero", "3", "--dropout", "--model-flops", "palm", "--hfu", "0.5", "--tokens", "1T"],
     ["train", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "256", "--tp", "8", "--ep", "8", "--sp",
      "--recompute", "full"],
+    ["decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2", "--draft", "llama3-8b"],
+    ["serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp"],
     ["gpus"],
     ["models"],
 ]

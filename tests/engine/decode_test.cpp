@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+#include "seed_models.hpp"
+
 using namespace roofline;
 using Catch::Matchers::WithinRel;
 
@@ -123,4 +125,43 @@ TEST_CASE("inference memory M_w + R + B M_KV(T) [S003-3.4]", "[memory]") {
   const units::Bytes need =
       inference_bytes(units::Bytes{137953296384.0}, units::gb(2), units::Bytes{1342177280.0}, 32.0);
   CHECK(need.base() == 137953296384.0 + 2e9 + 32.0 * 1342177280.0);
+}
+
+TEST_CASE("speculative decoding: expected tokens per target step and Leviathan's bound [LE23-3.1] [LE23-3.8]",
+          "[decode]") {
+  struct Row {
+    double alpha, gamma, tokens;
+    const char* why;
+  };
+  const Row rows[] = {
+      {0.8, 4, 3.3616, "(1 - 0.8^5) / 0.2 = 0.67232 / 0.2"}, {0.5, 2, 1.75, "(1 - 0.125) / 0.5"},
+      {1.0, 3, 4.0, "every draft accepted: γ + 1"},          {0.0, 5, 1.0, "nothing accepted: the target's own token"},
+      {0.9, 1, 1.9, "(1 - 0.81) / 0.1, one MTP module"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK_THAT(speculative_tokens_per_step(r.alpha, r.gamma), Catch::Matchers::WithinRel(r.tokens, 1e-12));
+  }
+  // A free draft (c = 0) bounds the speedup by the expected tokens; c = 0.1, γ = 4: 3.3616 / 1.4.
+  CHECK(speculative_speedup_bound(0.8, 4, 0.0) == speculative_tokens_per_step(0.8, 4));
+  CHECK_THAT(speculative_speedup_bound(0.8, 4, 0.1), Catch::Matchers::WithinRel(3.3616 / 1.4, 1e-12));
+}
+
+TEST_CASE("a verification step reads the weights and the cache once and multiplies the FLOPs [LE23-3]", "[decode]") {
+  const ModelConfig m = test_models::llama3_8b();
+  const ParamCounts c = count_params(m);
+  Workload w;
+  w.batch = 8;
+  w.context = 4096;
+  const Machine hw{.peak = units::FlopPerSecond{989.4e12}, .bandwidth = units::BytesPerSecond{3.35e12}};
+  const DecodeStep one = decode_step(m, c, w, hw);
+  const DecodeStep same = verification_step(m, c, w, hw, 1.0);
+  CHECK(same.bytes == one.bytes);
+  CHECK(same.flops == one.flops);
+  const DecodeStep five = verification_step(m, c, w, hw, 5.0);
+  // A dense model reads the same weights for 40 tokens as for 8 (the untied table's rows aside:
+  // 32 more rows of 4096 at 2 B), and the same cache; the FLOPs are five times.
+  CHECK(five.kv_bytes == one.kv_bytes);
+  CHECK(five.weight_bytes.base() == one.weight_bytes.base() + 32.0 * 4096 * 2);
+  CHECK(five.flops.base() == 5.0 * one.flops.base());
 }

@@ -6,6 +6,7 @@
 #include "roofline/roofline.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace roofline {
 namespace {
@@ -161,6 +162,33 @@ ServeResult analyze_serve(const Scenario& s) {
     r.tpot_full = mean_time_per_output_token(generation, w.output, full_step.t_step);
     r.output_tokens_per_s_full = units::PerSecond{full_step.tokens_per_s};
   }
+  return r;
+}
+
+SpeculativeResult analyze_speculative(const Scenario& s, std::int64_t context) {
+  const Speculation& spec = *s.speculation;
+  const Machine machine = effective_machine(s);
+  SpeculativeResult r;
+  r.context = context;
+  r.acceptance = spec.acceptance;
+  r.draft_len = static_cast<double>(spec.draft_len);
+  Workload w = s.workload;
+  w.context = context;
+  r.target = decode_step(s.model, s.counts, w, machine);
+  r.draft = decode_step(spec.draft, spec.draft_counts, w, machine);
+  r.verify = verification_step(s.model, s.counts, w, machine, r.draft_len + 1.0);
+  r.expected_tokens = speculative_tokens_per_step(r.acceptance, r.draft_len);
+  r.acceptance_power = std::pow(r.acceptance, r.draft_len + 1.0);
+  r.cycle = r.draft.t_step * r.draft_len + r.verify.t_step;  // γ t_draft + t_verify  [LE23 §3.3]
+  r.tpot = r.cycle / r.expected_tokens;
+  r.speedup = r.target.t_step / r.tpot;
+  r.cost_ratio = r.draft.t_step / r.target.t_step;
+  r.speedup_bound = speculative_speedup_bound(r.acceptance, r.draft_len, r.cost_ratio);
+  // A self-draft's MTP modules are stored beside the model (and share its embedding and head).
+  r.draft_params = static_cast<double>(spec.self_draft ? s.counts.mtp_excluded : spec.draft_counts.total);
+  r.draft_weight_bytes = weight_bytes(r.draft_params, w.weight_bits);
+  r.draft_kv_bytes = kv_bytes_per_sequence(spec.draft, static_cast<double>(context), dtype_bytes(w.kv_dtype)) *
+                     static_cast<double>(w.batch);
   return r;
 }
 
