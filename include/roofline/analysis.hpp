@@ -180,8 +180,21 @@ PrefillResult analyze_prefill(const Scenario& s);
 
 // --- serve ---------------------------------------------------------------------------------------
 
+/// What limits the concurrency of a server.
+enum class ServeLimit { kv_budget, tpot_target, ttft_target, none };
+
 struct ServeResult {
-  CapacityResult capacity;  ///< at T = S + O, the longest cache a request reaches
+  // A server at steady state.
+  std::int64_t kv_block = 1;
+  double paged_tokens = 0.0;                         ///< S + O - P rounded up to whole blocks
+  units::Bytes kv_per_sequence_paged{};              ///< M_KV(paged tokens), private to a sequence
+  units::Bytes shared_prefix_kv{};                   ///< M_KV(paged P), stored once
+  std::optional<std::int64_t> max_concurrency;       ///< the KV budget, paged, at full length
+  std::optional<std::int64_t> max_concurrency_tpot;  ///< the most sequences whose step meets --tpot
+  bool ttft_met = true;                              ///< the TTFT floor meets --ttft
+  ServeLimit limit = ServeLimit::none;
+  std::optional<SteadyState> steady;  ///< at the given concurrency, or the most allowed
+  CapacityResult capacity;            ///< at T = S + O, the longest cache a request reaches
   bool has_peak = false;
   std::int64_t batch = 1;
   std::int64_t prompt = 0;

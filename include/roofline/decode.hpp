@@ -109,6 +109,43 @@ struct PrefillPass {
 /// t = max(F/P, Q/BW)  [S004]
 PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
 
+/// Paged KV: a cache of T tokens occupies ceil(T / k) blocks of k tokens: k ceil(T / k) (k <= 1:
+/// T)  [KW23 §4.2]
+constexpr double paged_tokens(double tokens, double block) {
+  if (block <= 1.0) return tokens;
+  const double blocks = static_cast<double>(static_cast<std::int64_t>(tokens / block));
+  return block * (blocks * block < tokens ? blocks + 1.0 : blocks);
+}
+
+/// Continuous batching at steady state: N sequences in flight, each an S-token prompt (P of it a
+/// cached prefix shared by all) and O output tokens.
+struct SteadyState {
+  double concurrency = 0.0;     ///< N
+  double mean_context = 0.0;    ///< S + O/2, the mean cache a decoding sequence reads
+  double prefill_tokens = 0.0;  ///< N (S - P) / O: the arrivals' prompts, chunked into each step
+  units::Flop decode_flops{};   ///< N (C_fwd + attention at S + O/2)
+  units::Flop prefill_flops{};  ///< (N / O) (F_prefill(S) - F_prefill(P))
+  units::Flop flops{};
+  units::Bytes weight_bytes{};  ///< weights read for N + N (S - P)/O tokens
+  units::Bytes kv_read{};       ///< N M_KV(S + O/2)
+  units::Bytes kv_written{};    ///< the prefill tokens' cache
+  units::Bytes bytes{};
+  units::Seconds t_memory{};
+  units::Seconds t_compute{};
+  units::Seconds t_step{};  ///< the TPOT every user sees
+  Bound bound = Bound::memory;
+  double tokens_per_s_per_user = 0.0;  ///< 1 / t_step
+  double tokens_per_s = 0.0;           ///< N / t_step
+  double requests_per_s = 0.0;         ///< N / (O t_step)
+};
+
+/// One step of a server at steady state: F = N (C_fwd + A(S + O/2)) + (N/O) (F_pre(S) - F_pre(P)),
+/// Q = N_read b_w + N M_KV(S + O/2) + the prefill's KV writes, t = max(F/P, Q/BW); each sequence
+/// finishes after O steps, so N/O requests arrive per step and their prompts share it (chunked
+/// prefill)  [KW23] [S003-2.5] (derived)
+SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw, double concurrency,
+                         double shared_prefix);
+
 /// Mean time per output token: TPOT = (1/O) sum_{i<O} t_step(S + i); with no output, the step at
 /// the longest cache  [S003-2.5]
 constexpr units::Seconds mean_time_per_output_token(units::Seconds generation, std::int64_t output,

@@ -66,6 +66,15 @@ struct TrainingInputs {
   std::optional<double> price_per_device_hour;  ///< in the user's currency
 };
 
+/// A server at steady state (serve): continuous batching, paged KV, a shared prefix, targets.
+struct ServingInputs {
+  std::optional<std::int64_t> concurrency;  ///< N; none: the most that fit
+  std::int64_t kv_block = 16;               ///< tokens per KV block (vLLM's default); 1: unpaged
+  std::int64_t shared_prefix = 0;           ///< P: prompt tokens every request shares, cached once
+  std::optional<double> tpot_target_s;
+  std::optional<double> ttft_target_s;
+};
+
 /// Speculative decoding: a draft proposes γ tokens, the target verifies them in one step.
 struct Speculation {
   ModelConfig draft;  ///< the draft model (self-drafting: the model's MTP modules as a model)
@@ -94,6 +103,7 @@ struct Scenario {
   Workload workload;
   TrainingInputs training;
   std::optional<Speculation> speculation;  ///< decode and serve with --draft
+  ServingInputs serving;
 };
 
 /// Dense peak of one device for the compute dtype; nullopt without an accelerator or a published peak.

@@ -222,8 +222,8 @@ const Command kCommands[] = {
      kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
-     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative, true, run_serve,
-     "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
+     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing,
+     true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
          io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kTraining | io::kRequireFit,

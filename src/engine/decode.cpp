@@ -207,4 +207,40 @@ PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workl
   return p;
 }
 
+SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw, double concurrency,
+                         double shared_prefix) {
+  SteadyState r;
+  const double n = concurrency;
+  const double s = static_cast<double>(w.prompt);
+  const double o = std::max(1.0, static_cast<double>(w.output));
+  const double p = std::min(shared_prefix, s);
+  r.concurrency = n;
+  r.mean_context = s + static_cast<double>(w.output) / 2.0;
+  r.prefill_tokens = n * (s - p) / o;
+  r.decode_flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, r.mean_context)) * n;
+  // A cached prefix is not prefilled again; with the head on the last position only, both passes
+  // count one head, which the request still needs.
+  units::Flop per_request = prefill_flops(m, c, s, w.basis, w.lm_head, w.attention);
+  if (p > 0.0) {
+    per_request -= prefill_flops(m, c, p, w.basis, w.lm_head, w.attention);
+    if (w.lm_head == LmHeadPositions::last) per_request += units::Flop{2.0 * static_cast<double>(c.head_matmul)};
+  }
+  r.prefill_flops = per_request * (n / o);
+  r.flops = r.decode_flops + r.prefill_flops;
+  r.weight_bytes = weight_bytes(params_read(m, c, n + r.prefill_tokens, w.decode_bytes, w.moe_decode), w.weight_bits);
+  const double kv = dtype_bytes(w.kv_dtype);
+  r.kv_read = kv_bytes_per_sequence(m, r.mean_context, kv) * n;
+  r.kv_written = units::Bytes{static_cast<double>(kv_elements_per_token_layer(m)) * kv *
+                              static_cast<double>(m.n_layers) * r.prefill_tokens};
+  r.bytes = r.weight_bytes + r.kv_read + r.kv_written;
+  r.t_memory = r.bytes / hw.bandwidth;
+  r.t_compute = r.flops / hw.peak;
+  r.t_step = roofline_time(r.flops, r.bytes, hw.peak, hw.bandwidth);
+  r.bound = bound_of(r.flops, r.bytes, hw.peak, hw.bandwidth);
+  r.tokens_per_s_per_user = 1.0 / r.t_step.base();
+  r.tokens_per_s = n / r.t_step.base();
+  r.requests_per_s = r.tokens_per_s / o;
+  return r;
+}
+
 }  // namespace roofline

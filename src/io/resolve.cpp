@@ -520,6 +520,15 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) resolve_training(spec, sc, diag);
   resolve_speculation(spec, reg, in, r, diag);
+  sc.serving = {.concurrency = spec.concurrency,
+                .kv_block = spec.kv_block.value_or(16),
+                .shared_prefix = spec.shared_prefix.value_or(0),
+                .tpot_target_s = spec.tpot_target,
+                .ttft_target_s = spec.ttft_target};
+  if (spec.shared_prefix && *spec.shared_prefix > sc.workload.prompt) {
+    diag.input("--shared-prefix: " + str(*spec.shared_prefix) + " tokens is longer than the " +
+               str(sc.workload.prompt) + "-token prompt");
+  }
   // The accelerator, or a check that nothing needed one.
   if (spec.gpu.empty()) {
     check_needs_gpu(spec, needs_gpu, diag);

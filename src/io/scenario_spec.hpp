@@ -47,6 +47,7 @@ enum InputGroup : unsigned {
   kParamsOnly = 1U << 20,   ///< --params: a model known only by its parameter count
   kTrain = 1U << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
   kSpeculative = 1U << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
+  kServing = 1U << 23,      ///< --concurrency, --kv-block, --shared-prefix, --tpot, --ttft (serve)
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -93,6 +94,9 @@ struct ScenarioSpec {
   std::optional<DecodeBytes> decode_bytes;
   std::optional<MoeDecodeBytes> moe_decode;
   bool require_fit = false;
+  // a server at steady state
+  std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
+  std::optional<double> tpot_target, ttft_target;
   // speculative decoding
   std::optional<std::string> draft;
   std::optional<double> acceptance;

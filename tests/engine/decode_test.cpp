@@ -165,3 +165,42 @@ TEST_CASE("a verification step reads the weights and the cache once and multipli
   CHECK(five.weight_bytes.base() == one.weight_bytes.base() + 32.0 * 4096 * 2);
   CHECK(five.flops.base() == 5.0 * one.flops.base());
 }
+
+TEST_CASE("paged KV: a cache occupies whole blocks [KW23-4.2]", "[decode]") {
+  struct Row {
+    double tokens, block, paged;
+  };
+  const Row rows[] = {{1280, 16, 1280}, {1281, 16, 1296}, {1, 16, 16}, {0, 16, 0}, {1000, 1, 1000}, {4097, 256, 4352}};
+  for (const Row& r : rows) {
+    INFO(r.tokens << " tokens in blocks of " << r.block);
+    CHECK(paged_tokens(r.tokens, r.block) == r.paged);
+  }
+}
+
+TEST_CASE("a server at steady state: N decode tokens at S + O/2 and N (S - P)/O prompt tokens a step [KW23]",
+          "[decode]") {
+  const ModelConfig m = test_models::llama3_8b();
+  const ParamCounts c = count_params(m);
+  Workload w;
+  w.prompt = 1024;
+  w.output = 256;
+  const Machine hw{.peak = units::FlopPerSecond{989.4e12}, .bandwidth = units::BytesPerSecond{3.35e12}};
+  const SteadyState s = steady_state(m, c, w, hw, 64, 0);
+  CHECK(s.mean_context == 1152.0);   // 1024 + 256/2
+  CHECK(s.prefill_tokens == 256.0);  // 64 x 1024 / 256
+  // The decode part is a decode step of 64 sequences at 1,152 tokens.
+  Workload d = w;
+  d.batch = 64;
+  d.context = 1152;
+  const DecodeStep step = decode_step(m, c, d, hw);
+  CHECK(s.decode_flops == step.flops);
+  CHECK(s.kv_read == step.kv_bytes);
+  // The prompt part is a quarter of a prompt's prefill FLOPs per sequence: 64/256 prefills a step.
+  CHECK(s.prefill_flops.base() == 0.25 * prefill_flops(m, c, 1024, w.basis, w.lm_head, w.attention).base());
+  // A 512-token shared prefix halves the prompt tokens a step and removes its prefill.
+  const SteadyState shared = steady_state(m, c, w, hw, 64, 512);
+  CHECK(shared.prefill_tokens == 128.0);
+  CHECK(shared.prefill_flops < s.prefill_flops);
+  CHECK(s.tokens_per_s == 64.0 / s.t_step.base());
+  CHECK(s.requests_per_s == s.tokens_per_s / 256.0);
+}

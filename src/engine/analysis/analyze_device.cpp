@@ -130,6 +130,63 @@ PrefillResult analyze_prefill(const Scenario& s) {
   return r;
 }
 
+namespace {
+
+// The server at steady state: the KV budget in paged blocks with the shared prefix stored once,
+// the concurrency the targets allow, and the step at the concurrency asked for (or the most
+// allowed).
+void serve_steady_state(const Scenario& s, Machine machine, std::int64_t longest, ServeResult& r) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  const ServingInputs& in = s.serving;
+  const double kv = dtype_bytes(w.kv_dtype);
+  const auto prefix = static_cast<double>(std::min(in.shared_prefix, w.prompt));
+  r.kv_block = in.kv_block;
+  r.paged_tokens = paged_tokens(static_cast<double>(longest) - prefix, static_cast<double>(in.kv_block));
+  r.kv_per_sequence_paged = kv_bytes_per_sequence(m, r.paged_tokens, kv);
+  r.shared_prefix_kv = kv_bytes_per_sequence(m, paged_tokens(prefix, static_cast<double>(in.kv_block)), kv);
+  const units::Bytes reserve = r.capacity.reserve + r.shared_prefix_kv;
+  r.max_concurrency = max_concurrency(r.capacity.capacity, r.capacity.weights, reserve, r.kv_per_sequence_paged);
+  const auto step_at = [&](double n) { return steady_state(m, s.counts, w, machine, n, prefix); };
+  r.ttft_met = !in.ttft_target_s || r.prefill.t_floor.base() <= *in.ttft_target_s;
+  // The most sequences whose step meets the TPOT target: the step grows with N.
+  const std::int64_t cap = r.max_concurrency.value_or(0);
+  if (in.tpot_target_s && cap >= 1) {
+    const auto meets = [&](std::int64_t n) {
+      return step_at(static_cast<double>(n)).t_step.base() <= *in.tpot_target_s;
+    };
+    if (meets(1)) {
+      std::int64_t lo = 1;
+      std::int64_t hi = cap;
+      while (lo < hi) {
+        const std::int64_t mid = lo + (hi - lo + 1) / 2;
+        if (meets(mid)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      r.max_concurrency_tpot = lo;
+    } else {
+      r.max_concurrency_tpot = 0;
+    }
+  }
+  std::int64_t allowed = cap;
+  r.limit = cap >= 1 ? ServeLimit::kv_budget : ServeLimit::none;
+  if (r.max_concurrency_tpot && *r.max_concurrency_tpot < allowed) {
+    allowed = *r.max_concurrency_tpot;
+    r.limit = ServeLimit::tpot_target;
+  }
+  if (!r.ttft_met) {
+    allowed = 0;
+    r.limit = ServeLimit::ttft_target;
+  }
+  const std::int64_t n = in.concurrency.value_or(allowed);
+  if (n >= 1) r.steady = step_at(static_cast<double>(n));
+}
+
+}  // namespace
+
 ServeResult analyze_serve(const Scenario& s) {
   const ModelConfig& m = s.model;
   const Workload& w = s.workload;
@@ -162,6 +219,7 @@ ServeResult analyze_serve(const Scenario& s) {
     r.tpot_full = mean_time_per_output_token(generation, w.output, full_step.t_step);
     r.output_tokens_per_s_full = units::PerSecond{full_step.tokens_per_s};
   }
+  serve_steady_state(s, machine, longest, r);
   return r;
 }
 

@@ -354,6 +354,108 @@ const std::vector<Field<S>> kLatency = {
      [](const S& s) { return s.r.full_batch.has_value(); }},
 };
 
+std::string limit_name(ServeLimit l) {
+  switch (l) {
+    case ServeLimit::kv_budget:
+      return "the KV budget";
+    case ServeLimit::tpot_target:
+      return "the TPOT target";
+    case ServeLimit::ttft_target:
+      return "the TTFT target";
+    case ServeLimit::none:
+      return "nothing fits";
+  }
+  return "?";
+}
+
+bool has_steady(const S& s) { return s.r.steady.has_value(); }
+const SteadyState& steady(const S& s) { return *s.r.steady; }
+
+const std::vector<Field<S>> kSteady = {
+    {"kv_block_tokens", "KV block", "", "", [](const S& s) { return cell(units::TokenCount{s.r.kv_block}); }},
+    {"kv_per_sequence_paged_bytes", "KV per sequence, paged", "KW23-4.2", "M_KV(k ceil((S + O - P) / k))",
+     [](const S& s) { return cell(s.r.kv_per_sequence_paged); }, nullptr,
+     [](const S& s) {
+       return fmt::format("{} tokens in whole blocks", grouped(static_cast<std::int64_t>(s.r.paged_tokens)));
+     }},
+    {"shared_prefix_kv_bytes", "shared prefix, stored once", "KW23-4.4", "M_KV(k ceil(P / k))",
+     [](const S& s) { return cell(s.r.shared_prefix_kv); }, nullptr, nullptr,
+     [](const S& s) { return s.in.scenario.serving.shared_prefix > 0; }},
+    {"max_concurrency_sequences", "most sequences the KV budget holds", "S003-3.4",
+     "max(0, floor((C - M_w - R - M_prefix) / M_KV,paged))",
+     [](const S& s) {
+       return cell(s.r.max_concurrency ? std::optional(units::Sequences{*s.r.max_concurrency}) : std::nullopt);
+     },
+     [](const S& s) {
+       return fmt::format("max(0, floor(({} - {} - {} - {}) / {}))", num(s.r.capacity.capacity),
+                          num(s.r.capacity.weights), num(s.r.capacity.reserve), num(s.r.shared_prefix_kv),
+                          num(s.r.kv_per_sequence_paged));
+     }},
+    {"max_concurrency_tpot_sequences", "most sequences meeting the TPOT target", "KW23",
+     "largest N with t_step(N) <= TPOT target",
+     [](const S& s) {
+       return cell(s.r.max_concurrency_tpot ? std::optional(units::Sequences{*s.r.max_concurrency_tpot})
+                                            : std::nullopt);
+     },
+     nullptr, [](const S& s) { return fmt::format("target {} s", num(*s.in.scenario.serving.tpot_target_s)); },
+     [](const S& s) { return s.in.scenario.serving.tpot_target_s.has_value(); }},
+    {"ttft_target_met", "TTFT floor meets the target", "S004", "TTFT floor <= target",
+     [](const S& s) { return cell(s.r.ttft_met); },
+     [](const S& s) {
+       return fmt::format("{} <= {}", num(s.r.prefill.t_floor), num(*s.in.scenario.serving.ttft_target_s));
+     },
+     nullptr, [](const S& s) { return s.in.scenario.serving.ttft_target_s.has_value(); }},
+    {"concurrency_limit", "concurrency limited by", "", "", [](const S& s) { return cell(limit_name(s.r.limit)); }},
+    {"concurrency_sequences", "sequences in flight N", "", "",
+     [](const S& s) {
+       return cell(s.r.steady ? std::optional(units::Sequences{static_cast<std::int64_t>(steady(s).concurrency)})
+                              : std::nullopt);
+     },
+     nullptr,
+     [](const S& s) { return std::string(s.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},
+    {"mean_context_tokens", "mean cache read", "S003-2.5", "S + O/2",
+     [](const S& s) { return cell(units::Tokens{steady(s).mean_context}); },
+     [](const S& s) { return fmt::format("{} + {} / 2", s.r.prompt, s.r.output); }, nullptr, has_steady},
+    {"prefill_tokens_per_step", "prompt tokens per step (chunked)", "KW23", "N (S - P) / O",
+     [](const S& s) { return cell(units::Tokens{steady(s).prefill_tokens}); },
+     [](const S& s) {
+       return fmt::format("{} x ({} - {}) / {}", num(steady(s).concurrency), s.r.prompt,
+                          std::min(s.in.scenario.serving.shared_prefix, s.r.prompt),
+                          std::max<std::int64_t>(1, s.r.output));
+     },
+     nullptr, has_steady},
+    {"step_flop", "FLOPs per step", "S003-2.5", "N (C_fwd + A(S + O/2)) + (N / O) (F_pre(S) - F_pre(P))",
+     [](const S& s) { return cell(steady(s).flops); },
+     [](const S& s) { return fmt::format("{} + {}", num(steady(s).decode_flops), num(steady(s).prefill_flops)); },
+     nullptr, has_steady},
+    {"step_bytes", "bytes per step", "S003-2.5", "N_read b_w + N M_KV(S + O/2) + the prefill's KV writes",
+     [](const S& s) { return cell(steady(s).bytes); },
+     [](const S& s) {
+       return fmt::format("{} + {} + {}", num(steady(s).weight_bytes), num(steady(s).kv_read),
+                          num(steady(s).kv_written));
+     },
+     nullptr, has_steady},
+    {"steady_tpot_s", "TPOT every user sees", "S003-2.5", "t_step = max(Q/BW, F/P)",
+     [](const S& s) { return cell(steady(s).t_step); },
+     [](const S& s) { return fmt::format("max({}, {})", num(steady(s).t_memory), num(steady(s).t_compute)); },
+     [](const S& s) { return std::string(steady(s).bound == Bound::memory ? "memory-bound" : "compute-bound"); },
+     has_steady},
+    {"tokens_per_s_per_user", "tokens/s per user", "S003-2.5", "1 / t_step",
+     [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s_per_user}); },
+     [](const S& s) { return fmt::format("1 / {}", num(steady(s).t_step)); }, nullptr, has_steady},
+    {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
+     [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s}); },
+     [](const S& s) { return fmt::format("{} / {}", num(steady(s).concurrency), num(steady(s).t_step)); }, nullptr,
+     has_steady},
+    {"requests_per_s", "requests/s", "S003-2.5", "N / (O t_step)",
+     [](const S& s) { return number(steady(s).requests_per_s); },
+     [](const S& s) {
+       return fmt::format("{} / ({} x {})", num(steady(s).concurrency), std::max<std::int64_t>(1, s.r.output),
+                          num(steady(s).t_step));
+     },
+     nullptr, has_steady},
+};
+
 }  // namespace
 
 void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
@@ -391,6 +493,8 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
       fmt::format("Request floors (batch {}, {} in, {} out)", grouped(r.batch), grouped(r.prompt), grouped(r.output)),
       kLatency, S{in, r}, explain));
   note_fit(rep, r.capacity, "these latency floors");
+  rep.sections.push_back(
+      make_section("steady_state", "A server at steady state (continuous batching)", kSteady, S{in, r}, explain));
 }
 
 }  // namespace roofline::format
