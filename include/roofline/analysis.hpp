@@ -212,6 +212,50 @@ struct ServeResult {
 };
 ServeResult analyze_serve(const Scenario& s);
 
+// --- deployment (inference on a parallel layout) --------------------------------------------------
+
+struct DeploymentResult {
+  std::int64_t tensor = 1, pipeline = 1, data = 1, expert = 1, devices = 1;
+  DeviceParams stage_params;      ///< parameters of a first- and a last-stage device
+  bool last_stage_binds = false;  ///< the last stage holds more (the head)
+  units::Bytes weights_per_device{};
+  double kv_share = 1.0;           ///< of one sequence's cache a device holds: (1/p) (1 / min(t, h_kv))
+  bool kv_replicated = false;      ///< t > h_kv: ranks hold copies of a KV head
+  units::Bytes kv_per_sequence{};  ///< M_KV(T) of the whole model
+  units::Bytes kv_per_sequence_per_device{};
+  units::Bytes capacity_per_device{};
+  units::Bytes reserve_per_device{};
+  units::Bytes required_per_device{};  ///< weights + B kv per device + reserve
+  bool fits = false;
+  std::optional<std::int64_t> max_sequences;  ///< per replica
+  std::int64_t batch = 1;                     ///< sequences per replica
+  // Decode, one token per sequence, through the p stages.
+  double params_read_share = 1.0;  ///< params read / params stored (MoE experts touched, embedding rows)
+  units::Flop flops_per_device{};
+  units::Bytes bytes_per_device{};
+  units::Seconds t_compute{};
+  units::Seconds t_memory{};
+  units::Seconds t_stage{};           ///< max of the two, one stage
+  units::Bytes allreduce_bytes{};     ///< one all-reduce: B d e
+  double allreduces_per_stage = 0.0;  ///< 2 per layer
+  units::Seconds t_allreduce{};       ///< all of one stage's
+  units::Bytes hop_bytes{};           ///< one stage hand-off: B d e
+  units::Seconds t_hop{};
+  units::Seconds t_step{};  ///< p (t_stage + t_allreduce) + (p - 1) t_hop
+  double comm_share = 0.0;  ///< communication / step
+  double tokens_per_s_replica = 0.0;
+  double tokens_per_s = 0.0;  ///< all d replicas
+  units::BytesPerSecond link{};
+  units::Seconds latency{};
+  struct Layout {
+    std::int64_t tensor = 1, pipeline = 1;
+  };
+  std::optional<Layout> smallest_fitting;  ///< least t p with t | h (KV heads split first), p | L
+};
+/// Inference on the layout t x p (x d replicas, e expert ranks) at the scenario's batch (per
+/// replica) and context: per-device memory and fit, and the decode step with its collectives
+DeploymentResult analyze_deployment(const Scenario& s);
+
 // --- speculative decoding ----------------------------------------------------------------------
 
 struct SpeculativeResult {

@@ -27,6 +27,8 @@ struct Deployment {
   std::int64_t data = 1;      ///< d
   std::int64_t expert = 1;    ///< e (MoE experts split over e ranks)
   bool sequence_parallel = false;
+  bool explicit_layout = false;   ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
+  units::Seconds link_latency{};  ///< per hop of a collective (0: bandwidth only)
 };
 
 enum class CapacitySource { device, override_bytes };

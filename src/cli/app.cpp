@@ -114,6 +114,11 @@ Outcome run_memory(Invocation& inv, const io::Resolved* in) {
   const CapacityResult cap = analyze_capacity(in->scenario);
   Outcome o{format::start_report("memory", *in, inv.groups), cap.fits, {}};
   format::add_capacity(o.report, *in, cap, inv.explain);
+  if (in->scenario.deployment.explicit_layout) {
+    const DeploymentResult dr = analyze_deployment(in->scenario);
+    format::add_deployment(o.report, *in, dr, inv.explain);
+    o.fits = dr.fits;
+  }
   return o;
 }
 
@@ -122,6 +127,11 @@ Outcome run_decode(Invocation& inv, const io::Resolved* in) {
   Outcome o{format::start_report("decode", *in, inv.groups), d.capacity.fits, {}};
   format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
   format::add_decode(o.report, *in, d, inv.explain);
+  if (in->scenario.deployment.explicit_layout) {
+    const DeploymentResult dr = analyze_deployment(in->scenario);
+    format::add_deployment(o.report, *in, dr, inv.explain);
+    o.fits = dr.fits;
+  }
   if (in->scenario.speculation) {
     format::add_speculative(o.report, *in, analyze_speculative(in->scenario, in->scenario.workload.context),
                             inv.explain);
@@ -141,6 +151,11 @@ Outcome run_serve(Invocation& inv, const io::Resolved* in) {
   const ServeResult sr = analyze_serve(in->scenario);
   Outcome o{format::start_report("serve", *in, inv.groups), sr.capacity.fits, {}};
   format::add_serve(o.report, *in, sr, inv.explain);
+  if (in->scenario.deployment.explicit_layout) {
+    const DeploymentResult dr = analyze_deployment(in->scenario);
+    format::add_deployment(o.report, *in, dr, inv.explain);
+    o.fits = dr.fits;
+  }
   if (in->scenario.speculation) {
     // At the mean cache of the generation, S + O/2.
     const Workload& w = in->scenario.workload;
@@ -213,20 +228,21 @@ const Command kCommands[] = {
      "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
     {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Kind::model,
      io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights |
-         io::kKvDtype | io::kReserve | io::kRequireFit,
+         io::kKvDtype | io::kReserve | io::kRequireFit | io::kParallel,
      true, run_memory, "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
     {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Kind::model,
-     kWorkloadOnGpu | io::kContext | io::kSpeculative, true, run_decode,
+     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel, true, run_decode,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
     {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
-     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing,
+     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
+         io::kParallel,
      true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
-         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kTraining | io::kRequireFit,
+         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit,
      true, run_train,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
@@ -299,6 +315,8 @@ const char* group_title(InputGroup g) {
     case io::kTraining:
     case io::kTrain:
       return "Training";
+    case io::kParallel:
+      return "Parallelism";
     default:
       return "Workload";
   }

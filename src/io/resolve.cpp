@@ -233,6 +233,9 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
                  " x --dp " + str(dep.data) + " = " + str(tp_pp * dep.data));
     }
     dep.devices = tp_pp * dep.data;
+  } else if (!spec.devices) {
+    dep.devices = tp_pp;  // one replica
+    dep.data = 1;
   } else if (dep.devices % tp_pp != 0) {
     diag.input("--gpus: " + str(dep.devices) + " devices do not divide into --tp " + str(dep.tensor) + " x --pp " +
                str(dep.pipeline) + " = " + str(tp_pp) + " per model replica");
@@ -457,7 +460,7 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   }
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;
-    if (sc.deployment.devices > 1 && !training) {
+    if (sc.deployment.devices > 1 && !training && !sc.deployment.explicit_layout) {
       r.notes.push_back(std::to_string(sc.deployment.devices) +
                         " devices act as one ideal device: capacity, bandwidth and peak add up and communication "
                         "is free, so times are lower bounds");
@@ -518,7 +521,14 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   r.context_defaulted = !spec.context;
   sc.deployment.devices = spec.devices.value_or(1);
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
-  if (training) resolve_training(spec, sc, diag);
+  if (training) {
+    resolve_training(spec, sc, diag);
+  } else if (spec.tp || spec.pp || spec.dp || spec.ep) {
+    // Serving on a real layout: a replica of t x p devices, d replicas.
+    resolve_layout(spec, sc, diag);
+    sc.deployment.explicit_layout = true;
+  }
+  if (spec.link_latency) sc.deployment.link_latency = units::Seconds{*spec.link_latency};
   resolve_speculation(spec, reg, in, r, diag);
   sc.serving = {.concurrency = spec.concurrency,
                 .kv_block = spec.kv_block.value_or(16),

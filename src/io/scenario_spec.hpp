@@ -47,6 +47,7 @@ enum InputGroup : unsigned {
   kParamsOnly = 1U << 20,   ///< --params: a model known only by its parameter count
   kTrain = 1U << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
   kSpeculative = 1U << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
+  kParallel = 1U << 24,     ///< --tp, --pp, --dp, --ep, --link-latency (train and the serving commands)
   kServing = 1U << 23,      ///< --concurrency, --kv-block, --shared-prefix, --tpot, --ttft (serve)
 };
 
@@ -97,6 +98,7 @@ struct ScenarioSpec {
   // a server at steady state
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
+  std::optional<double> link_latency;
   // speculative decoding
   std::optional<std::string> draft;
   std::optional<double> acceptance;

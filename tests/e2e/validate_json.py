@@ -42,6 +42,9 @@ commands = [
      "--recompute", "full"],
     ["decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2", "--draft", "llama3-8b"],
     ["serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp"],
+    ["decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "16", "--tp", "4", "--pp", "2", "--link-latency", "5us"],
+    ["memory", "deepseek-v3", "--gpu", "h200-sxm", "--tp", "8", "--context", "32k"],
+    ["serve", "mixtral-8x7b", "--gpu", "h100-sxm", "--tp", "2", "--ep", "1", "--concurrency", "32"],
     ["gpus"],
     ["models"],
 ]

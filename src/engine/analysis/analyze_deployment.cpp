@@ -1,0 +1,134 @@
+// Inference on a parallel layout: memory per device, the fit of the binding device, and a decode
+// step through the pipeline stages with the tensor-parallel all-reduces and stage hand-offs.
+#include "roofline/analysis.hpp"
+#include "roofline/decode.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/parallel.hpp"
+#include "roofline/roofline.hpp"
+#include "roofline/training_memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace roofline {
+namespace {
+
+// Weights and the KV share of one device of the layout t x p (e expert ranks).
+struct DeviceMemory {
+  DeviceParams params;
+  units::Bytes weights;
+  double kv_share = 1.0;
+};
+
+DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p) {
+  const ModelConfig& m = s.model;
+  DeviceMemory d;
+  d.params = params_per_device(s.counts, {.tensor = t, .pipeline = p, .expert = s.deployment.expert});
+  d.weights = weight_bytes(d.params.most_loaded(), s.workload.weight_bits);
+  // MLA's latent is one head that every tensor rank keeps whole.
+  const double heads = m.mla.enabled() ? 1.0 : static_cast<double>(m.n_kv_heads);
+  d.kv_share = kv_share_per_rank(heads, static_cast<double>(t)) / static_cast<double>(p);
+  return d;
+}
+
+bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_per_sequence) {
+  const DeviceMemory d = device_memory(s, t, p);
+  const units::Bytes need =
+      d.weights + kv_per_sequence * (d.kv_share * static_cast<double>(s.workload.batch)) + s.workload.reserve;
+  return need <= s.accelerator->hw.memory_capacity;
+}
+
+}  // namespace
+
+DeploymentResult analyze_deployment(const Scenario& s) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  const Deployment& dep = s.deployment;
+  const HardwareConfig& hw = s.accelerator->hw;
+  DeploymentResult r;
+  r.tensor = dep.tensor;
+  r.pipeline = dep.pipeline;
+  r.data = dep.data;
+  r.expert = dep.expert;
+  r.devices = dep.devices;
+  r.batch = w.batch;
+  const auto t = static_cast<double>(dep.tensor);
+  const auto p = static_cast<double>(dep.pipeline);
+  const auto batch = static_cast<double>(w.batch);
+
+  // Memory of the binding device.
+  const DeviceMemory d = device_memory(s, dep.tensor, dep.pipeline);
+  r.stage_params = d.params;
+  r.last_stage_binds = d.params.last_stage > d.params.first_stage;
+  r.weights_per_device = d.weights;
+  r.kv_share = d.kv_share;
+  r.kv_replicated = !m.mla.enabled() && dep.tensor > m.n_kv_heads;
+  r.kv_per_sequence = kv_bytes_per_sequence(m, static_cast<double>(w.context), dtype_bytes(w.kv_dtype));
+  r.kv_per_sequence_per_device = r.kv_per_sequence * r.kv_share;
+  r.capacity_per_device = hw.memory_capacity;
+  r.reserve_per_device = w.reserve;
+  r.required_per_device = r.weights_per_device + r.kv_per_sequence_per_device * batch + r.reserve_per_device;
+  r.fits = r.required_per_device <= r.capacity_per_device;
+  r.max_sequences =
+      max_concurrency(r.capacity_per_device, r.weights_per_device, r.reserve_per_device, r.kv_per_sequence_per_device);
+
+  // Decode: each stage reads its weights (in the share a batch touches) and its cache, computes
+  // its 1/(t p) of the FLOPs, and all-reduces twice per layer; the batch then hops to the next.
+  const Machine machine{.peak = device_peak(s).value_or(units::FlopPerSecond{HUGE_VAL}) * w.mfu,
+                        .bandwidth = hw.memory_bandwidth * w.bw_efficiency};
+  r.params_read_share =
+      params_read(m, s.counts, batch, w.decode_bytes, w.moe_decode) / static_cast<double>(s.counts.total);
+  r.flops_per_device =
+      (forward_flops_per_token(s.counts, w.basis) + attention_flops_decode_token(m, static_cast<double>(w.context))) *
+      (batch / (t * p));
+  r.bytes_per_device = r.weights_per_device * r.params_read_share + r.kv_per_sequence_per_device * batch;
+  r.t_compute = r.flops_per_device / machine.peak;
+  r.t_memory = r.bytes_per_device / machine.bandwidth;
+  r.t_stage = roofline_time(r.flops_per_device, r.bytes_per_device, machine.peak, machine.bandwidth);
+  r.link = hw.interconnect_bandwidth;
+  r.latency = dep.link_latency;
+  const units::Bytes activation{batch * static_cast<double>(m.d_model) * dtype_bytes(w.activation_dtype)};
+  r.allreduce_bytes = activation;
+  r.allreduces_per_stage = 2.0 * static_cast<double>(m.n_layers) / p;
+  r.hop_bytes = activation;
+  if (r.link.base() > 0.0) {
+    r.t_allreduce = ring_allreduce_time(r.allreduce_bytes, t, r.link, r.latency) * r.allreduces_per_stage;
+    r.t_hop = dep.pipeline > 1 ? point_to_point_time(r.hop_bytes, r.link, r.latency) : units::Seconds{};
+  }
+  r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce, r.t_hop);
+  r.comm_share = ((r.t_allreduce * p + r.t_hop * (p - 1.0)) / r.t_step);
+  r.tokens_per_s_replica = batch / r.t_step.base();
+  r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
+
+  // The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
+  // before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
+  struct Candidate {
+    std::int64_t t, p;
+    bool replicates;
+  };
+  std::vector<Candidate> candidates;
+  for (std::int64_t tt = 1; tt <= m.n_heads; ++tt) {
+    if (m.n_heads % tt != 0) continue;
+    const bool splits = m.mla.enabled() || m.n_kv_heads % tt == 0;
+    if (!splits && tt % m.n_kv_heads != 0) continue;
+    for (std::int64_t pp = 1; pp <= m.n_layers; ++pp) {
+      if (m.n_layers % pp == 0) candidates.push_back({tt, pp, !splits});
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.t * a.p != b.t * b.p) return a.t * a.p < b.t * b.p;
+    if (a.replicates != b.replicates) return !a.replicates;
+    return a.p < b.p;
+  });
+  for (const Candidate& c : candidates) {
+    if (fits_on(s, c.t, c.p, r.kv_per_sequence)) {
+      r.smallest_fitting = DeploymentResult::Layout{c.t, c.p};
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace roofline

@@ -1,0 +1,131 @@
+// Inference on a parallel layout: memory of the binding device and its fit, and a decode step
+// through the stages with the tensor-parallel all-reduces and the stage hand-offs.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+namespace roofline::format {
+namespace {
+
+struct D {
+  const io::Resolved& in;
+  const DeploymentResult& r;
+};
+
+bool pipelined(const D& x) { return x.r.pipeline > 1; }
+bool linked(const D& x) { return x.r.link.base() > 0.0; }
+
+const std::vector<Field<D>> kDeployment = {
+    {"layout", "layout t x p x d", "NA21", "G = t p d",
+     [](const D& x) { return cell(fmt::format("{} x {} x {}", x.r.tensor, x.r.pipeline, x.r.data)); }, nullptr,
+     [](const D& x) { return fmt::format("{} devices", grouped(x.r.devices)); }},
+    {"expert_parallel", "expert parallel e", "", "", [](const D& x) { return cell(x.r.expert); }, nullptr, nullptr,
+     [](const D& x) { return x.in.scenario.model.moe.enabled(); }},
+    {"params_per_device", "parameters on the binding device", "NA21",
+     "max(first, last stage): layers / t / p, experts / (e t), embedding first, head last",
+     [](const D& x) { return cell(static_cast<std::int64_t>(x.r.stage_params.most_loaded())); },
+     [](const D& x) {
+       return fmt::format("max({}, {})", num(x.r.stage_params.first_stage), num(x.r.stage_params.last_stage));
+     },
+     [](const D& x) { return std::string(x.r.last_stage_binds ? "last stage (the head)" : "first stage"); }},
+    {"weight_bytes_per_device", "weights per device", "S000-1.3", "Psi_dev b_w",
+     [](const D& x) { return cell(x.r.weights_per_device); },
+     [](const D& x) {
+       return fmt::format("{} x {} / 8", num(x.r.stage_params.most_loaded()), num(x.in.scenario.workload.weight_bits));
+     }},
+    {"kv_share_per_device", "share of a sequence's KV per device", "SH19-3", "(1/p) / min(t, h_kv)",
+     [](const D& x) { return number(x.r.kv_share); },
+     [](const D& x) {
+       const ModelConfig& m = x.in.scenario.model;
+       return fmt::format("(1 / {}) / min({}, {})", x.r.pipeline, x.r.tensor, m.mla.enabled() ? 1 : m.n_kv_heads);
+     },
+     [](const D& x) {
+       if (x.in.scenario.model.mla.enabled()) return std::string("MLA latent: every rank keeps it whole");
+       return std::string(x.r.kv_replicated ? "KV heads replicated: t > h_kv" : "KV heads split over t");
+     }},
+    {"kv_bytes_per_sequence_per_device", "KV per sequence per device", "S000-eq1.1", "M_KV(T) x share",
+     [](const D& x) { return cell(x.r.kv_per_sequence_per_device); },
+     [](const D& x) { return fmt::format("{} x {}", num(x.r.kv_per_sequence), num(x.r.kv_share)); }},
+    {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + B M_KV,dev + R",
+     [](const D& x) { return cell(x.r.required_per_device); },
+     [](const D& x) {
+       return fmt::format("{} + {} x {} + {}", num(x.r.weights_per_device), x.r.batch,
+                          num(x.r.kv_per_sequence_per_device), num(x.r.reserve_per_device));
+     },
+     [](const D& x) { return fmt::format("batch {} per replica", grouped(x.r.batch)); }},
+    {"capacity_bytes_per_device", "capacity per device", "", "",
+     [](const D& x) { return cell(x.r.capacity_per_device); }},
+    {"fits_per_device", "fits on every device", "S003-3.4", "needed <= C", [](const D& x) { return cell(x.r.fits); },
+     [](const D& x) { return fmt::format("{} <= {}", num(x.r.required_per_device), num(x.r.capacity_per_device)); }},
+    {"max_sequences_per_replica", "most sequences per replica", "S003-3.4",
+     "max(0, floor((C - M_w,dev - R) / M_KV,dev))",
+     [](const D& x) {
+       return cell(x.r.max_sequences ? std::optional(units::Sequences{*x.r.max_sequences}) : std::nullopt);
+     },
+     [](const D& x) {
+       return fmt::format("max(0, floor(({} - {} - {}) / {}))", num(x.r.capacity_per_device),
+                          num(x.r.weights_per_device), num(x.r.reserve_per_device),
+                          num(x.r.kv_per_sequence_per_device));
+     }},
+    {"smallest_fitting_layout", "smallest t x p that fits", "NA21", "least t p with t | h, p | L and needed <= C",
+     [](const D& x) {
+       if (!x.r.smallest_fitting) return cell(std::optional<std::string>());
+       return cell(fmt::format("{} x {}", x.r.smallest_fitting->tensor, x.r.smallest_fitting->pipeline));
+     }},
+    {"stage_flop", "decode FLOPs per device", "S003-2.5", "B (C_fwd + A(T)) / (t p)",
+     [](const D& x) { return cell(x.r.flops_per_device); }},
+    {"stage_bytes", "decode bytes per device", "S003-2.5", "M_w,dev x read share + B M_KV,dev",
+     [](const D& x) { return cell(x.r.bytes_per_device); },
+     [](const D& x) {
+       return fmt::format("{} x {} + {} x {}", num(x.r.weights_per_device), num(x.r.params_read_share), x.r.batch,
+                          num(x.r.kv_per_sequence_per_device));
+     }},
+    {"stage_time_s", "one stage's step", "S003-2.5", "max(Q_dev / BW, F_dev / P)",
+     [](const D& x) { return cell(x.r.t_stage); },
+     [](const D& x) { return fmt::format("max({}, {})", num(x.r.t_memory), num(x.r.t_compute)); }},
+    {"allreduce_bytes", "one tensor-parallel all-reduce", "SH19-3", "B d e, 2 per layer",
+     [](const D& x) { return cell(x.r.allreduce_bytes); }, nullptr, nullptr, [](const D& x) { return x.r.tensor > 1; }},
+    {"allreduce_time_s", "  a stage's all-reduces", "TH05-4", "2 L/p (2 (t - 1) alpha + 2 (t - 1)/t M / BW_link)",
+     [](const D& x) { return cell(x.r.t_allreduce); },
+     [](const D& x) {
+       return fmt::format("{} x (2 x ({} - 1) x {} + 2 x ({} - 1) / {} x {} / {})", num(x.r.allreduces_per_stage),
+                          x.r.tensor, num(x.r.latency), x.r.tensor, x.r.tensor, num(x.r.allreduce_bytes),
+                          num(x.r.link));
+     },
+     [](const D&) { return std::string("on the critical path, not hidden"); },
+     [](const D& x) { return x.r.tensor > 1 && linked(x); }},
+    {"hop_time_s", "stage hand-off", "TH05-4", "alpha + B d e / BW_link", [](const D& x) { return cell(x.r.t_hop); },
+     [](const D& x) { return fmt::format("{} + {} / {}", num(x.r.latency), num(x.r.hop_bytes), num(x.r.link)); },
+     nullptr, [](const D& x) { return pipelined(x) && linked(x); }},
+    {"step_time_s", "decode step through the layout", "NA21-2.2", "p (t_stage + t_all-reduce) + (p - 1) t_hop",
+     [](const D& x) { return cell(x.r.t_step); },
+     [](const D& x) {
+       return fmt::format("{} x ({} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage), num(x.r.t_allreduce),
+                          x.r.pipeline, num(x.r.t_hop));
+     },
+     [](const D& x) {
+       return x.r.latency.base() > 0.0 ? std::string() : std::string("bandwidth only (no --link-latency)");
+     }},
+    {"comm_share_fraction", "  communication share", "TH05-4", "(p t_all-reduce + (p - 1) t_hop) / t_step",
+     [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }},
+    {"tokens_per_s_replica", "tokens/s per replica", "S003-2.5", "B / t_step",
+     [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s_replica}); },
+     [](const D& x) { return fmt::format("{} / {}", x.r.batch, num(x.r.t_step)); }},
+    {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
+     [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+     [](const D& x) { return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica)); }},
+};
+
+}  // namespace
+
+void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain) {
+  rep.sections.push_back(
+      make_section("deployment",
+                   fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})", r.tensor, r.pipeline,
+                               r.data, grouped(r.batch), grouped(in.scenario.workload.context)),
+                   kDeployment, D{in, r}, explain));
+  rep.notes.emplace_back(
+      "the sections above treat the devices as one ideal device (a bound); the layout section divides the work "
+      "as the layout does, with its communication");
+}
+
+}  // namespace roofline::format

@@ -1,0 +1,74 @@
+// Inference on a parallel layout: the KV share of a tensor rank, collectives with latency, the
+// pipeline's latency, and a layout's memory and decode step checked by hand.
+#include "roofline/parallel.hpp"
+
+#include "roofline/analysis.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "seed_models.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("the KV share of a tensor rank stops falling at h_kv [SH19-3]", "[parallel]") {
+  struct Row {
+    double kv_heads, t, share;
+    const char* why;
+  };
+  const Row rows[] = {
+      {8, 1, 1.0, "one rank holds it all"},
+      {8, 4, 0.25, "GQA heads split: 2 of 8 per rank"},
+      {8, 8, 0.125, "one head per rank"},
+      {8, 16, 0.125, "16 ranks, 8 heads: each rank a copy of one head"},
+      {1, 8, 1.0, "MQA (or MLA's latent): every rank keeps the one head"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK(kv_share_per_rank(r.kv_heads, r.t) == r.share);
+  }
+}
+
+TEST_CASE("ring all-reduce with latency: 2 (t - 1) alpha + 2 (t - 1)/t M / BW [TH05-4] [PY09-3]", "[parallel]") {
+  const units::BytesPerSecond link{450e9};
+  // 262,144 B over 4 ranks at 450 GB/s: 1.5 x 262,144 / 450e9 = 873.8 ns; with 5 us hops, + 30 us.
+  CHECK_THAT(ring_allreduce_time(units::Bytes{262'144}, 4, link, units::Seconds{}).base(),
+             WithinRel(1.5 * 262'144 / 450e9, 1e-12));
+  CHECK_THAT(ring_allreduce_time(units::Bytes{262'144}, 4, link, units::Seconds{5e-6}).base(),
+             WithinRel(30e-6 + 1.5 * 262'144 / 450e9, 1e-12));
+  CHECK(ring_allreduce_time(units::Bytes{262'144}, 1, link, units::Seconds{5e-6}).base() == 0.0);  // no peers
+  // A pipeline of 4 stages of 2 ms with 10 us hops: 8.03 ms.
+  CHECK_THAT(pipeline_latency(4, units::Seconds{2e-3}, units::Seconds{10e-6}).base(), WithinRel(8.03e-3, 1e-12));
+  CHECK_THAT(point_to_point_time(units::Bytes{450e3}, link, units::Seconds{5e-6}).base(), WithinRel(6e-6, 1e-12));
+}
+
+TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-3.4]", "[parallel]") {
+  Scenario s;
+  s.model = test_models::llama2_70b();  // the 70B shape: 80 layers, d = 8192, 64 heads, 8 KV heads, d_ff 28672
+  s.model.vocab_size = 128'256;
+  s.counts = count_params(s.model);
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::Bytes{85'899'345'920.0};
+  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
+  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
+  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
+  s.accelerator = Accelerator{h, CapacitySource::device};
+  s.deployment = {.devices = 4, .tensor = 4, .pipeline = 1, .data = 1, .explicit_layout = true};
+  s.workload.batch = 16;
+  s.workload.context = 8000;
+  const DeploymentResult r = analyze_deployment(s);
+  // A layer's matrices 855,638,016 / 4 + its two norms 16,384 = 213,925,888, x 80 = 17,114,071,040;
+  // the embedding and the head 1,050,673,152 / 4 each; the final norm 8,192: 17,639,415,808.
+  CHECK(r.stage_params.most_loaded() == 17'639'415'808.0);
+  CHECK(r.weights_per_device.base() == 2.0 * 17'639'415'808.0);
+  // 80 x 2 x 8 x 128 x 2 B x 8000 = 2,621,440,000 B a sequence; a quarter on each rank.
+  CHECK(r.kv_per_sequence_per_device.base() == 655'360'000.0);
+  // (85,899,345,920 - 35,278,831,616) / 655,360,000 = 77.2
+  CHECK(r.max_sequences == 77);
+  CHECK(r.fits);
+  // 2 all-reduces a layer of 16 x 8192 x 2 B: 160 x 1.5 x 262,144 / 450e9.
+  CHECK_THAT(r.t_allreduce.base(), WithinRel(160.0 * 1.5 * 262'144 / 450e9, 1e-12));
+  CHECK(r.smallest_fitting.has_value());
+  CHECK(r.smallest_fitting->tensor * r.smallest_fitting->pipeline == 4);
+}
