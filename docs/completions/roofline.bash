@@ -7,8 +7,8 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve train gemm gpus models"
-_roofline_model_commands="report params flops kv memory decode prefill serve train"
+_roofline_commands="report params flops kv memory decode prefill serve train plan gemm gpus models"
+_roofline_model_commands="report params flops kv memory decode prefill serve train plan"
 _roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
 
 # A command's own options come from its --help, which lists exactly the options it accepts.
@@ -132,7 +132,7 @@ _roofline() {
       --bw-efficiency | --mfu | --hfu | --tp | --pp | --dp | --ep | --pp-chunks | --micro-batch | --seq | \
       --grad-accum | --global-batch | --recompute-every | --tokens | --price | --measured-tokens-per-s | \
       --measured-step-time | --params | --lora | --shard-group | --acceptance | --draft-len | \
-      --concurrency | --kv-block | --shared-prefix | --tpot | --ttft | --link-latency | \
+      --concurrency | --kv-block | --shared-prefix | --tpot | --ttft | --link-latency | --users | --tokens-per-s | \
       --gpus | --gpu-memory | --gpu-bandwidth | --gpu-peak | --layers | --hidden | --heads | \
       --kv-heads | --head-dim | --ffn | --vocab | --max-seq-len | --window | --global-every | \
       --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense)

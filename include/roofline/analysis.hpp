@@ -254,7 +254,49 @@ struct DeploymentResult {
 };
 /// Inference on the layout t x p (x d replicas, e expert ranks) at the scenario's batch (per
 /// replica) and context: per-device memory and fit, and the decode step with its collectives
-DeploymentResult analyze_deployment(const Scenario& s);
+DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest = true);
+
+// --- plan (a fleet for a user load) -------------------------------------------------------------
+
+struct PlanInputs {
+  std::int64_t users = 1;              ///< concurrent users
+  double tokens_per_s_per_user = 1.0;  ///< R: each user's decode rate
+  std::optional<double> tpot_s;        ///< a stricter TPOT target than 1/R
+  std::optional<double> ttft_s;        ///< the TTFT floor must meet it
+  std::optional<double> price_per_device_hour;
+  std::int64_t max_group_devices = 64;  ///< t p at most
+};
+
+enum class PlanLimit { load, kv_budget, step_target, infeasible_memory, infeasible_rate, infeasible_ttft };
+
+struct PlanRow {
+  std::int64_t tensor = 1, pipeline = 1;
+  std::optional<std::int64_t> kv_sequences;  ///< the most sequences a group's KV budget holds
+  std::int64_t concurrency = 0;              ///< sequences a group serves within the targets
+  PlanLimit limit = PlanLimit::kv_budget;
+  units::Seconds step{};    ///< the decode step at that concurrency (the TPOT users see)
+  units::Seconds target{};  ///< min(1/R, TPOT target)
+  units::Seconds ttft{};    ///< a prompt's prefill floor on the group
+  double tokens_per_s_group = 0.0;
+  std::int64_t groups = 0;   ///< ceil(users / concurrency)
+  std::int64_t devices = 0;  ///< groups t p
+  std::optional<double> cost_per_hour;
+  std::optional<double> cost_per_million_tokens;
+  [[nodiscard]] bool feasible() const {
+    return limit == PlanLimit::load || limit == PlanLimit::kv_budget || limit == PlanLimit::step_target;
+  }
+};
+
+/// A plan row and the accelerator it is for.
+struct PlanOption {
+  std::string gpu;
+  PlanRow row;
+};
+
+/// Every layout t x p (t | h, p | L, t p <= the cap) of one accelerator for a user load: the most
+/// sequences a group serves within the KV budget and the step target, the groups and devices the
+/// load needs, and the cost  [S003-3.6] (derived)
+std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in);
 
 // --- speculative decoding ----------------------------------------------------------------------
 

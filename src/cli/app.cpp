@@ -165,6 +165,40 @@ Outcome run_serve(Invocation& inv, const io::Resolved* in) {
   return o;
 }
 
+Outcome run_plan(Invocation& inv, const io::Resolved* in) {
+  const io::ScenarioSpec& spec = inv.spec;
+  if (!spec.users || !spec.tokens_per_s_per_user) {
+    throw UsageError("plan needs --users N and --tokens-per-s RATE (each user's decode rate)");
+  }
+  const PlanInputs plan{.users = *spec.users,
+                        .tokens_per_s_per_user = *spec.tokens_per_s_per_user,
+                        .tpot_s = spec.tpot_target,
+                        .ttft_s = spec.ttft_target,
+                        .price_per_device_hour = spec.price};
+  // Every accelerator of the --gpu list: the first is resolved with the model, the others on it.
+  std::vector<PlanOption> options;
+  std::size_t start = 0;
+  for (std::size_t i = 0; start <= spec.gpu.size(); ++i) {
+    const std::size_t comma = spec.gpu.find(',', start);
+    io::ScenarioSpec one = spec;
+    one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const io::Resolved r = i == 0 ? *in : io::resolve_on_gpu(*in, one, *inv.reg);
+    for (const PlanRow& row : analyze_plan(r.scenario, plan)) options.push_back({r.scenario.accelerator->hw.name, row});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
+    if (a.row.feasible() != b.row.feasible()) return a.row.feasible();
+    if (a.row.cost_per_hour && b.row.cost_per_hour && *a.row.cost_per_hour != *b.row.cost_per_hour) {
+      return *a.row.cost_per_hour < *b.row.cost_per_hour;
+    }
+    return a.row.devices < b.row.devices;
+  });
+  Outcome o{format::start_report("plan", *in, inv.groups), std::nullopt, {}};
+  format::add_plan(o.report, options, plan, inv.explain);
+  return o;
+}
+
 Outcome run_train(Invocation& inv, const io::Resolved* in) {
   const TrainResult t = analyze_train(in->scenario);
   Outcome o{format::start_report("train", *in, inv.groups), t.fits, {}};
@@ -238,15 +272,23 @@ const Command kCommands[] = {
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
-         io::kParallel,
+         io::kTargets | io::kParallel,
      true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
-         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit,
+         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit |
+         io::kPrice,
      true, run_train,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
      "  roofline train llama2-7b --gpu a100-80gb-sxm --gpus 64 --zero 3\n"},
+    {"plan", "A fleet for a user load: every layout of each accelerator, the devices and the cost, cheapest first",
+     Kind::model,
+     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve |
+         io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan | io::kPrice,
+     true, run_plan,
+     "  roofline plan mixtral-8x7b --gpu h200-sxm --users 10000 --tokens-per-s 30 --context 8k --tpot 50ms\n"
+     "  roofline plan llama3-70b --gpu h100-sxm,h200-sxm,mi300x --users 1000 --tokens-per-s 20 --price 2.5\n"},
     {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
      "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
      "  roofline gemm 1 4096 4096 --dtype fp8\n"},
@@ -544,7 +586,10 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {
-      resolved = io::resolve(inv.spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
+      io::ScenarioSpec spec = inv.spec;
+      // plan takes a --gpu list: the scenario is resolved on the first; run_plan adds the others.
+      if (cmd->run == run_plan) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+      resolved = io::resolve(spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
     }
     // Pass 7: analyze and build the view.
     const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);

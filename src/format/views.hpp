@@ -23,6 +23,7 @@ void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, bool
 void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, bool explain);
 void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool explain);
 void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain);
+void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, bool explain);
 void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, bool explain);
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).

@@ -555,4 +555,17 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   return r;
 }
 
+Resolved resolve_on_gpu(const Resolved& base, const ScenarioSpec& spec, const PresetRegistry& reg) {
+  Diagnostics diag;
+  Resolved r = base;
+  r.gpu_requested = spec.gpu;
+  Scenario& sc = r.scenario;
+  sc.accelerator = resolve_accelerator(spec, sc.workload.compute_dtype, reg, diag, r.notes);
+  if (sc.accelerator && spec.reserve && spec.reserve->fraction) {
+    sc.workload.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
+  }
+  diag.check();
+  return r;
+}
+
 }  // namespace roofline::io

@@ -201,10 +201,18 @@ const std::vector<InputDef> kInputs = {
     {"shared-prefix", nullptr, kServing, "TOKENS",
      "Prompt tokens every request shares (a system prompt), cached once and not prefilled again [default: 0]",
      [](ScenarioSpec& s, const std::string& t) { s.shared_prefix = parse_count(t); }},
-    {"tpot", nullptr, kServing, "SECONDS", "Target time per output token (50ms): the concurrency that meets it",
+    {"tpot", nullptr, kTargets, "SECONDS", "Target time per output token (50ms): the concurrency that meets it",
      [](ScenarioSpec& s, const std::string& t) { s.tpot_target = parse_seconds(t); }},
-    {"ttft", nullptr, kServing, "SECONDS", "Target time to first token (500ms), against the TTFT floor",
+    {"ttft", nullptr, kTargets, "SECONDS", "Target time to first token (500ms), against the TTFT floor",
      [](ScenarioSpec& s, const std::string& t) { s.ttft_target = parse_seconds(t); }},
+    {"users", nullptr, kPlan, "N", "Concurrent users the fleet serves",
+     [](ScenarioSpec& s, const std::string& t) { s.users = positive_count(t); }},
+    {"tokens-per-s", nullptr, kPlan, "RATE", "Decode rate each user gets (30): a step of at most 1/RATE",
+     [](ScenarioSpec& s, const std::string& t) {
+       const double r = parse_rate_count(t);
+       if (!(r > 0.0)) throw InputError("\"" + t + "\" must be a positive rate");
+       s.tokens_per_s_per_user = r;
+     }},
     {"draft", nullptr, kSpeculative, "MODEL|mtp",
      "Speculative decoding with this draft model (preset, alias or config), or mtp: the model's own "
      "multi-token-prediction modules",
@@ -309,7 +317,8 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string&) { s.dropout = true; }},
     {"tokens", nullptr, kTrain, "N", "Training tokens D, e.g. 15T, for the time and cost to train",
      [](ScenarioSpec& s, const std::string& t) { s.tokens = positive_count(t); }},
-    {"price", nullptr, kTrain, "PRICE", "Price per device-hour, for the cost to train",
+    {"price", nullptr, kPrice, "PRICE",
+     "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)",
      [](ScenarioSpec& s, const std::string& t) {
        const double v = parse_fraction(t);
        if (!(v > 0.0)) throw InputError("\"" + t + "\" must be a positive price");

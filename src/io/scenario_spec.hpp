@@ -48,7 +48,10 @@ enum InputGroup : unsigned {
   kTrain = 1U << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
   kSpeculative = 1U << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
   kParallel = 1U << 24,     ///< --tp, --pp, --dp, --ep, --link-latency (train and the serving commands)
-  kServing = 1U << 23,      ///< --concurrency, --kv-block, --shared-prefix, --tpot, --ttft (serve)
+  kServing = 1U << 23,      ///< --concurrency, --kv-block, --shared-prefix (serve)
+  kTargets = 1U << 25,      ///< --tpot, --ttft (serve, plan)
+  kPlan = 1U << 26,         ///< --users, --tokens-per-s (plan)
+  kPrice = 1U << 27,        ///< --price (train, plan)
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -99,6 +102,8 @@ struct ScenarioSpec {
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
   std::optional<double> link_latency;
+  std::optional<std::int64_t> users;
+  std::optional<double> tokens_per_s_per_user;
   // speculative decoding
   std::optional<std::string> draft;
   std::optional<double> acceptance;
@@ -193,6 +198,9 @@ struct Resolved {
 
 /// Turns a spec into a scenario: every default here, every error collected, then one throw.
 /// `needs_gpu` makes --gpu required; `training` resolves the training layout and recipe.
+/// The same scenario on another accelerator (plan's --gpu list): spec.gpu names it.
+Resolved resolve_on_gpu(const Resolved& base, const ScenarioSpec& spec, const PresetRegistry& reg);
+
 Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu,
                  bool training = false);
 

@@ -45,6 +45,10 @@ commands = [
     ["decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "16", "--tp", "4", "--pp", "2", "--link-latency", "5us"],
     ["memory", "deepseek-v3", "--gpu", "h200-sxm", "--tp", "8", "--context", "32k"],
     ["serve", "mixtral-8x7b", "--gpu", "h100-sxm", "--tp", "2", "--ep", "1", "--concurrency", "32"],
+    ["plan", "mixtral-8x7b", "--gpu", "h200-sxm", "--users", "10000", "--tokens-per-s", "30", "--context", "8k",
+     "--tpot", "50ms"],
+    ["plan", "llama3-70b", "--gpu", "h100-sxm,mi300x", "--users", "1000", "--tokens-per-s", "20", "--price", "2.5",
+     "--ttft", "200ms"],
     ["gpus"],
     ["models"],
 ]

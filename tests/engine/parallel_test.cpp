@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "seed_models.hpp"
 
 using namespace roofline;
@@ -71,4 +73,43 @@ TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-
   CHECK_THAT(r.t_allreduce.base(), WithinRel(160.0 * 1.5 * 262'144 / 450e9, 1e-12));
   CHECK(r.smallest_fitting.has_value());
   CHECK(r.smallest_fitting->tensor * r.smallest_fitting->pipeline == 4);
+}
+
+TEST_CASE("plan: every layout's groups and devices follow from the users per group [S003-3.6]", "[parallel]") {
+  Scenario s;
+  s.model = test_models::llama3_8b();
+  s.counts = count_params(s.model);
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::Bytes{85'899'345'920.0};
+  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
+  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
+  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
+  s.accelerator = Accelerator{h, CapacitySource::device};
+  s.workload.context = 8192;
+  s.workload.prompt = 2048;
+  PlanInputs in;
+  in.users = 1000;
+  in.tokens_per_s_per_user = 20.0;
+  in.price_per_device_hour = 2.0;
+  const std::vector<PlanRow> rows = analyze_plan(s, in);
+  REQUIRE(!rows.empty());
+  REQUIRE(rows.front().feasible());
+  for (const PlanRow& r : rows) {
+    INFO(r.tensor << " x " << r.pipeline);
+    if (!r.feasible()) continue;
+    CHECK(r.groups == (1000 + r.concurrency - 1) / r.concurrency);
+    CHECK(r.devices == r.groups * r.tensor * r.pipeline);
+    CHECK(r.step.base() <= 0.05);  // 1 / 20 tokens/s
+    CHECK(*r.cost_per_hour == 2.0 * static_cast<double>(r.devices));
+  }
+  // One H100 at 8k: (85,899,345,920 - 16,060,522,496) / (8192 x 131,072) = 65.04 sequences.
+  const auto single =
+      std::find_if(rows.begin(), rows.end(), [](const PlanRow& r) { return r.tensor * r.pipeline == 1; });
+  REQUIRE(single != rows.end());
+  CHECK(single->kv_sequences == 65);
+  // Rows are ordered: feasible first, then by devices.
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i - 1].feasible() && rows[i].feasible()) CHECK(rows[i - 1].devices <= rows[i].devices);
+  }
 }

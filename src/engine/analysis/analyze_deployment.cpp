@@ -42,7 +42,7 @@ bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_
 
 }  // namespace
 
-DeploymentResult analyze_deployment(const Scenario& s) {
+DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const ModelConfig& m = s.model;
   const Workload& w = s.workload;
   const Deployment& dep = s.deployment;
@@ -102,6 +102,7 @@ DeploymentResult analyze_deployment(const Scenario& s) {
   r.tokens_per_s_replica = batch / r.t_step.base();
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 
+  if (!search_smallest) return r;
   // The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
   // before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
   struct Candidate {
