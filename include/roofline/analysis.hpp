@@ -193,8 +193,9 @@ struct ServeResult {
   std::optional<std::int64_t> max_concurrency_tpot;  ///< the most sequences whose step meets --tpot
   bool ttft_met = true;                              ///< the TTFT floor meets --ttft
   ServeLimit limit = ServeLimit::none;
-  std::optional<SteadyState> steady;  ///< at the given concurrency, or the most allowed
-  CapacityResult capacity;            ///< at T = S + O, the longest cache a request reaches
+  std::optional<SteadyState> steady;                  ///< at the given concurrency, or the most allowed
+  std::optional<double> prefill_replicas_per_decode;  ///< disaggregated: requests/s x one prompt's TTFT floor
+  CapacityResult capacity;                            ///< at T = S + O, the longest cache a request reaches
   bool has_peak = false;
   std::int64_t batch = 1;
   std::int64_t prompt = 0;
@@ -239,9 +240,12 @@ struct DeploymentResult {
   units::Bytes allreduce_bytes{};     ///< one all-reduce: B d e
   double allreduces_per_stage = 0.0;  ///< 2 per layer
   units::Seconds t_allreduce{};       ///< all of one stage's
+  units::Bytes alltoall_bytes{};      ///< one MoE layer's dispatch or combine: k B d e (e_p - 1)/e_p
+  double alltoalls_per_stage = 0.0;   ///< 2 per MoE layer of a stage
+  units::Seconds t_alltoall{};        ///< all of one stage's
   units::Bytes hop_bytes{};           ///< one stage hand-off: B d e
   units::Seconds t_hop{};
-  units::Seconds t_step{};  ///< p (t_stage + t_allreduce) + (p - 1) t_hop
+  units::Seconds t_step{};  ///< p (t_stage + t_allreduce + t_alltoall) + (p - 1) t_hop
   double comm_share = 0.0;  ///< communication / step
   double tokens_per_s_replica = 0.0;
   double tokens_per_s = 0.0;  ///< all d replicas

@@ -93,12 +93,22 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.allreduce_bytes = activation;
   r.allreduces_per_stage = 2.0 * static_cast<double>(m.n_layers) / p;
   r.hop_bytes = activation;
+  // Expert parallelism: each MoE layer sends the k routed copies of every token away and back,
+  // (e - 1)/e of them to other ranks  [LE21]
+  if (m.moe.enabled() && dep.expert > 1) {
+    double moe_layers = 0.0;
+    for (std::int64_t i = 0; i < m.n_layers; ++i) moe_layers += m.is_moe_layer(i) ? 1.0 : 0.0;
+    const auto e = static_cast<double>(dep.expert);
+    r.alltoall_bytes = activation * (static_cast<double>(m.moe.top_k) * (e - 1.0) / e);
+    r.alltoalls_per_stage = 2.0 * moe_layers / p;
+  }
   if (r.link.base() > 0.0) {
     r.t_allreduce = ring_allreduce_time(r.allreduce_bytes, t, r.link, r.latency) * r.allreduces_per_stage;
+    r.t_alltoall = point_to_point_time(r.alltoall_bytes, r.link, r.latency) * r.alltoalls_per_stage;
     r.t_hop = dep.pipeline > 1 ? point_to_point_time(r.hop_bytes, r.link, r.latency) : units::Seconds{};
   }
-  r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce, r.t_hop);
-  r.comm_share = ((r.t_allreduce * p + r.t_hop * (p - 1.0)) / r.t_step);
+  r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce + r.t_alltoall, r.t_hop);
+  r.comm_share = (((r.t_allreduce + r.t_alltoall) * p + r.t_hop * (p - 1.0)) / r.t_step);
   r.tokens_per_s_replica = batch / r.t_step.base();
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 

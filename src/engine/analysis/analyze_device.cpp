@@ -182,7 +182,12 @@ void serve_steady_state(const Scenario& s, Machine machine, std::int64_t longest
     r.limit = ServeLimit::ttft_target;
   }
   const std::int64_t n = in.concurrency.value_or(allowed);
-  if (n >= 1) r.steady = step_at(static_cast<double>(n));
+  if (n >= 1) {
+    r.steady = step_at(static_cast<double>(n));
+    // Disaggregated: prompts on their own devices, as many replicas as the arrivals keep busy, each
+    // prompt taking its floor: requests/s x TTFT floor (prefill is compute-bound, so linear)  (derived)
+    if (r.has_peak) r.prefill_replicas_per_decode = r.steady->requests_per_s * r.prefill.t_floor.base();
+  }
 }
 
 }  // namespace

@@ -93,19 +93,27 @@ const std::vector<Field<D>> kDeployment = {
      },
      [](const D&) { return std::string("on the critical path, not hidden"); },
      [](const D& x) { return x.r.tensor > 1 && linked(x); }},
+    {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21", "2 L_moe/p (alpha + k B d e (e_p - 1)/e_p / BW_link)",
+     [](const D& x) { return cell(x.r.t_alltoall); },
+     [](const D& x) {
+       return fmt::format("{} x ({} + {} / {})", num(x.r.alltoalls_per_stage), num(x.r.latency),
+                          num(x.r.alltoall_bytes), num(x.r.link));
+     },
+     nullptr, [](const D& x) { return x.r.expert > 1 && linked(x); }},
     {"hop_time_s", "stage hand-off", "TH05-4", "alpha + B d e / BW_link", [](const D& x) { return cell(x.r.t_hop); },
      [](const D& x) { return fmt::format("{} + {} / {}", num(x.r.latency), num(x.r.hop_bytes), num(x.r.link)); },
      nullptr, [](const D& x) { return pipelined(x) && linked(x); }},
-    {"step_time_s", "decode step through the layout", "NA21-2.2", "p (t_stage + t_all-reduce) + (p - 1) t_hop",
-     [](const D& x) { return cell(x.r.t_step); },
+    {"step_time_s", "decode step through the layout", "NA21-2.2",
+     "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
      [](const D& x) {
-       return fmt::format("{} x ({} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage), num(x.r.t_allreduce),
-                          x.r.pipeline, num(x.r.t_hop));
+       return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage), num(x.r.t_allreduce),
+                          num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
      },
      [](const D& x) {
        return x.r.latency.base() > 0.0 ? std::string() : std::string("bandwidth only (no --link-latency)");
      }},
-    {"comm_share_fraction", "  communication share", "TH05-4", "(p t_all-reduce + (p - 1) t_hop) / t_step",
+    {"comm_share_fraction", "  communication share", "TH05-4",
+     "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",
      [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }},
     {"tokens_per_s_replica", "tokens/s per replica", "S003-2.5", "B / t_step",
      [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s_replica}); },

@@ -454,6 +454,11 @@ const std::vector<Field<S>> kSteady = {
                           num(steady(s).t_step));
      },
      nullptr, has_steady},
+    {"prefill_replicas_per_decode", "prefill replicas per decode replica", "S004",
+     "disaggregated: requests/s x one prompt's TTFT floor",
+     [](const S& s) { return number(s.r.prefill_replicas_per_decode.value_or(0.0)); },
+     [](const S& s) { return fmt::format("{} x {}", num(steady(s).requests_per_s), num(s.r.prefill.t_floor)); },
+     nullptr, [](const S& s) { return s.r.prefill_replicas_per_decode.has_value(); }},
 };
 
 }  // namespace
