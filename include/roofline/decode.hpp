@@ -60,7 +60,8 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
 constexpr double speculative_tokens_per_step(double alpha, double gamma) {
   if (alpha >= 1.0) return gamma + 1.0;
   double power = 1.0;  // α^(γ+1) by repeated multiplication: γ is a small count
-  for (double i = 0.0; i < gamma + 1.0; i += 1.0) power *= alpha;
+  const auto steps = static_cast<std::int64_t>(gamma) + 1;
+  for (std::int64_t i = 0; i < steps; ++i) power *= alpha;
   return (1.0 - power) / (1.0 - alpha);
 }
 

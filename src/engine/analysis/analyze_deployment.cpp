@@ -40,6 +40,38 @@ bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_
   return need <= s.accelerator->hw.memory_capacity;
 }
 
+// The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
+// before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
+std::optional<DeploymentResult::Layout> smallest_fitting_layout(const Scenario& s, units::Bytes kv_per_sequence) {
+  const ModelConfig& m = s.model;
+  // The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
+  // before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
+  struct Candidate {
+    std::int64_t t, p;
+    bool replicates;
+  };
+  std::vector<Candidate> candidates;
+  for (std::int64_t tt = 1; tt <= m.n_heads; ++tt) {
+    if (m.n_heads % tt != 0) continue;
+    const bool splits = m.mla.enabled() || m.n_kv_heads % tt == 0;
+    if (!splits && tt % m.n_kv_heads != 0) continue;
+    for (std::int64_t pp = 1; pp <= m.n_layers; ++pp) {
+      if (m.n_layers % pp == 0) candidates.push_back({tt, pp, !splits});
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.t * a.p != b.t * b.p) return a.t * a.p < b.t * b.p;
+    if (a.replicates != b.replicates) return !a.replicates;
+    return a.p < b.p;
+  });
+  for (const Candidate& c : candidates) {
+    if (fits_on(s, c.t, c.p, kv_per_sequence)) {
+      return DeploymentResult::Layout{c.t, c.p};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
@@ -112,33 +144,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.tokens_per_s_replica = batch / r.t_step.base();
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 
-  if (!search_smallest) return r;
-  // The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
-  // before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
-  struct Candidate {
-    std::int64_t t, p;
-    bool replicates;
-  };
-  std::vector<Candidate> candidates;
-  for (std::int64_t tt = 1; tt <= m.n_heads; ++tt) {
-    if (m.n_heads % tt != 0) continue;
-    const bool splits = m.mla.enabled() || m.n_kv_heads % tt == 0;
-    if (!splits && tt % m.n_kv_heads != 0) continue;
-    for (std::int64_t pp = 1; pp <= m.n_layers; ++pp) {
-      if (m.n_layers % pp == 0) candidates.push_back({tt, pp, !splits});
-    }
-  }
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.t * a.p != b.t * b.p) return a.t * a.p < b.t * b.p;
-    if (a.replicates != b.replicates) return !a.replicates;
-    return a.p < b.p;
-  });
-  for (const Candidate& c : candidates) {
-    if (fits_on(s, c.t, c.p, r.kv_per_sequence)) {
-      r.smallest_fitting = DeploymentResult::Layout{c.t, c.p};
-      break;
-    }
-  }
+  if (search_smallest) r.smallest_fitting = smallest_fitting_layout(s, r.kv_per_sequence);
   return r;
 }
 

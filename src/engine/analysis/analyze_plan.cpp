@@ -32,6 +32,72 @@ units::Seconds prefill_floor(const Scenario& s, std::int64_t t) {
 
 }  // namespace
 
+namespace {
+
+// The most sequences, up to `cap`, whose step meets the target: the step grows with n.
+std::int64_t most_within(Scenario& probe, std::int64_t cap, units::Seconds target) {
+  std::int64_t lo = 1;
+  std::int64_t hi = cap;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (step_at(probe, mid) <= target) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+// One layout t x p: why it cannot serve, or its users per group, groups, devices and cost.
+PlanRow plan_row(const Scenario& s, const PlanInputs& in, std::int64_t t, std::int64_t p, units::Seconds target) {
+  Scenario probe = s;
+  probe.deployment = {.devices = t * p,
+                      .tensor = t,
+                      .pipeline = p,
+                      .data = 1,
+                      .expert = 1,
+                      .explicit_layout = true,
+                      .link_latency = s.deployment.link_latency};
+  probe.workload.batch = 1;
+  PlanRow row;
+  row.tensor = t;
+  row.pipeline = p;
+  row.target = target;
+  const DeploymentResult one = analyze_deployment(probe, false);
+  row.kv_sequences = one.max_sequences;
+  row.ttft = prefill_floor(probe, t);
+  const std::int64_t cap = one.max_sequences.value_or(kMaxCount);
+  if (cap < 1) {
+    row.limit = PlanLimit::infeasible_memory;
+    return row;
+  }
+  if (in.ttft_s && row.ttft.base() > *in.ttft_s) {
+    row.limit = PlanLimit::infeasible_ttft;
+    return row;
+  }
+  if (one.t_step > target) {
+    row.limit = PlanLimit::infeasible_rate;
+    row.step = one.t_step;
+    return row;
+  }
+  const std::int64_t n = most_within(probe, std::min<std::int64_t>(cap, in.users), target);
+  row.concurrency = n;
+  row.limit = n == in.users ? PlanLimit::load : n == cap ? PlanLimit::kv_budget : PlanLimit::step_target;
+  row.step = step_at(probe, n);
+  row.tokens_per_s_group = static_cast<double>(n) / row.step.base();
+  row.groups = (in.users + n - 1) / n;  // ceil(users / n)
+  row.devices = row.groups * t * p;
+  if (in.price_per_device_hour) {
+    row.cost_per_hour = static_cast<double>(row.devices) * *in.price_per_device_hour;
+    const double tokens_per_hour = static_cast<double>(in.users) * in.tokens_per_s_per_user * 3600.0;
+    row.cost_per_million_tokens = *row.cost_per_hour / tokens_per_hour * 1e6;
+  }
+  return row;
+}
+
+}  // namespace
+
 std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in) {
   const ModelConfig& m = s.model;
   std::vector<PlanRow> rows;
@@ -41,57 +107,7 @@ std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in) {
     if (m.n_heads % t != 0) continue;
     if (!m.mla.enabled() && m.n_kv_heads % t != 0 && t % m.n_kv_heads != 0) continue;
     for (std::int64_t p = 1; p <= m.n_layers && t * p <= in.max_group_devices; ++p) {
-      if (m.n_layers % p != 0) continue;
-      Scenario probe = s;
-      probe.deployment = {.devices = t * p,
-                          .tensor = t,
-                          .pipeline = p,
-                          .data = 1,
-                          .expert = 1,
-                          .explicit_layout = true,
-                          .link_latency = s.deployment.link_latency};
-      probe.workload.batch = 1;
-      PlanRow row;
-      row.tensor = t;
-      row.pipeline = p;
-      row.target = target;
-      const DeploymentResult one = analyze_deployment(probe, false);
-      row.kv_sequences = one.max_sequences;
-      row.ttft = prefill_floor(probe, t);
-      const std::int64_t cap = one.max_sequences.value_or(kMaxCount);
-      if (cap < 1) {
-        row.limit = PlanLimit::infeasible_memory;
-      } else if (in.ttft_s && row.ttft.base() > *in.ttft_s) {
-        row.limit = PlanLimit::infeasible_ttft;
-      } else if (one.t_step > target) {
-        row.limit = PlanLimit::infeasible_rate;
-        row.step = one.t_step;
-      } else {
-        // The most sequences whose step meets the target: the step grows with n.
-        std::int64_t lo = 1;
-        std::int64_t hi = std::min<std::int64_t>(cap, in.users);
-        while (lo < hi) {
-          const std::int64_t mid = lo + (hi - lo + 1) / 2;
-          if (step_at(probe, mid) <= target) {
-            lo = mid;
-          } else {
-            hi = mid - 1;
-          }
-        }
-        row.concurrency = lo;
-        row.limit = lo == in.users ? PlanLimit::load : lo == cap ? PlanLimit::kv_budget : PlanLimit::step_target;
-        row.step = step_at(probe, lo);
-        row.tokens_per_s_group = static_cast<double>(lo) / row.step.base();
-        row.groups = (in.users + lo - 1) / lo;  // ceil(users / n)
-        row.devices = row.groups * t * p;
-        if (in.price_per_device_hour) {
-          row.cost_per_hour = static_cast<double>(row.devices) * *in.price_per_device_hour;
-          const double tokens_per_hour =
-              static_cast<double>(in.users) * in.tokens_per_s_per_user * 3600.0;  // the load's own rate
-          row.cost_per_million_tokens = *row.cost_per_hour / tokens_per_hour * 1e6;
-        }
-      }
-      rows.push_back(row);
+      if (m.n_layers % p == 0) rows.push_back(plan_row(s, in, t, p, target));
     }
   }
   // Feasible layouts first, the fewest devices (the cheapest) first, then the smaller group.

@@ -23,12 +23,13 @@ units::Flop convention_flops(const TrainResult& r) {
   return r.model_flops_per_step;
 }
 
-void memory(const Scenario& s, TrainResult& r) {
+// Model states of the most loaded device: its parameters (or, fine-tuning, its adapters and its
+// share of the frozen base), sharded by ZeRO over d or a shard group; ZeRO-3's live buffers.
+void model_states(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
   const Workload& w = s.workload;
-  // Model states of the most loaded device: its parameters, sharded by ZeRO over d.
   const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
@@ -55,6 +56,15 @@ void memory(const Scenario& s, TrainResult& r) {
     r.unit_params = largest_unit_params(s.counts, degrees);
     r.zero3_live = zero3_live_bytes(r.unit_params, r.recipe->weights, r.recipe->gradients, 1.0);
   }
+}
+
+void memory(const Scenario& s, TrainResult& r) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const Workload& w = s.workload;
+  model_states(s, r);
+  const auto d = static_cast<double>(in.shard_group > 0 ? in.shard_group : dep.data);
 
   // Activations: rank 0 keeps the most micro-batches in flight, the last rank the logits.
   const double t = static_cast<double>(dep.tensor);
