@@ -23,6 +23,8 @@ void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, bool
 void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, bool explain);
 void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool explain);
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
+/// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
+void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
 void add_model_notes(Report& rep, const io::Resolved& in);
 

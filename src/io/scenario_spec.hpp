@@ -8,6 +8,7 @@
 
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
+#include "roofline/layer_ops.hpp"
 #include "roofline/quant.hpp"
 #include "roofline/scenario.hpp"
 
@@ -46,6 +47,7 @@ enum InputGroup : unsigned {
   kRequireFit = 1U << 19,
   kParamsOnly = 1U << 20,  ///< --params: a model known only by its parameter count
   kTrain = 1U << 21,       ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
+  kLayer = 1U << 22,       ///< layer: --phase, --fused
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -92,6 +94,9 @@ struct ScenarioSpec {
   std::optional<DecodeBytes> decode_bytes;
   std::optional<MoeDecodeBytes> moe_decode;
   bool require_fit = false;
+  // layer
+  std::optional<Phase> phase;
+  bool fused = false;
   // train
   std::optional<std::int64_t> tp, pp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;
@@ -196,5 +201,6 @@ std::string_view name_of(LmHeadPositions v);
 std::string_view name_of(DecodeBytes v);
 std::string_view name_of(MoeDecodeBytes v);
 std::string_view name_of(CapacitySource v);
+std::string_view name_of(Phase v);
 
 }  // namespace roofline::io
