@@ -101,7 +101,7 @@ Section layer_section(const L& l, bool explain) {
 
 std::string bound_text(const LayerResult& r, const LayerOpResult& o) {
   if (o.op.fused_away) return "fused";
-  if (!r.has_peak) return "memory (compute n/a)";
+  if (!r.has_peak) return "n/a";  // the note says times are the memory side only
   return o.bound == Bound::memory ? "memory" : "compute";
 }
 
@@ -179,14 +179,14 @@ Table ops_table(const LayerResult& r, const LayerSection& sec, std::string key, 
 
 Table kinds_table(const LayerResult& r, bool windows) {
   Table t{"layer_kinds",
-          "Layer kinds (time per layer: operator floors summed)",
+          "Layer kinds: time per layer (operator floors summed), share of the pass",
           {{"kind", "layers", Unit::text},
            {"layers", "count", Unit::count},
            {"which", "which", Unit::text},
-           {"flop", "FLOPs per layer", Unit::flop},
+           {"flop", "FLOPs/layer", Unit::flop},
            {"time_s", "unfused", Unit::seconds},
            {"time_fused_s", "fused", Unit::seconds},
-           {"share_fraction", "share of pass", Unit::fraction},
+           {"share_fraction", "share", Unit::fraction},
            {"table", "table", Unit::text, true},
            {"first_layer", "first", Unit::count, true},
            {"last_layer", "last", Unit::count, true},
@@ -242,6 +242,11 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
   rep.notes.push_back(
       "each operator's floor is its own max(F/P, Q/BW) and operators run one after another, so their sum is "
       "above the one roofline of the whole pass");
+  if (!r.has_peak) {
+    rep.notes.push_back(
+        fmt::format("no published dense {} peak: each time is the memory side Q/BW alone, and no bound can be named",
+                    dtype_name(in.scenario.workload.compute_dtype)));
+  }
   if (m.moe.enabled()) {
     rep.notes.push_back(fmt::format(
         "each MoE layer reads the weights of {} of its {} routed experts ({}, --moe-decode {}); a token multiplies "
