@@ -391,8 +391,9 @@ struct LayerResult {
   units::Seconds whole_time{};
   Bound whole_bound = Bound::memory;
 };
-/// Every layer kind and the head, operator by operator, on the scenario's accelerator; FLOPs on
-/// the physical basis, the pass of LayerQuery at the workload's batch, prompt or context.
+/// Every layer kind and the head, operator by operator, each at t = max(F/P, Q/BW) on the effective
+/// machine; FLOPs on the physical basis, the pass of LayerQuery at the workload's batch, prompt or
+/// context; totals sum_k L_k (one layer) + head  [WI09] [S003-2.5] [S004]
 LayerResult analyze_layer(const Scenario& s, LayerQuery q);
 
 // --- gemm ----------------------------------------------------------------------------------------
