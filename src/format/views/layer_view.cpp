@@ -40,7 +40,7 @@ const std::vector<Field<L>> kLayer = {
     {"weight_bytes", "weights read", "", "sum_k L_k W_k + W_head",
      [](const L& l) { return cell(l.r.totals.weight_bytes); },
      [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.weight_bytes.base(); }); }},
-    {"kv_bytes", "", "", "sum_k L_k KV_k", [](const L& l) { return cell(l.r.totals.kv_bytes); },
+    {"kv_bytes", "", "", "sum_k L_k KV_k + KV_head", [](const L& l) { return cell(l.r.totals.kv_bytes); },
      [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.kv_bytes.base(); }); }, nullptr, nullptr,
      [](const L& l) { return std::string(l.decode() ? "KV cache read" : "KV cache written"); }},
     {"activation_bytes_unfused", "activations, unfused", "S003-3.3", "sum_k L_k A_k + A_head",
@@ -248,12 +248,12 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
                     dtype_name(in.scenario.workload.compute_dtype)));
   }
   if (m.moe.enabled()) {
+    const Workload& w = in.scenario.workload;
     rep.notes.push_back(fmt::format(
-        "each MoE layer reads the weights of {} of its {} routed experts ({}, --moe-decode {}); a token multiplies "
-        "{}",
-        num(r.experts_read), grouped(m.moe.n_experts),
-        in.scenario.workload.decode_bytes == DecodeBytes::all_weights ? "--decode-bytes all-weights" : "touched",
-        io::name_of(in.scenario.workload.moe_decode), grouped(m.moe.top_k)));
+        "each MoE layer reads the weights of {} of its {} routed experts (--decode-bytes {}, --moe-decode {}); a "
+        "token multiplies {}",
+        num(r.experts_read), grouped(m.moe.n_experts), io::name_of(w.decode_bytes), io::name_of(w.moe_decode),
+        grouped(m.moe.top_k)));
   }
   if (m.mla.enabled()) {
     rep.notes.push_back(
