@@ -7,8 +7,8 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve train plan gemm gpus models"
-_roofline_model_commands="report params flops kv memory decode prefill serve train plan"
+_roofline_commands="report params flops kv memory decode prefill serve layer train plan gemm gpus models"
+_roofline_model_commands="report params flops kv memory decode prefill serve layer train plan"
 _roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
 
 # A command's own options come from its --help, which lists exactly the options it accepts.
@@ -18,7 +18,7 @@ _roofline_command_flags() {  # $1: command
 }
 
 # Options that take no value; every other option consumes the next word.
-_roofline_no_value="--explain -q --quiet --no-header -h --help --version --tied --untied --names --require-fit"
+_roofline_no_value="--explain -q --quiet --no-header -h --help --version --tied --untied --names --require-fit --fused"
 
 _roofline_dtypes="fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
 
@@ -105,6 +105,7 @@ _roofline() {
     --lm-head) _roofline_words "last all"; return ;;
     --decode-bytes) _roofline_words "touched all-weights"; return ;;
     --moe-decode) _roofline_words "expected all-experts top-k"; return ;;
+    --phase) _roofline_words "prefill decode"; return ;;
     --dtype | --kv-dtype | --compute-dtype) _roofline_words "$_roofline_dtypes"; return ;;
     --weight-bits) _roofline_words "q4_0 q4_k q5_k q6_k q8_0 int4-g128 int4-g64 int4-g32 4.125"; return ;;
     --mlp) _roofline_words "gated plain"; return ;;

@@ -206,6 +206,28 @@ Outcome run_train(Invocation& inv, const io::Resolved* in) {
   return o;
 }
 
+// A flag of the other phase would change nothing: name it instead of ignoring it.
+void check_phase_flags(const io::ScenarioSpec& spec, Phase phase) {
+  io::Diagnostics diag;
+  if (phase == Phase::decode) {
+    if (spec.prompt) diag.usage("--prompt: applies to --phase prefill; a decode step attends over --context");
+    if (spec.lm_head) diag.usage("--lm-head: applies to --phase prefill; a decode step runs the head on each token");
+    if (spec.attention) diag.usage("--attention: applies to --phase prefill; a decode step has one query");
+  } else if (spec.context) {
+    diag.usage("--context: applies to --phase decode; a prefill attends over its --prompt tokens");
+  }
+  diag.check();
+}
+
+Outcome run_layer(Invocation& inv, const io::Resolved* in) {
+  const LayerQuery q{.phase = inv.spec.phase.value_or(Phase::decode), .fused = inv.spec.fused};
+  check_phase_flags(inv.spec, q.phase);
+  Outcome o{format::start_report("layer", *in, inv.groups), std::nullopt, {}};
+  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
+  format::add_layer(o.report, *in, analyze_layer(in->scenario, q), inv.explain);
+  return o;
+}
+
 Outcome run_gemm(Invocation& inv, const io::Resolved*) {
   GemmInputs g;
   const char* names[] = {"M", "N", "K"};
@@ -274,6 +296,14 @@ const Command kCommands[] = {
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
          io::kTargets | io::kParallel,
      true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
+    {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
+     Kind::model,
+     io::kModelOverrides | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kWeights |
+         io::kKvDtype | io::kComputeDtype | io::kMfu | io::kBwEfficiency | io::kAttentionMode | io::kLmHead |
+         io::kDecodeBytes | io::kLayer,
+     true, run_layer,
+     "  roofline layer llama3-8b --gpu h100-sxm --phase decode --batch 1 --context 8k\n"
+     "  roofline layer mixtral-8x7b --gpu h100-sxm --phase prefill --prompt 2048 --fused\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
          io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit |

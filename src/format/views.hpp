@@ -26,6 +26,8 @@ void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult&
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, bool explain);
 void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, bool explain);
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
+/// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
+void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
 void add_model_notes(Report& rep, const io::Resolved& in);
 

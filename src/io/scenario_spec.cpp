@@ -29,6 +29,7 @@ constexpr std::array kDecodeBytesNames = {std::pair{"touched", DecodeBytes::touc
 constexpr std::array kMoeDecode = {std::pair{"expected", MoeDecodeBytes::expected},
                                    std::pair{"all-experts", MoeDecodeBytes::all_experts},
                                    std::pair{"top-k", MoeDecodeBytes::top_k}};
+constexpr std::array kPhases = {std::pair{"prefill", Phase::prefill}, std::pair{"decode", Phase::decode}};
 constexpr std::array kCapacity = {std::pair{"device", CapacitySource::device},
                                   std::pair{"override", CapacitySource::override_bytes}};
 std::string lower(std::string s) {
@@ -229,6 +230,15 @@ const std::vector<InputDef> kInputs = {
     {"require-fit", nullptr, kRequireFit, "",
      "Exit with status 3 when the command's memory does not fit on the device (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},
+    // layer: which pass, and whether its operators are fused.
+    {"phase", nullptr, kLayer, "PHASE",
+     "The pass: prefill (--prompt tokens of each of --batch sequences) or decode (one token per sequence at "
+     "--context) [default: decode]",
+     [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhases); }},
+    {"fused", nullptr, kLayer, "",
+     "Rows with flash attention (no score matrix in memory) and the norms, RoPE, activation and residual adds "
+     "fused into their matmuls [default: unfused rows; the totals show both]",
+     [](ScenarioSpec& s, const std::string&) { s.fused = true; }},
     // train: the layout, the recipe and the run.
     {"tp", nullptr, kParallel, "N", "Tensor-parallel degree t [default: 1]",
      [](ScenarioSpec& s, const std::string& t) { s.tp = positive_count(t); }},
@@ -431,5 +441,6 @@ std::string_view name_of(LmHeadPositions v) { return enum_name(v, kHead); }
 std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }
 std::string_view name_of(MoeDecodeBytes v) { return enum_name(v, kMoeDecode); }
 std::string_view name_of(CapacitySource v) { return enum_name(v, kCapacity); }
+std::string_view name_of(Phase v) { return enum_name(v, kPhases); }
 
 }  // namespace roofline::io

@@ -8,6 +8,7 @@
 
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
+#include "roofline/layer_ops.hpp"
 #include "roofline/quant.hpp"
 #include "roofline/scenario.hpp"
 
@@ -52,6 +53,7 @@ enum InputGroup : unsigned {
   kTargets = 1U << 25,      ///< --tpot, --ttft (serve, plan)
   kPlan = 1U << 26,         ///< --users, --tokens-per-s (plan)
   kPrice = 1U << 27,        ///< --price (train, plan)
+  kLayer = 1U << 28,        ///< layer: --phase, --fused
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -108,6 +110,9 @@ struct ScenarioSpec {
   std::optional<std::string> draft;
   std::optional<double> acceptance;
   std::optional<std::int64_t> draft_len;
+  // layer
+  std::optional<Phase> phase;
+  bool fused = false;
   // train
   std::optional<std::int64_t> tp, pp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;
@@ -215,5 +220,6 @@ std::string_view name_of(LmHeadPositions v);
 std::string_view name_of(DecodeBytes v);
 std::string_view name_of(MoeDecodeBytes v);
 std::string_view name_of(CapacitySource v);
+std::string_view name_of(Phase v);
 
 }  // namespace roofline::io

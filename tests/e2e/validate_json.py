@@ -49,6 +49,9 @@ commands = [
      "--tpot", "50ms"],
     ["plan", "llama3-70b", "--gpu", "h100-sxm,mi300x", "--users", "1000", "--tokens-per-s", "20", "--price", "2.5",
      "--ttft", "200ms"],
+    ["layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "decode", "--batch", "1", "--context", "8k", "--explain"],
+    ["layer", "deepseek-v3", "--gpu", "h200-sxm", "--phase", "prefill", "--prompt", "4096", "--fused"],
+    ["layer", "gemma2-9b", "--gpu", "m4-max", "--batch", "4"],
     ["gpus"],
     ["models"],
 ]
@@ -65,7 +68,11 @@ retyped = copy.deepcopy(documents["roofline memory llama3.1-405b --gpu b200 --gp
 retyped["results"]["capacity"]["fits"] = "yes"
 foreign = copy.deepcopy(probe)
 foreign["results"]["decode"] = {}
-for label, bad in (("renamed key", renamed), ("mistyped key", retyped), ("section of another command", foreign)):
+# layer's operator tables are named by layer kind: any other name is rejected.
+strange_kind = copy.deepcopy(documents["roofline layer deepseek-v3 --gpu h200-sxm --phase prefill --prompt 4096 --fused"])
+strange_kind["results"]["layer_ops_hybrid"] = strange_kind["results"].pop("layer_ops_moe")
+for label, bad in (("renamed key", renamed), ("mistyped key", retyped), ("section of another command", foreign),
+                   ("operator table of an unknown layer kind", strange_kind)):
     if validator.is_valid(bad):
         print(f"schema accepts a {label}")
         sys.exit(1)

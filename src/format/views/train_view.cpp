@@ -48,6 +48,7 @@ std::string fine_tuning_name(const T& x) {
   for (const auto& [bit, name] : kNames) {
     if (has_target(x.t().lora->targets, bit)) targets += (targets.empty() ? "" : ",") + std::string(name);
   }
+  if ((x.t().lora->targets & LoraTargets::all) == LoraTargets::all) targets = "all linear";
   return fmt::format("{} r={} on {}", x.t().lora->qlora ? "QLoRA" : "LoRA", x.r.adapters.rank, targets);
 }
 
@@ -288,7 +289,7 @@ const std::vector<Field<T>> kMemory = {
                           num(x.r.base_bits), grouped(x.r.frozen_base.other_params), num(x.r.device_params),
                           grouped(x.in.scenario.counts.total), x.r.zero == ZeroStage::os_g_p ? x.r.data : 1);
      },
-     [](const T& x) { return std::string(x.t().lora->qlora ? "NF4, double-quantised" : "16-bit"); }, lora},
+     [](const T& x) { return std::string(x.t().lora->qlora ? "NF4, double quant" : "16-bit"); }, lora},
     {"weight_bytes", "weights", "RA20-3.1",
      "w Psi (/ N_s under ZeRO-3, N_s = d or the shard group); LoRA: + the frozen base",
      [](const T& x) { return cell(x.r.states.weights); }},
@@ -620,7 +621,7 @@ const std::vector<Field<T>> kComm = {
                           num(dtype_bytes(x.in.scenario.workload.activation_dtype)), x.r.expert, x.r.expert,
                           num(x.r.moe_layers_per_stage), x.t().grad_accum);
      },
-     [](const T& x) { return fmt::format("{} MoE layers per stage", num(x.r.moe_layers_per_stage)); },
+     [](const T& x) { return fmt::format("{} MoE layers a stage", num(x.r.moe_layers_per_stage)); },
      [](const T& x) { return x.r.expert > 1; }},
     {"ep_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.ep_time); },
      [](const T& x) { return link_time(x.r.ep_bytes, x.r.ep_time, x.r.link); }, nullptr,

@@ -1,0 +1,327 @@
+// layer: the operators of every layer kind plus the head sum to what decode_step and prefill_pass
+// count for the same pass (FLOPs, weight bytes, KV bytes), the attention rows to the attention
+// functions, the elementwise rows to elementwise_bytes_per_token_layer; fusion removes only
+// activation traffic. Models are the shipped presets; each row names the architecture it covers.
+#include "roofline/layer_ops.hpp"
+
+#include "io/preset_registry.hpp"
+
+#include "roofline/analysis.hpp"
+#include "roofline/decode.hpp"
+#include "roofline/flops.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+HardwareConfig h100() {
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::gib(80);
+  h.memory_bandwidth = units::tb_per_s(3.35);
+  h.set_peak(DType::bf16, units::tflop_per_s(989.4));
+  return h;
+}
+
+Scenario preset_on_h100(const std::string& model, const Workload& w) {
+  std::istringstream none;
+  Scenario s;
+  s.model = io::PresetRegistry({}).load_model(model, none).config;
+  s.counts = count_params(s.model);
+  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.workload = w;
+  return s;
+}
+
+struct Case {
+  const char* model;
+  const char* covers;
+  Phase phase;
+  Workload w;
+};
+
+Workload decode_at(std::int64_t batch, std::int64_t context) { return Workload{.batch = batch, .context = context}; }
+Workload prefill_of(std::int64_t batch, std::int64_t prompt) { return Workload{.batch = batch, .prompt = prompt}; }
+
+Workload with(Workload w, DecodeBytes d, MoeDecodeBytes e) {
+  w.decode_bytes = d;
+  w.moe_decode = e;
+  return w;
+}
+
+Workload with(Workload w, LmHeadPositions h, AttentionMode a) {
+  w.lm_head = h;
+  w.attention = a;
+  return w;
+}
+
+// The four the issue names, both phases, then the architecture features the rows must also cover.
+std::vector<Case> cases() {
+  return {
+      {"llama3-8b", "dense GQA", Phase::decode, decode_at(1, 8000)},
+      {"llama3-8b", "dense GQA", Phase::prefill, prefill_of(2, 2048)},
+      {"llama3-8b", "head on every position, full attention", Phase::prefill,
+       with(prefill_of(1, 1024), LmHeadPositions::all, AttentionMode::full)},
+      {"llama3-8b", "every weight read", Phase::decode,
+       with(decode_at(8, 4096), DecodeBytes::all_weights, MoeDecodeBytes::expected)},
+      {"mixtral-8x7b", "MoE, expected experts", Phase::decode, decode_at(16, 4096)},
+      {"mixtral-8x7b", "MoE", Phase::prefill, prefill_of(1, 512)},
+      {"mixtral-8x7b", "MoE, top-k", Phase::decode,
+       with(decode_at(4, 2048), DecodeBytes::touched, MoeDecodeBytes::top_k)},
+      {"mixtral-8x7b", "MoE, all experts", Phase::decode,
+       with(decode_at(4, 2048), DecodeBytes::touched, MoeDecodeBytes::all_experts)},
+      {"deepseek-v2-lite", "MLA without q rank, dense first layer, shared experts", Phase::decode, decode_at(8, 4096)},
+      {"deepseek-v2-lite", "MLA, MoE", Phase::prefill, prefill_of(2, 1024)},
+      {"deepseek-v3", "MLA with q rank, 3 dense layers, correction bias", Phase::decode, decode_at(1, 32768)},
+      {"deepseek-v3", "MLA, MoE", Phase::prefill, prefill_of(1, 4096)},
+      {"gemma2-9b", "sliding window past the context, tied, 4 norms", Phase::decode, decode_at(4, 8192)},
+      {"gemma2-9b", "sliding window, prompt past the window", Phase::prefill, prefill_of(1, 8192)},
+      {"gemma2-9b", "sliding window, prompt inside it", Phase::prefill, prefill_of(2, 2048)},
+      {"qwen3-8b", "q/k norms", Phase::decode, decode_at(2, 1000)},
+      {"gpt2", "plain MLP, biases, learned positions, LayerNorm, tied", Phase::prefill, prefill_of(3, 1024)},
+      {"gpt2", "plain MLP, learned positions", Phase::decode, decode_at(2, 1024)},
+      {"qwen1.5-moe-a2.7b", "shared expert gate, qkv bias", Phase::decode, decode_at(3, 4096)},
+      {"opt-350m", "embedding projections", Phase::prefill, prefill_of(1, 512)},
+      {"bloom-560m", "embedding norm, ALiBi", Phase::decode, decode_at(1, 512)},
+      {"falcon-7b", "parallel block, one norm, MQA", Phase::prefill, prefill_of(1, 512)},
+      {"mistral-7b", "every layer slides", Phase::decode, decode_at(1, 32768)},
+  };
+}
+
+double rel(double got, double want) { return std::fabs(got - want) / std::max(std::fabs(want), 1e-300); }
+
+const std::set<std::string_view> kSeedElementwise = {
+    "input_norm",         "post_attention_norm", "pre_ffn_norm", "post_ffn_norm",      "extra_norms",      "rope",
+    "residual_attention", "residual_ffn",        "activation",   "experts_activation", "shared_activation"};
+
+}  // namespace
+
+TEST_CASE("layer: operators sum to decode_step and prefill_pass, FLOPs and weight + KV bytes", "[layer]") {
+  const Case c = GENERATE(from_range(cases()));
+  CAPTURE(c.model, c.covers, c.phase == Phase::decode ? "decode" : "prefill", c.w.batch, c.w.prompt, c.w.context);
+  const Scenario s = preset_on_h100(c.model, c.w);
+  const LayerResult r = analyze_layer(s, LayerQuery{.phase = c.phase});
+  const Machine hw = effective_machine(s);
+  units::Flop flops{};
+  units::Bytes weights{};
+  units::Bytes kv{};
+  for (const LayerSection& sec : r.layers) {
+    for (const LayerOpResult& op : sec.ops) {
+      flops += op.op.flops * static_cast<double>(sec.kind.layers);
+      weights += op.op.weight_bytes * static_cast<double>(sec.kind.layers);
+      kv += op.op.kv_bytes * static_cast<double>(sec.kind.layers);
+    }
+  }
+  for (const LayerOpResult& op : r.head.ops) {
+    flops += op.op.flops;
+    weights += op.op.weight_bytes;
+    kv += op.op.kv_bytes;
+  }
+  if (c.phase == Phase::decode) {
+    const DecodeStep step = decode_step(s.model, s.counts, s.workload, hw);
+    CHECK(rel(flops.base(), step.flops.base()) < 1e-12);
+    CHECK(rel(weights.base(), step.weight_bytes.base()) < 1e-12);
+    CHECK(rel(kv.base(), step.kv_bytes.base()) < 1e-12);
+  } else {
+    const PrefillPass pass = prefill_pass(s.model, s.counts, s.workload, hw);
+    CHECK(rel(flops.base(), pass.flops.base()) < 1e-12);
+    CHECK(rel(weights.base(), pass.weight_bytes.base()) < 1e-12);
+    CHECK(rel(kv.base(), pass.kv_written.base()) < 1e-12);
+  }
+  // The result's own totals are the same sums, and the whole-pass figures it prints beside them.
+  CHECK(rel(r.totals.flops.base(), flops.base()) < 1e-12);
+  CHECK(rel(r.whole_flops.base(), flops.base()) < 1e-12);
+  CHECK(rel(r.whole_bytes.base(), (weights + kv).base()) < 1e-12);
+}
+
+TEST_CASE("layer: per layer, matmuls are 2 x active params x n and attention is the attention functions'", "[layer]") {
+  const Case c = GENERATE(from_range(cases()));
+  CAPTURE(c.model, c.covers);
+  const Scenario s = preset_on_h100(c.model, c.w);
+  const ModelConfig& m = s.model;
+  const LayerPass p = layer_pass(s.workload, c.phase, false);
+  units::Flop attention{};
+  for (const LayerKind& kind : layer_kinds(m)) {
+    units::Flop params_flops{};
+    units::Flop core{};
+    for (const LayerOp& op : layer_ops(m, s.counts, kind, p)) {
+      (op.kind == OpKind::attention ? core : params_flops) += op.flops;
+      if (op.kind != OpKind::attention) CHECK(rel(op.flops.base(), 2.0 * op.flop_params * p.tokens) < 1e-12);
+    }
+    const LayerKindParams& k = *std::find_if(s.counts.layer_kinds.begin(), s.counts.layer_kinds.end(),
+                                             [&](const LayerKindParams& x) { return x.moe == kind.moe; });
+    CHECK(rel(params_flops.base(), 2.0 * static_cast<double>(k.active) * p.tokens) < 1e-12);
+    attention += core * static_cast<double>(kind.layers);
+  }
+  const double batch = static_cast<double>(s.workload.batch);
+  const units::Flop want =
+      c.phase == Phase::prefill
+          ? attention_flops_prefill(m, static_cast<double>(s.workload.prompt), s.workload.attention) * batch
+          : attention_flops_decode_token(m, static_cast<double>(s.workload.context)) * batch;
+  CHECK(rel(attention.base(), want.base()) < 1e-12);
+  // The kinds cover every layer once.
+  std::int64_t layers = 0;
+  for (const LayerKind& kind : layer_kinds(m)) layers += kind.layers;
+  CHECK(layers == m.n_layers);
+}
+
+TEST_CASE("layer: the elementwise rows are elementwise_bytes_per_token_layer, per token [S003-3.3]", "[layer]") {
+  const Case c = GENERATE(from_range(cases()));
+  CAPTURE(c.model, c.covers);
+  const Scenario s = preset_on_h100(c.model, c.w);
+  const ModelConfig& m = s.model;
+  const LayerPass p = layer_pass(s.workload, c.phase, false);
+  const double b = p.activation_bytes;
+  for (const LayerKind& kind : layer_kinds(m)) {
+    CAPTURE(kind.moe, kind.sliding);
+    double per_token = 0.0;
+    for (const LayerOp& op : layer_ops(m, s.counts, kind, p)) {
+      if (kSeedElementwise.count(op.id) != 0) per_token += op.activation_bytes.base() / p.tokens;
+    }
+    // The whole-model function describes the model's MoE layer; a dense layer of an MoE model
+    // is the same model with its experts taken away.
+    ModelConfig as_kind = m;
+    if (!kind.moe) as_kind.moe = MoeConfig{};
+    double want = elementwise_bytes_per_token_layer(as_kind, b).base();
+    if (m.mla.enabled()) {
+      // MLA rotates the d_R rope part of each query head and one shared rope key, not all of
+      // h d_h and h_kv d_h (docs/formulas.md §9a).
+      const double h = static_cast<double>(m.n_heads);
+      const double rope = static_cast<double>(m.mla.qk_rope_head_dim);
+      want +=
+          (rope_bytes_per_token(h * rope, rope, b) -
+           rope_bytes_per_token(h * static_cast<double>(m.head_dim), static_cast<double>(m.n_kv_heads * m.head_dim), b))
+              .base();
+    }
+    CHECK(rel(per_token, want) < 1e-12);
+  }
+}
+
+TEST_CASE("layer: fusion removes activation traffic only: elementwise, softmax and the scores [DA22]", "[layer]") {
+  const Case c = GENERATE(from_range(cases()));
+  CAPTURE(c.model, c.covers);
+  const Scenario s = preset_on_h100(c.model, c.w);
+  const ModelConfig& m = s.model;
+  const LayerPass pu = layer_pass(s.workload, c.phase, false);
+  const LayerPass pf = layer_pass(s.workload, c.phase, true);
+  for (const LayerKind& kind : layer_kinds(m)) {
+    const std::vector<LayerOp> u = layer_ops(m, s.counts, kind, pu);
+    const std::vector<LayerOp> f = layer_ops(m, s.counts, kind, pf);
+    REQUIRE(u.size() == f.size());
+    const double keys = c.phase == Phase::prefill ? pu.queries : layer_attended_keys(kind, pu.context);
+    const units::Bytes scores =
+        score_bytes(static_cast<double>(m.n_heads), pu.queries, keys, pu.activation_bytes) * pu.sequences;
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      CAPTURE(u[i].id);
+      CHECK(u[i].id == f[i].id);
+      CHECK(u[i].flops == f[i].flops);
+      CHECK(u[i].weight_bytes == f[i].weight_bytes);
+      CHECK(u[i].kv_bytes == f[i].kv_bytes);
+      switch (u[i].kind) {
+        case OpKind::matmul:
+        case OpKind::gather:
+          CHECK(f[i].activation_bytes == u[i].activation_bytes);
+          break;
+        case OpKind::attention:
+          CHECK(rel((u[i].activation_bytes - f[i].activation_bytes).base(), scores.base()) < 1e-12);
+          break;
+        default:
+          CHECK(f[i].fused_away);
+          CHECK(f[i].activation_bytes.base() == 0.0);
+          if (u[i].kind == OpKind::softmax) CHECK(u[i].activation_bytes == scores * 2.0);
+          break;
+      }
+    }
+  }
+}
+
+TEST_CASE("layer: Llama-3-8B decode at batch 1, context 8,000 on H100, by hand", "[layer]") {
+  // Every projection reads its weights once for one token: 2 P FLOPs over 2 P + 2 (in + out) bytes,
+  // just under 1 FLOP/B against a ridge of 989.4e12 / 3.35e12 = 295.3: memory-bound.
+  const Scenario s = preset_on_h100("llama3-8b", decode_at(1, 8000));
+  const LayerResult r = analyze_layer(s, LayerQuery{.phase = Phase::decode});
+  REQUIRE(r.layers.size() == 1);
+  const auto op = [&](std::string_view id) {
+    for (const LayerOpResult& o : r.layers.front().ops) {
+      if (o.op.id == id) return o;
+    }
+    FAIL("no operator " << id);
+    return LayerOpResult{};
+  };
+  const LayerOpResult q = op("q_proj");
+  CHECK(q.op.flops.base() == 33'554'432.0);         // 2 x 4096 x 4096
+  CHECK(q.op.weight_bytes.base() == 33'554'432.0);  // 4096 x 4096 x 2 B
+  CHECK(q.op.activation_bytes.base() == 16'384.0);  // (4096 + 4096) x 2 B
+  CHECK_THAT(q.intensity->base(), WithinRel(33'554'432.0 / 33'570'816.0, 1e-12));
+  CHECK(q.bound == Bound::memory);
+  CHECK_THAT(q.time.base(), WithinRel(33'570'816.0 / 3.35e12, 1e-12));  // 10.02 us
+  const LayerOpResult k = op("k_proj");
+  CHECK(k.op.flops.base() == 8'388'608.0);          // 2 x 4096 x 1024
+  CHECK(k.op.activation_bytes.base() == 10'240.0);  // (4096 + 1024) x 2 B: the new key, appended
+  CHECK(k.op.kv_bytes.base() == 0.0);               // decode_step counts the cache read, not the append
+  const LayerOpResult qk = op("attention_scores");
+  CHECK(qk.op.flops.base() == 65'536'000.0);          // 2 x 32 x 128 x 8000
+  CHECK(qk.op.kv_bytes.base() == 16'384'000.0);       // keys: 8000 x 8 x 128 x 2 B
+  CHECK(qk.op.activation_bytes.base() == 520'192.0);  // Q 8,192 + scores 32 x 8000 x 2 B
+  CHECK(op("softmax").op.activation_bytes.base() == 1'024'000.0);
+  const LayerOpResult av = op("attention_values");
+  CHECK(av.op.kv_bytes.base() == 16'384'000.0);       // values
+  CHECK(av.op.activation_bytes.base() == 520'192.0);  // scores 512,000 + O 8,192
+  CHECK(av.intensity->base() < 4.0);                  // the cache read keeps attention memory-bound
+  // One layer: 2 x 218,112,000 + 2 x 65,536,000 FLOPs; the seed's 188,416 B of elementwise traffic.
+  CHECK(r.layers.front().totals.flops.base() == 567'296'000.0);
+  double ew = 0.0;
+  for (const LayerOpResult& o : r.layers.front().ops) {
+    if (kSeedElementwise.count(o.op.id) != 0) ew += o.op.activation_bytes.base();
+  }
+  CHECK(ew == 188'416.0);
+  // The pass: 32 layers + the head (final norm 8,192 FLOPs, lm_head 2 x 525,336,576) is the decode
+  // command's 15,009,849,344 + 4 x 32 x 128 x 32 x 8000 = 19,204,153,344 FLOPs.
+  CHECK(r.totals.flops.base() == 19'204'153'344.0);
+  // Fused, the elementwise traffic and the scores' four trips (QK^T writes them, softmax reads and
+  // writes them, attention x V reads them) go: per layer 188,416 + 4 x 512,000 B less.
+  CHECK((r.layers.front().totals.activation_bytes - r.layers.front().totals.activation_bytes_fused).base() ==
+        188'416.0 + 2'048'000.0);
+}
+
+TEST_CASE("layer: the small formulas", "[layer]") {
+  const Scenario s = preset_on_h100("deepseek-v3", decode_at(1, 0));
+  const ModelConfig& m = s.model;
+  // The query-key and attention-value halves make a = 2 (w_qk + w_v)  [S003-2.3]
+  CHECK(attention_score_flops_per_pair(m) + attention_value_flops_per_pair(m) == attention_flops_per_pair(m));
+  CHECK(attention_score_flops_per_pair(m) == 2.0 * 128 * 192);
+  CHECK(attention_value_flops_per_pair(m) == 2.0 * 128 * 128);
+  // h q k b is the seed's h S^2 b when q = k = S  [S003-3.2]
+  CHECK(score_bytes(32, 8192, 8192, 2) == score_matrix_bytes(32, 8192, 2));
+  CHECK(score_bytes(32, 8192, 8192, 2).base() == 4'294'967'296.0);
+  CHECK(matmul_activation_bytes_per_token(4096, 14336, 2).base() == 36'864.0);
+  CHECK(expert_combine_bytes_per_token(8, 1, 7168, 2).base() == 143'360.0);  // (8 + 1 + 1) x 7168 x 2
+  CHECK(embedding_gather_bytes_per_token(4096, 2).base() == 8192.0);
+  // Experts read per MoE layer, as params_read scales them  [S003-2.5] [SH17]
+  CHECK(experts_read(m, 1, DecodeBytes::touched, MoeDecodeBytes::expected) == Approx(8.0).epsilon(1e-12));
+  CHECK(experts_read(m, 1e6, DecodeBytes::touched, MoeDecodeBytes::expected) == Approx(256.0).epsilon(1e-12));
+  CHECK(experts_read(m, 1, DecodeBytes::touched, MoeDecodeBytes::top_k) == 8.0);
+  CHECK(experts_read(m, 1, DecodeBytes::touched, MoeDecodeBytes::all_experts) == 256.0);
+  CHECK(experts_read(m, 1, DecodeBytes::all_weights, MoeDecodeBytes::expected) == 256.0);
+  // Layer kinds: DeepSeek-V3 3 dense then 58 MoE; Gemma 2 alternates sliding (even) and global.
+  const std::vector<LayerKind> ds = layer_kinds(m);
+  REQUIRE(ds.size() == 2);
+  CHECK((!ds[0].moe && ds[0].layers == 3 && ds[0].first == 0 && ds[0].every == 1));
+  CHECK((ds[1].moe && ds[1].layers == 58 && ds[1].first == 3 && ds[1].last == 60));
+  const std::vector<LayerKind> gemma = layer_kinds(preset_on_h100("gemma2-9b", decode_at(1, 0)).model);
+  REQUIRE(gemma.size() == 2);
+  CHECK((gemma[0].sliding && gemma[0].first == 0 && gemma[0].every == 2 && gemma[0].layers == 21 &&
+         gemma[0].window == 4096));
+  CHECK((!gemma[1].sliding && gemma[1].first == 1 && gemma[1].every == 2 && gemma[1].layers == 21));
+  CHECK(layer_attended_keys(gemma[0], 8192) == 4096.0);
+  CHECK(layer_attended_keys(gemma[1], 8192) == 8192.0);
+}
