@@ -300,14 +300,14 @@ const Command kCommands[] = {
      Kind::model,
      io::kModelOverrides | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kWeights |
          io::kKvDtype | io::kComputeDtype | io::kMfu | io::kBwEfficiency | io::kAttentionMode | io::kLmHead |
-         io::kDecodeBytes | io::kLayer,
+         io::kDecodeBytes | io::kLayer | io::kTokens,
      true, run_layer,
      "  roofline layer llama3-8b --gpu h100-sxm --phase decode --batch 1 --context 8k\n"
      "  roofline layer mixtral-8x7b --gpu h100-sxm --phase prefill --prompt 2048 --fused\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
      io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
          io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit |
-         io::kPrice,
+         io::kPrice | io::kTokens,
      true, run_train,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
@@ -385,6 +385,7 @@ const char* group_title(InputGroup g) {
     case io::kDecodeBytes:
       return "Conventions";
     case io::kTraining:
+    case io::kTokens:
     case io::kTrain:
       return "Training";
     case io::kParallel:
@@ -619,6 +620,18 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       io::ScenarioSpec spec = inv.spec;
       // plan takes a --gpu list: the scenario is resolved on the first; run_plan adds the others.
       if (cmd->run == run_plan) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+      // layer's --tokens: a prefill's prompt, or a decode step's one token per sequence.
+      if (cmd->run == run_layer && spec.tokens) {
+        if (spec.phase.value_or(Phase::decode) == Phase::decode) {
+          if (*spec.tokens != 1) {
+            throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
+          }
+        } else if (spec.prompt) {
+          throw UsageError("--tokens and --prompt: give the prefill's prompt once");
+        } else {
+          spec.prompt = spec.tokens;
+        }
+      }
       resolved = io::resolve(spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
     }
     // Pass 7: analyze and build the view.

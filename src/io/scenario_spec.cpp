@@ -325,7 +325,9 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string&) { s.no_flash_attention = true; }},
     {"dropout", nullptr, kTrain, "", "Train with dropout (its masks are kept); modern recipes train without",
      [](ScenarioSpec& s, const std::string&) { s.dropout = true; }},
-    {"tokens", nullptr, kTrain, "N", "Training tokens D, e.g. 15T, for the time and cost to train",
+    {"tokens", nullptr, kTokens, "N",
+     "train: training tokens D (15T), for the time and cost; layer: tokens per sequence in the pass (prefill: the "
+     "prompt; decode: 1)",
      [](ScenarioSpec& s, const std::string& t) { s.tokens = positive_count(t); }},
     {"price", nullptr, kPrice, "PRICE",
      "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)",

@@ -54,6 +54,7 @@ enum InputGroup : unsigned {
   kPlan = 1U << 26,         ///< --users, --tokens-per-s (plan)
   kPrice = 1U << 27,        ///< --price (train, plan)
   kLayer = 1U << 28,        ///< layer: --phase, --fused
+  kTokens = 1U << 29,       ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
