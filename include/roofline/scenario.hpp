@@ -29,6 +29,7 @@ struct Deployment {
   bool sequence_parallel = false;
   bool explicit_layout = false;   ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
   units::Seconds link_latency{};  ///< per hop of a collective (0: bandwidth only)
+  double link_efficiency = 1.0;   ///< achieved / peak link bandwidth in collectives
 };
 
 enum class CapacitySource { device, override_bytes };

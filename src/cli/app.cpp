@@ -284,17 +284,17 @@ const Command kCommands[] = {
      "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
     {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Kind::model,
      io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights |
-         io::kKvDtype | io::kReserve | io::kRequireFit | io::kParallel,
+         io::kKvDtype | io::kReserve | io::kRequireFit | io::kParallel | io::kLink,
      true, run_memory, "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
     {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Kind::model,
-     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel, true, run_decode,
+     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel | io::kLink, true, run_decode,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
     {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
-         io::kTargets | io::kParallel,
+         io::kTargets | io::kParallel | io::kLink,
      true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
      Kind::model,
@@ -389,6 +389,7 @@ const char* group_title(InputGroup g) {
     case io::kTrain:
       return "Training";
     case io::kParallel:
+    case io::kLink:
       return "Parallelism";
     default:
       return "Workload";

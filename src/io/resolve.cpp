@@ -529,6 +529,7 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
     sc.deployment.explicit_layout = true;
   }
   if (spec.link_latency) sc.deployment.link_latency = units::Seconds{*spec.link_latency};
+  sc.deployment.link_efficiency = spec.link_efficiency.value_or(1.0);
   resolve_speculation(spec, reg, in, r, diag);
   sc.serving = {.concurrency = spec.concurrency,
                 .kv_block = spec.kv_block.value_or(16),

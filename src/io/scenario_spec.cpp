@@ -248,7 +248,14 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.dp = positive_count(t); }},
     {"ep", nullptr, kParallel, "N", "Expert-parallel degree e for MoE experts [default: 1]",
      [](ScenarioSpec& s, const std::string& t) { s.ep = positive_count(t); }},
-    {"link-latency", nullptr, kParallel, "SECONDS",
+    {"link-efficiency", nullptr, kLink, "FRACTION",
+     "Achieved / peak interconnect bandwidth in collectives, 0.8 or 80% [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const double e = fraction_in_unit_interval(t);
+       if (!(e > 0.0)) throw InputError("\"" + t + "\" must be above 0");
+       s.link_efficiency = e;
+     }},
+    {"link-latency", nullptr, kLink, "SECONDS",
      "Latency per hop of a collective or a stage hand-off (5us) [default: 0, bandwidth only]",
      [](ScenarioSpec& s, const std::string& t) { s.link_latency = parse_seconds(t); }},
     {"sp", nullptr, kTrain, "", "Sequence parallelism with tensor parallelism",

@@ -54,6 +54,7 @@ enum InputGroup : unsigned {
   kPlan = 1U << 26,         ///< --users, --tokens-per-s (plan)
   kPrice = 1U << 27,        ///< --price (train, plan)
   kLayer = 1U << 28,        ///< layer: --phase, --fused
+  kLink = 1U << 30,         ///< --link-latency, --link-efficiency (the serving layouts)
   kTokens = 1U << 29,       ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
 };
 
@@ -104,7 +105,7 @@ struct ScenarioSpec {
   // a server at steady state
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
-  std::optional<double> link_latency;
+  std::optional<double> link_latency, link_efficiency;
   std::optional<std::int64_t> users;
   std::optional<double> tokens_per_s_per_user;
   // speculative decoding

@@ -119,7 +119,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.t_compute = r.flops_per_device / machine.peak;
   r.t_memory = r.bytes_per_device / machine.bandwidth;
   r.t_stage = roofline_time(r.flops_per_device, r.bytes_per_device, machine.peak, machine.bandwidth);
-  r.link = hw.interconnect_bandwidth;
+  r.link = hw.interconnect_bandwidth * dep.link_efficiency;
   r.latency = dep.link_latency;
   const units::Bytes activation{batch * static_cast<double>(m.d_model) * dtype_bytes(w.activation_dtype)};
   r.allreduce_bytes = activation;

@@ -84,7 +84,8 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) { return fmt::format("max({}, {})", num(x.r.t_memory), num(x.r.t_compute)); }},
     {"allreduce_bytes", "one tensor-parallel all-reduce", "SH19-3", "B d e, 2 per layer",
      [](const D& x) { return cell(x.r.allreduce_bytes); }, nullptr, nullptr, [](const D& x) { return x.r.tensor > 1; }},
-    {"allreduce_time_s", "  a stage's all-reduces", "TH05-4", "2 L/p (2 (t - 1) alpha + 2 (t - 1)/t M / BW_link)",
+    {"allreduce_time_s", "  a stage's all-reduces", "TH05-4",
+     "2 L/p (2 (t - 1) alpha + 2 (t - 1)/t M / BW_link), BW_link = link x --link-efficiency",
      [](const D& x) { return cell(x.r.t_allreduce); },
      [](const D& x) {
        return fmt::format("{} x (2 x ({} - 1) x {} + 2 x ({} - 1) / {} x {} / {})", num(x.r.allreduces_per_stage),
