@@ -231,6 +231,7 @@ struct DeploymentResult {
   bool fits = false;
   std::optional<std::int64_t> max_sequences;  ///< per replica
   std::int64_t batch = 1;                     ///< sequences per replica
+  std::int64_t context = 0;                   ///< T, the cache each sequence holds
   // Decode, one token per sequence, through the p stages.
   double params_read_share = 1.0;  ///< params read / params stored (MoE experts touched, embedding rows)
   units::Flop flops_per_device{};

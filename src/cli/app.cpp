@@ -152,7 +152,10 @@ Outcome run_serve(Invocation& inv, const io::Resolved* in) {
   Outcome o{format::start_report("serve", *in, inv.groups), sr.capacity.fits, {}};
   format::add_serve(o.report, *in, sr, inv.explain);
   if (in->scenario.deployment.explicit_layout) {
-    const DeploymentResult dr = analyze_deployment(in->scenario);
+    // The layout holds each request's whole cache, prompt and output: S + O.
+    Scenario at = in->scenario;
+    at.workload.context = sr.capacity.context;
+    const DeploymentResult dr = analyze_deployment(at);
     format::add_deployment(o.report, *in, dr, inv.explain);
     o.fits = dr.fits;
   }

@@ -86,6 +86,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.expert = dep.expert;
   r.devices = dep.devices;
   r.batch = w.batch;
+  r.context = w.context;
   const auto t = static_cast<double>(dep.tensor);
   const auto p = static_cast<double>(dep.pipeline);
   const auto batch = static_cast<double>(w.batch);

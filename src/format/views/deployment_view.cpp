@@ -127,11 +127,10 @@ const std::vector<Field<D>> kDeployment = {
 }  // namespace
 
 void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain) {
-  rep.sections.push_back(
-      make_section("deployment",
-                   fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})", r.tensor, r.pipeline,
-                               r.data, grouped(r.batch), grouped(in.scenario.workload.context)),
-                   kDeployment, D{in, r}, explain));
+  rep.sections.push_back(make_section("deployment",
+                                      fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})",
+                                                  r.tensor, r.pipeline, r.data, grouped(r.batch), grouped(r.context)),
+                                      kDeployment, D{in, r}, explain));
   rep.notes.emplace_back(
       "the sections above treat the devices as one ideal device (a bound); the layout section divides the work "
       "as the layout does, with its communication");
