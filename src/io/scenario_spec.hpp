@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -178,12 +179,28 @@ struct Resolved {
   bool context_defaulted = false;
   std::vector<std::string> notes;     ///< facts about this run, shown with the results
   std::vector<std::string> warnings;  ///< allowed but probably not meant (stderr and JSON)
+  /// notes[0, fixed_notes) are the model's and the accelerator's; the rest depend on the workload.
+  std::size_t fixed_notes = 0;
+  /// The accelerator's peaks before a --gpu-peak without a dtype, which applies to each point's
+  /// compute dtype (the weight type decides it, and a sweep may vary it).
+  std::array<std::optional<units::FlopPerSecond>, kAllDTypes.size()> peaks_before_point{};
 };
 
 /// Turns a spec into a scenario: every default here, every error collected, then one throw.
 /// `needs_gpu` makes --gpu required; `training` resolves the training layout and recipe.
+/// It is resolve_fixed() and resolve_point() with their errors reported together.
 Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu,
                  bool training = false);
+
+/// A sweep's two parts of resolve(). resolve_fixed() resolves, once, what no swept input changes:
+/// the model (loaded, overridden, validated, counted) and the accelerator (preset and overrides).
+/// The workload is left for resolve_point(). Throws as resolve() does.
+Resolved resolve_fixed(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu);
+/// Resolves the inputs a sweep varies into `r`, made by resolve_fixed() from the same spec: the
+/// workload, devices and training inputs with their defaults, and what depends on them (a reserve
+/// share, a --gpu-peak without a dtype, warnings and notes). `r` then equals resolve(spec, ...).
+/// Throws InputError or UsageError with every problem of this point.
+void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false);
 
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);
