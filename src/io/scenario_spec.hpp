@@ -131,6 +131,9 @@ class Diagnostics {
   bool usage_ = false;
 };
 
+/// Whether an input takes a sweep (io/sweep.hpp): a list or range of counts, or a list of names.
+enum class Sweep : unsigned char { none, counts, names };
+
 /// One user input: its flag name, the group that owns it, help text and how it sets the spec.
 struct InputDef {
   const char* name = nullptr;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
@@ -141,6 +144,7 @@ struct InputDef {
   /// Parses text into the spec; throws InputError or UsageError without the flag prefix.
   void (*set)(ScenarioSpec& spec, const std::string& text) = nullptr;
   bool repeatable = false;
+  Sweep sweep = Sweep::none;  ///< a workload axis: "1,8,32" or "1..1024*2" runs the command at each value
 };
 
 template <typename F>
