@@ -243,6 +243,7 @@ const char* kMainFooter =
     "\n"
     "MODEL is a preset (roofline models --names), a preset file, a Hugging Face config.json, or - for stdin.\n"
     "Sizes and rates take units: 80GiB, 3.35TB/s, 989.4TFLOP/s; counts take k/M (x1000) or Ki/Mi (x1024).\n"
+    "Workload flags take lists and ranges, one row per point: --batch 1,8,32 --context 1k..128k*2.\n"
     "Exit codes: 0 ok (a result such as \"does not fit\" is data), 1 bad input, 2 bad usage,\n"
     "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
@@ -425,14 +426,17 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
   }
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
+    std::string help = d.help;
+    if (d.sweep == io::Sweep::counts) help += "; a list or range sweeps it";
+    if (d.sweep == io::Sweep::names) help += "; a list sweeps it";
     std::string names = std::string("--") + d.name;
     if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;
     if (*d.value_name == '\0') {
-      b.option = sub->add_flag(names, b.count, d.help);
+      b.option = sub->add_flag(names, b.count, help);
     } else if (d.repeatable) {
-      b.option = sub->add_option(names, b.values, d.help)->type_name(d.value_name);
+      b.option = sub->add_option(names, b.values, help)->type_name(d.value_name);
     } else {
-      b.option = sub->add_option(names, b.value, d.help)->type_name(d.value_name);
+      b.option = sub->add_option(names, b.value, help)->type_name(d.value_name);
     }
     b.option->group(group_title(d.group));
   }

@@ -408,8 +408,8 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
               const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
   const std::int64_t points = io::sweep_points(axes);
   if (output.render.explain) {
-    throw UsageError("--explain: shows the formulas of one run, not of a sweep of " + grouped(points) +
-                     " points; give " + axes_text(axes) + " one value each");
+    throw UsageError("--explain: shows the formulas of one run, not a sweep of " + grouped(points) +
+                     " points; run the point to explain alone, one value per flag");
   }
   const Compact* compact = compact_of(cmd.name);
   const bool tabular =

@@ -61,7 +61,7 @@ std::string which_layers(const KvLayerGroup& g) {
 void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f) {
   static const std::vector<SweepColumn> kKvSweep = {{"kv.kv_cache_bytes_per_token", "per token"},
                                                     {"kv.kv_cache_bytes_per_sequence", "per sequence"},
-                                                    {"kv.kv_cache_bytes_batch", "batch"}};
+                                                    {"kv.kv_cache_bytes_batch", "whole batch"}};
   static const Field<K>& token = field_named(kKv, "kv_cache_bytes_per_token");
   static const Field<K>& sequence = field_named(kKv, "kv_cache_bytes_per_sequence");
   static const Field<K>& batch = field_named(kKv, "kv_cache_bytes_batch");
