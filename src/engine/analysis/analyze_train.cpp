@@ -23,17 +23,21 @@ units::Flop convention_flops(const TrainResult& r) {
   return r.model_flops_per_step;
 }
 
-void memory(const Scenario& s, TrainResult& r) {
+// ZeRO shards over the data ranks, or within groups of them (FSDP's hybrid sharding).
+double zero_shards(const Scenario& s) {
+  return static_cast<double>(s.training.shard_group > 0 ? s.training.shard_group : s.deployment.data);
+}
+
+// Model states of the most loaded device: its parameters, sharded by ZeRO over d.
+void model_states(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
   const Workload& w = s.workload;
-  // Model states of the most loaded device: its parameters, sharded by ZeRO over d.
   const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
-  // ZeRO shards over the data ranks, or within groups of them (FSDP's hybrid sharding).
-  const auto d = static_cast<double>(in.shard_group > 0 ? in.shard_group : dep.data);
+  const double d = zero_shards(s);
   if (in.lora && s.architecture) {
     // Adapters train under the recipe; the frozen base has no gradient or optimizer state, and
     // the device holds the share of it its parameters are (ZeRO-3 shards it too)  [HU21 §4.2] [DE23 §3]
@@ -55,6 +59,14 @@ void memory(const Scenario& s, TrainResult& r) {
     r.unit_params = largest_unit_params(s.counts, degrees);
     r.zero3_live = zero3_live_bytes(r.unit_params, r.recipe->weights, r.recipe->gradients, 1.0);
   }
+}
+
+void memory(const Scenario& s, TrainResult& r) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const Workload& w = s.workload;
+  model_states(s, r);
 
   // Activations: rank 0 keeps the most micro-batches in flight, the last rank the logits.
   const double t = static_cast<double>(dep.tensor);
@@ -119,7 +131,7 @@ void memory(const Scenario& s, TrainResult& r) {
 
   // The optimizer step runs after the backward has freed the activations.
   const double trained = r.lora ? r.adapter_params : r.device_params;
-  r.optimizer_params = in.zero >= ZeroStage::os ? trained / d : trained;
+  r.optimizer_params = in.zero >= ZeroStage::os ? trained / zero_shards(s) : trained;
   r.optimizer_temporary =
       optimizer_step_temporary_bytes(r.optimizer_params, r.recipe->gradients, r.recipe->fp32_master);
   r.optimizer_binds = r.optimizer_temporary > r.forward_backward;
