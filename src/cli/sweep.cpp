@@ -150,7 +150,8 @@ class Distinct {
 
  private:
   static constexpr std::size_t kShown = 10;
-  static constexpr std::int64_t kCounted = 100000;  // beyond it, repeats count again: the total is then approximate
+  // Distinct messages remembered for the count; past it each further one counts (an upper bound).
+  static constexpr std::int64_t kCounted = 100000;
   std::unordered_set<std::string> seen_;
   std::vector<std::string> kept_;
   std::int64_t more_ = 0;
@@ -180,15 +181,15 @@ struct KneeGroup {
 
 class KneeTracker {
  public:
-  KneeTracker(const Grid& grid, std::int64_t points) : grid_(grid) {
+  KneeTracker(const Grid& grid, std::int64_t points) : grid_(grid), points_(static_cast<std::size_t>(points)) {
     for (std::size_t i = 0; i < grid.size(); ++i) {
       if (std::string_view(grid.name(i)) == "batch") batch_ = i;
     }
-    if (batch_) groups_.resize(static_cast<std::size_t>(points) / grid.length(*batch_));
   }
 
   void add(std::size_t row, const SweepFigures& f, bool tabular) {
     if (!batch_ || !f.knee) return;
+    if (groups_.empty()) groups_.resize(points_ / grid_.length(*batch_));  // one per value of the other axes
     std::size_t id = 0;
     for (std::size_t i = 0; i < grid_.size(); ++i) {
       if (i != *batch_) id = id * grid_.length(i) + grid_.at(i);
@@ -253,6 +254,7 @@ class KneeTracker {
   }
 
   const Grid& grid_;
+  std::size_t points_;
   std::optional<std::size_t> batch_;
   std::vector<KneeGroup> groups_;
 };
