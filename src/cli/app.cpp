@@ -3,10 +3,12 @@
 // parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
+#include "cli/sweep.hpp"
 #include "format/views.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
 #include "io/scenario_spec.hpp"
+#include "io/sweep.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/checked.hpp"
@@ -342,6 +344,7 @@ const char* kMainFooter =
     "\n"
     "MODEL is a preset (roofline models --names), a preset file, a Hugging Face config.json, or - for stdin.\n"
     "Sizes and rates take units: 80GiB, 3.35TB/s, 989.4TFLOP/s; counts take k/M (x1000) or Ki/Mi (x1024).\n"
+    "Workload flags take lists and ranges, one row per point: --batch 1,8,32 --context 1k..128k*2.\n"
     "Exit codes: 0 ok (a result such as \"does not fit\" is data), 1 bad input, 2 bad usage,\n"
     "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
@@ -528,18 +531,40 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
   }
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
+    std::string help = d.help;
+    if (d.sweep == io::Sweep::counts) help += "; a list or range sweeps it";
+    if (d.sweep == io::Sweep::names) help += "; a list sweeps it";
     std::string names = std::string("--") + d.name;
     if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;
     if (*d.value_name == '\0') {
-      b.option = sub->add_flag(names, b.count, d.help);
+      b.option = sub->add_flag(names, b.count, help);
     } else if (d.repeatable) {
-      b.option = sub->add_option(names, b.values, d.help)->type_name(d.value_name);
+      b.option = sub->add_option(names, b.values, help)->type_name(d.value_name);
     } else {
-      b.option = sub->add_option(names, b.value, d.help)->type_name(d.value_name);
+      b.option = sub->add_option(names, b.value, help)->type_name(d.value_name);
     }
     b.option->group(group_title(d.group));
   }
   return bound;
+}
+
+// The swept inputs in the order their flags were given: the first is the outermost loop.
+void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& bound, const CLI::App& sub) {
+  const std::vector<CLI::Option*>& order = sub.parse_order();
+  const auto position = [&](const io::SweepAxis& a) {
+    const auto b = std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return x.def == a.def; });
+    return std::find(order.begin(), order.end(), b->option) - order.begin();
+  };
+  std::stable_sort(axes.begin(), axes.end(),
+                   [&](const io::SweepAxis& x, const io::SweepAxis& y) { return position(x) < position(y); });
+}
+
+// The command as a sweep runs it: its own run function at each resolved point.
+SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
+  return {cmd.name, cmd.groups, cmd.needs_gpu, (cmd.groups & io::kTrain) != 0U, [&cmd, &inv](const io::Resolved& r) {
+            Outcome o = cmd.run(inv, &r);
+            return std::pair{std::move(o.report), o.fits};
+          }};
 }
 
 void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
@@ -610,14 +635,27 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     inv.reg = &reg;
     inv.explain = g.explain;
     inv.groups = cmd->groups;
-    // Pass 5: flags into the typed spec, every error collected.
+    // Pass 5: flags into the typed spec, every error collected; a list or a range on a workload
+    // input is a sweep axis instead (io/sweep.hpp).
     io::Diagnostics diag;
+    std::vector<io::SweepAxis> axes;
     for (const Bound& b : bound) {
       for (const std::string& v : b.values) io::set_input(inv.spec, *b.def, v, diag);
       if (b.count > 0) io::set_input(inv.spec, *b.def, "", diag);
-      if (b.values.empty() && b.count == 0 && b.option->count() > 0) io::set_input(inv.spec, *b.def, b.value, diag);
+      if (!b.values.empty() || b.count != 0 || b.option->count() == 0) continue;
+      if (b.def->sweep != io::Sweep::none && io::is_sweep_text(b.value)) {
+        axes.push_back(io::sweep_axis(*b.def, b.value, diag));
+      } else {
+        io::set_input(inv.spec, *b.def, b.value, diag);
+      }
     }
     diag.check();
+    // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
+    if (!axes.empty()) {
+      order_axes(axes, bound, *app.get_subcommand(cmd->name));
+      return run_sweep(sweep_command(*cmd, inv), inv.spec, axes, reg, in,
+                       {out, err, render_options(g, env), g.quiet, inv.spec.require_fit});
+    }
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {

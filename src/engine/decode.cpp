@@ -73,9 +73,11 @@ std::optional<std::int64_t> decode_compute_bound_batch(const ModelConfig& m, con
     return decode_step(m, c, probe, hw).bound == Bound::compute;
   };
   constexpr std::int64_t kMax = std::int64_t{1} << 30;
+  // Compute-bound at B stays so at every larger B (the weights read grow slower than B), so a
+  // step memory-bound at the largest batch is memory-bound at all of them.
+  if (!compute_bound(kMax)) return std::nullopt;
   std::int64_t hi = 1;
   while (hi < kMax && !compute_bound(hi)) hi *= 2;
-  if (!compute_bound(hi)) return std::nullopt;
   std::int64_t lo = hi / 2;  // memory-bound (or 0)
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;

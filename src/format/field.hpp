@@ -11,7 +11,9 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roofline::format {
@@ -92,6 +94,23 @@ Section make_section(std::string key, std::string title, const std::vector<Field
     s.rows.push_back(std::move(row));
   }
   return s;
+}
+
+/// The field of `fields` with this key: a sweep's column reads a single run's field, so it shows
+/// the single run's value. A key that names no field is a programming error.
+template <typename C>
+const Field<C>& field_named(const std::vector<Field<C>>& fields, std::string_view key) {
+  for (const Field<C>& f : fields) {
+    if (key == f.key) return f;
+  }
+  throw std::logic_error("no field " + std::string(key));
+}
+
+/// One field's cell for context c, as make_section would show it (no value where it is absent).
+template <typename C>
+Cell cell_of(const Field<C>& f, const C& c) {
+  if (f.present != nullptr && !f.present(c)) return {};
+  return f.value(c);
 }
 
 /// A number for a substituted formula: whole numbers exact with separators, others to 6

@@ -28,20 +28,15 @@ nlohmann::json value_json(const Value& v, Unit u) {
 
 }  // namespace
 
-std::string render_json(const Report& r, bool explain) {
-  nlohmann::json j;
-  j["schema_version"] = kSchemaVersion;
-  j["command"] = r.command;
-  j["inputs"] = r.inputs ? *r.inputs : nlohmann::json::object();
+nlohmann::json results_json(const Report& r, nlohmann::json* formulas) {
   nlohmann::json results = nlohmann::json::object();
-  nlohmann::json formulas = nlohmann::json::object();
   for (const Section& s : r.sections) {
     nlohmann::json sec = nlohmann::json::object();
     for (const Row& row : s.rows) {
       if (row.absent) continue;
       sec[row.key] = value_json(row.value, row.unit);
-      if (explain && !row.formula.empty()) {
-        formulas[s.key + "." + row.key] = {
+      if (formulas != nullptr && !row.formula.empty()) {
+        (*formulas)[s.key + "." + row.key] = {
             {"formula", row.formula}, {"substituted", row.substituted}, {"source", row.formula_id}};
       }
     }
@@ -58,7 +53,16 @@ std::string render_json(const Report& r, bool explain) {
     }
     results[t.key] = std::move(rows);
   }
-  j["results"] = std::move(results);
+  return results;
+}
+
+std::string render_json(const Report& r, bool explain) {
+  nlohmann::json j;
+  j["schema_version"] = kSchemaVersion;
+  j["command"] = r.command;
+  j["inputs"] = r.inputs ? *r.inputs : nlohmann::json::object();
+  nlohmann::json formulas = nlohmann::json::object();
+  j["results"] = results_json(r, explain ? &formulas : nullptr);
   j["notes"] = r.notes;
   j["warnings"] = r.warnings;
   if (explain) j["explain"] = std::move(formulas);

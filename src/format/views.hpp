@@ -1,6 +1,7 @@
 // Views: one per result, each a field table over (resolved inputs, result). Commands compose them.
 #pragma once
 
+#include "format/field.hpp"
 #include "format/report.hpp"
 #include "io/preset_registry.hpp"
 #include "io/scenario_spec.hpp"
@@ -30,6 +31,49 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
 void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
 void add_model_notes(Report& rep, const io::Resolved& in);
+
+// --- sweeps: a compact row per point ------------------------------------------------------------
+
+/// A column of a sweep table after its axes: `key` is the single run's "section.key" in JSON and
+/// CSV, and the cell is that field's own value (each view reads it through field_named()). Each
+/// sweep_figures() fills the cells of its command's columns, and commands without one have no
+/// sweep table (JSON and CSV hold the single runs' sections).
+struct SweepColumn {
+  const char* key;
+  const char* label;
+};
+
+/// The figures a sweep table shows of one point, with what the sweep's notes need.
+struct SweepFigures {
+  const std::vector<SweepColumn>* columns = nullptr;  ///< the command's columns (the same at every point)
+  std::vector<Cell> cells;                            ///< one per column
+  std::optional<bool> fits;                           ///< the capacity verdict, for --require-fit
+  std::vector<std::string> warnings;                  ///< the ones a view adds to the inputs' warnings
+  /// decode: where the step turns compute-bound and how many sequences the KV budget holds.
+  struct Knee {
+    std::int64_t context = 0;
+    bool has_peak = false;
+    std::optional<std::int64_t> compute_bound_batch;
+    std::optional<std::int64_t> kv_batch_cap;  ///< nullopt: no KV at this context, so no cap
+  };
+  std::optional<Knee> knee;
+};
+
+void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const CapacityResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const PrefillResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const ServeResult& r, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f);
+/// report: the KV per sequence, and with an accelerator the decode step, its rate, the TTFT floor
+/// and the fit (n/a without one).
+void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const DecodeResult* decode,
+                          const PrefillResult* prefill, const CapacityResult* capacity, SweepFigures& f);
+
+/// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
+void train_warnings(const TrainResult& r, std::vector<std::string>& warnings);
 
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
                    bool explain);

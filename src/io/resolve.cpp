@@ -181,16 +181,18 @@ Workload resolve_workload(const ScenarioSpec& spec, std::int64_t trained) {
   return w;
 }
 
-// The accelerator with every override applied; a note when an alias chose it.
-std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType compute, const PresetRegistry& reg,
-                                               Diagnostics& diag, std::vector<std::string>& notes) {
+// The accelerator with its capacity and bandwidth overrides; a note when an alias chose it. The
+// --gpu-peak overrides are checked here and applied by apply_point_inputs(): one without a dtype
+// is for the compute dtype, which the weight type decides.
+std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, const PresetRegistry& reg, Diagnostics& diag,
+                                               Resolved& r) {
   std::optional<Accelerator> acc;
   diag.capture("", [&] { acc = Accelerator{reg.load_gpu(spec.gpu), CapacitySource::device}; });
   if (!acc) return std::nullopt;
   HardwareConfig& h = acc->hw;
+  r.peaks_before_point = h.peak;
   for (const PeakOverride& p : spec.gpu_peaks) {
     if (!(p.rate.base() > 0.0)) diag.input("--gpu-peak: must be a positive rate");
-    h.set_peak(p.dtype.value_or(compute), p.rate);
   }
   if (spec.gpu_memory) {
     if (!(spec.gpu_memory->base() > 0.0)) diag.input("--gpu-memory: must be a positive size");
@@ -210,7 +212,7 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, DType c
     for (const std::string& p : validate(h)) diag.input(h.name + ": " + p);
   }
   if (spec.gpu != h.name && spec.gpu.find('/') == std::string::npos && !spec.gpu.ends_with(".json")) {
-    notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
+    r.notes.push_back("--gpu " + spec.gpu + " resolved to " + h.name);
   }
   return acc;
 }
@@ -400,11 +402,6 @@ void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, st
   } else {
     diag.capture("--draft", [&] { sp.draft = reg.load_model(*spec.draft, in).config; });
     sp.draft_len = spec.draft_len.value_or(4);
-    if (sp.draft.vocab_size > 0 && sp.draft.vocab_size != sc.model.vocab_size) {
-      r.warnings.push_back("--draft " + sp.draft.name + " has a vocabulary of " + str(sp.draft.vocab_size) +
-                           " rows, the target " + str(sc.model.vocab_size) +
-                           ": speculative decoding needs one tokenizer");
-    }
   }
   diag.capture("--draft", [&] { sp.draft_counts = count_params(sp.draft); });
   sc.speculation = std::move(sp);
@@ -444,6 +441,12 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
   if (spec.seq && trained > 0 && *spec.seq > trained) {
     r.warnings.push_back("--seq " + std::to_string(*spec.seq) + " exceeds the model's trained context of " +
                          std::to_string(trained) + " tokens");
+  }
+  if (sc.speculation && !sc.speculation->self_draft && sc.speculation->draft.vocab_size > 0 &&
+      sc.speculation->draft.vocab_size != sc.model.vocab_size) {
+    r.warnings.push_back("--draft " + sc.speculation->draft.name + " has a vocabulary of " +
+                         std::to_string(sc.speculation->draft.vocab_size) + " rows, the target " +
+                         std::to_string(sc.model.vocab_size) + ": speculative decoding needs one tokenizer");
   }
   const auto& published = sc.provenance.published_params;
   if (published && !sc.provenance.modified && *published != sc.counts.total) {
@@ -490,13 +493,10 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   }
 }
 
-}  // namespace
-
-Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu, bool training) {
-  Diagnostics diag;
-  Resolved r;
+// The model, overrides applied and validated, and its exact counts; or a bare parameter count.
+void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, Resolved& r,
+                        Diagnostics& diag) {
   Scenario& sc = r.scenario;
-  // The model, overrides applied and validated, and its exact counts; or a bare parameter count.
   if (spec.params_only) {
     if (std::optional<ModelPreset> model = model_from_count(spec, diag)) {
       r.model = std::move(*model);
@@ -516,10 +516,18 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
     sc.provenance.modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
     r.model_label = sc.model.name + (sc.provenance.modified ? " modified: " + joined(spec.overrides.given, " ") : "");
   }
-  // The workload, the deployment and the training inputs, with their defaults.
+  resolve_speculation(spec, reg, in, r, diag);
+}
+
+// The inputs a sweep varies: the workload, the deployment and the training inputs, with their
+// defaults, each rebuilt from the spec so nothing of a previous point remains.
+void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, Diagnostics& diag) {
+  Scenario& sc = r.scenario;
   sc.workload = resolve_workload(spec, sc.model.max_seq_len);
   r.context_defaulted = !spec.context;
+  sc.deployment = Deployment{};
   sc.deployment.devices = spec.devices.value_or(1);
+  sc.training = TrainingInputs{};
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) {
     resolve_training(spec, sc, diag);
@@ -530,7 +538,6 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
   }
   if (spec.link_latency) sc.deployment.link_latency = units::Seconds{*spec.link_latency};
   sc.deployment.link_efficiency = spec.link_efficiency.value_or(1.0);
-  resolve_speculation(spec, reg, in, r, diag);
   sc.serving = {.concurrency = spec.concurrency,
                 .kv_block = spec.kv_block.value_or(16),
                 .shared_prefix = spec.shared_prefix.value_or(0),
@@ -540,32 +547,78 @@ Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istre
     diag.input("--shared-prefix: " + str(*spec.shared_prefix) + " tokens is longer than the " +
                str(sc.workload.prompt) + "-token prompt");
   }
-  // The accelerator, or a check that nothing needed one.
+}
+
+// The accelerator, or a check that nothing needed one.
+void resolve_accelerator_part(const ScenarioSpec& spec, const PresetRegistry& reg, bool needs_gpu, Resolved& r,
+                              Diagnostics& diag) {
   if (spec.gpu.empty()) {
     check_needs_gpu(spec, needs_gpu, diag);
-  } else {
-    r.gpu_requested = spec.gpu;
-    sc.accelerator = resolve_accelerator(spec, sc.workload.compute_dtype, reg, diag, r.notes);
-    if (sc.accelerator && spec.reserve && spec.reserve->fraction) {
-      sc.workload.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
-    }
+    return;
   }
-  diag.check();
+  r.gpu_requested = spec.gpu;
+  r.scenario.accelerator = resolve_accelerator(spec, reg, diag, r);
+}
+
+// What depends on the point's inputs once they are valid: the peaks for its compute dtype, a
+// reserve given as a share of capacity, the warnings and the notes of this run.
+void apply_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training) {
+  Scenario& sc = r.scenario;
+  if (sc.accelerator) {
+    HardwareConfig& h = sc.accelerator->hw;
+    if (!spec.gpu_peaks.empty()) {
+      h.peak = r.peaks_before_point;
+      for (const PeakOverride& p : spec.gpu_peaks) h.set_peak(p.dtype.value_or(sc.workload.compute_dtype), p.rate);
+    }
+    if (spec.reserve && spec.reserve->fraction) sc.workload.reserve = h.memory_capacity * *spec.reserve->fraction;
+  }
+  r.notes.resize(r.fixed_notes);
+  r.warnings.clear();
   add_warnings(spec, r);
   add_notes(spec, r, training);
+}
+
+}  // namespace
+
+Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu, bool training) {
+  // The fixed part and the point's inputs, every problem collected in the order a reader checks
+  // them (the model, the workload and training layout, the accelerator), then one throw.
+  Diagnostics diag;
+  Resolved r;
+  resolve_model_part(spec, reg, in, r, diag);
+  resolve_point_inputs(spec, r, training, diag);
+  resolve_accelerator_part(spec, reg, needs_gpu, r, diag);
+  diag.check();
+  r.fixed_notes = r.notes.size();
+  apply_point_inputs(spec, r, training);
   return r;
+}
+
+Resolved resolve_fixed(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu) {
+  Diagnostics diag;
+  Resolved r;
+  resolve_model_part(spec, reg, in, r, diag);
+  resolve_accelerator_part(spec, reg, needs_gpu, r, diag);
+  diag.check();
+  r.fixed_notes = r.notes.size();
+  return r;
+}
+
+void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training) {
+  Diagnostics diag;
+  resolve_point_inputs(spec, r, training, diag);
+  diag.check();
+  apply_point_inputs(spec, r, training);
 }
 
 Resolved resolve_on_gpu(const Resolved& base, const ScenarioSpec& spec, const PresetRegistry& reg) {
   Diagnostics diag;
   Resolved r = base;
+  r.notes.resize(r.fixed_notes);
   r.gpu_requested = spec.gpu;
-  Scenario& sc = r.scenario;
-  sc.accelerator = resolve_accelerator(spec, sc.workload.compute_dtype, reg, diag, r.notes);
-  if (sc.accelerator && spec.reserve && spec.reserve->fraction) {
-    sc.workload.reserve = sc.accelerator->hw.memory_capacity * *spec.reserve->fraction;
-  }
+  r.scenario.accelerator = resolve_accelerator(spec, reg, diag, r);
   diag.check();
+  apply_point_inputs(spec, r, false);
   return r;
 }
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -153,6 +154,9 @@ class Diagnostics {
   bool usage_ = false;
 };
 
+/// Whether an input takes a sweep (io/sweep.hpp): a list or range of counts, or a list of names.
+enum class Sweep : unsigned char { none, counts, names };
+
 /// One user input: its flag name, the group that owns it, help text and how it sets the spec.
 struct InputDef {
   const char* name = nullptr;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
@@ -163,6 +167,7 @@ struct InputDef {
   /// Parses text into the spec; throws InputError or UsageError without the flag prefix.
   void (*set)(ScenarioSpec& spec, const std::string& text) = nullptr;
   bool repeatable = false;
+  Sweep sweep = Sweep::none;  ///< a workload axis: "1,8,32" or "1..1024*2" runs the command at each value
 };
 
 template <typename F>
@@ -201,6 +206,14 @@ struct Resolved {
   bool context_defaulted = false;
   std::vector<std::string> notes;     ///< facts about this run, shown with the results
   std::vector<std::string> warnings;  ///< allowed but probably not meant (stderr and JSON)
+  /// Whether the views build the JSON echo of the inputs: a sweep's CSV has no use for it at each
+  /// point, and building it costs as much as the rest of the point.
+  bool echo_inputs = true;
+  /// notes[0, fixed_notes) are the model's and the accelerator's; the rest depend on the workload.
+  std::size_t fixed_notes = 0;
+  /// The accelerator's peaks before a --gpu-peak without a dtype, which applies to each point's
+  /// compute dtype (the weight type decides it, and a sweep may vary it).
+  std::array<std::optional<units::FlopPerSecond>, kAllDTypes.size()> peaks_before_point{};
 };
 
 /// Turns a spec into a scenario: every default here, every error collected, then one throw.
@@ -208,8 +221,19 @@ struct Resolved {
 /// The same scenario on another accelerator (plan's --gpu list): spec.gpu names it.
 Resolved resolve_on_gpu(const Resolved& base, const ScenarioSpec& spec, const PresetRegistry& reg);
 
+/// It is resolve_fixed() and resolve_point() with their errors reported together.
 Resolved resolve(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu,
                  bool training = false);
+
+/// A sweep's two parts of resolve(). resolve_fixed() resolves, once, what no swept input changes:
+/// the model (loaded, overridden, validated, counted) and the accelerator (preset and overrides).
+/// The workload is left for resolve_point(). Throws as resolve() does.
+Resolved resolve_fixed(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, bool needs_gpu);
+/// Resolves the inputs a sweep varies into `r`, made by resolve_fixed() from the same spec: the
+/// workload, devices and training inputs with their defaults, and what depends on them (a reserve
+/// share, a --gpu-peak without a dtype, warnings and notes). `r` then equals resolve(spec, ...).
+/// Throws InputError or UsageError with every problem of this point.
+void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false);
 
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);

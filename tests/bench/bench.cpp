@@ -1,6 +1,7 @@
 // roofline_bench: throughput of the engine and of whole in-process commands.
 // Run: ./build/release-bench/tests/bench/roofline_bench  (see docs/performance.md)
 #include "cli/app.hpp"
+#include "format/views.hpp"
 #include "io/preset_registry.hpp"
 #include "io/scenario_spec.hpp"
 
@@ -12,6 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace roofline;
 using Clock = std::chrono::steady_clock;
@@ -77,7 +81,79 @@ int main() {
     std::printf("analyze_decode: %.2f M scenarios/s\n", n / s / 1e6);
   }
 
-  // 4. Whole commands in-process: parse flags, load presets, resolve, analyze, render JSON.
+  // 4. Sweeps, as cli/sweep.cpp evaluates each point: the point's value through its flag's parser,
+  //    resolve_point() on the scenario resolve_fixed() made once, the analysis, the table's cells.
+  {
+    const auto def = [](const char* name) -> const io::InputDef& {
+      for (const io::InputDef& d : io::input_defs()) {
+        if (std::string(d.name) == name) return d;
+      }
+      throw std::logic_error(name);
+    };
+    const io::InputDef& batch = def("batch");
+    const io::InputDef& context = def("context");
+    std::vector<std::string> texts;
+    for (int i = 1; i <= 1000; ++i) texts.push_back(std::to_string(i));
+    const auto sweep = [&](const char* label, bool training, auto&& figures) {
+      io::ScenarioSpec spec;
+      spec.model = "llama3-8b";
+      spec.gpu = "h100-sxm";
+      batch.set(spec, "1");
+      context.set(spec, "1");
+      io::Resolved r = io::resolve_fixed(spec, reg, no_stdin, true);
+      format::SweepFigures f;
+      std::int64_t points = 0;
+      const auto t0 = Clock::now();
+      for (const std::string& t : texts) {
+        context.set(spec, t);
+        for (const std::string& b : texts) {
+          batch.set(spec, b);
+          io::resolve_point(spec, r, training);
+          figures(r, f);
+          g_sink = g_sink + static_cast<double>(f.cells.size());
+          ++points;
+        }
+      }
+      const double s = seconds_since(t0);
+      std::printf("sweep %s: %lld points in %.3f s = %.2f M points/s\n", label, static_cast<long long>(points), s,
+                  static_cast<double>(points) / s / 1e6);
+    };
+    sweep("kv (batch x context)", false,
+          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_kv(r.scenario), f); });
+    sweep("memory (batch x context)", false,
+          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_capacity(r.scenario), f); });
+    sweep("decode (batch x context)", false,
+          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_decode(r.scenario), f); });
+  }
+
+  // 5. Whole sweeps in-process, from the flags to the text written.
+  const std::vector<std::pair<std::vector<std::string>, int>> sweeps = {
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..1000", "--context", "0..99k+1k"}, 3},
+      {{"memory", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..1000", "--context", "0..99k+1k"}, 3},
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..100", "--context", "0..99k+1k", "--format", "csv"},
+       1},
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..100", "--context", "0..9k+1k", "--format", "json"},
+       1},
+  };
+  for (const auto& [args, n] : sweeps) {
+    std::size_t bytes = 0;
+    int failures = 0;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      std::istringstream in;
+      std::ostringstream out;
+      std::ostringstream err;
+      failures += roofline::cli::run_cli(args, in, out, err, {}) != 0 ? 1 : 0;
+      bytes = out.str().size();
+    }
+    const double s = seconds_since(t0) / n;
+    std::string line;
+    for (const std::string& a : args) line += " " + a;
+    std::printf("run_cli%s: %.3f s, %.1f MB written%s\n", line.c_str(), s, static_cast<double>(bytes) / 1e6,
+                failures > 0 ? " FAILED" : "");
+  }
+
+  // 6. Whole commands in-process: parse flags, load presets, resolve, analyze, render JSON.
   const std::vector<std::vector<std::string>> commands = {
       {"params", "llama3-8b", "--format", "json"},
       {"decode", "llama3-8b", "--gpu", "h100-sxm", "--format", "json"},

@@ -54,6 +54,17 @@ commands = [
     ["layer", "gemma2-9b", "--gpu", "m4-max", "--batch", "4"],
     ["gpus"],
     ["models"],
+    # Sweeps: results is an array of points, each the single run's sections.
+    ["decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..1024*2"],
+    ["decode", "llama3-8b", "--gpu", "h100-sxm", "--context", "1k..8k*2", "--kv-dtype", "bf16,fp8", "--batch", "1,64"],
+    ["serve", "llama3-8b", "--gpu", "h100-sxm", "--prompt", "1k,4k", "--output", "256"],
+    ["memory", "llama2-70b", "--gpu", "mi300x", "--batch", "8..64*2"],
+    ["prefill", "qwen2.5-72b", "--gpu", "mi300x", "--prompt", "512,2048"],
+    ["train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--tp", "1,2,4,8", "--pp", "1,2", "--tokens", "15T"],
+    ["kv", "mistral-7b", "--context", "1..32768*8"],
+    ["flops", "gpt3-175b", "--prompt", "1,2048"],
+    ["report", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1,32"],
+    ["params", "llama3-8b", "--dtype", "bf16,fp8"],
 ]
 for args in commands:
     out = subprocess.run([binary, *args, "--format", "json"], check=True, capture_output=True, text=True).stdout
@@ -71,8 +82,22 @@ foreign["results"]["decode"] = {}
 # layer's operator tables are named by layer kind: any other name is rejected.
 strange_kind = copy.deepcopy(documents["roofline layer deepseek-v3 --gpu h200-sxm --phase prefill --prompt 4096 --fused"])
 strange_kind["results"]["layer_ops_hybrid"] = strange_kind["results"].pop("layer_ops_moe")
+# A sweep's points are checked as the single run's results: a renamed key in one point fails, and
+# so do a point of another command, an array without "sweep" and an axis that does not sweep.
+sweep = documents["roofline decode llama3-8b --gpu h100-sxm --batch 1..1024*2"]
+sweep_renamed = copy.deepcopy(sweep)
+sweep_renamed["results"][3]["results"]["decode"]["step_s"] = sweep_renamed["results"][3]["results"]["decode"].pop(
+    "step_time_s")
+sweep_foreign = copy.deepcopy(sweep)
+sweep_foreign["results"][0]["results"]["latency"] = {}
+sweep_unmarked = copy.deepcopy(sweep)
+del sweep_unmarked["sweep"]
+sweep_axis = copy.deepcopy(sweep)
+sweep_axis["results"][0]["point"] = {"zero": 1}
 for label, bad in (("renamed key", renamed), ("mistyped key", retyped), ("section of another command", foreign),
-                   ("operator table of an unknown layer kind", strange_kind)):
+                   ("operator table of an unknown layer kind", strange_kind),
+                   ("renamed key in a sweep point", sweep_renamed), ("sweep point of another command", sweep_foreign),
+                   ("results array without sweep", sweep_unmarked), ("point on an input that does not sweep", sweep_axis)):
     if validator.is_valid(bad):
         print(f"schema accepts a {label}")
         sys.exit(1)

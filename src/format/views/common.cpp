@@ -138,7 +138,7 @@ Report start_report(const char* command, const io::Resolved& in, unsigned groups
   r.command = command;
   const std::string conventions = conventions_line(in, groups);
   r.headline = model_line(in) + (conventions.empty() ? "" : "\n" + conventions);
-  r.inputs = std::make_shared<const nlohmann::json>(inputs_json(in));
+  if (in.echo_inputs) r.inputs = std::make_shared<const nlohmann::json>(inputs_json(in));
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
   r.csv_inputs = {{"model", in.model_label}};

@@ -460,8 +460,116 @@ const std::vector<Field<S>> kSteady = {
      [](const S& s) { return fmt::format("{} x {}", num(steady(s).requests_per_s), num(s.r.prefill.t_floor)); },
      nullptr, [](const S& s) { return s.r.prefill_replicas_per_decode.has_value(); }},
 };
+// --- sweep columns --------------------------------------------------------------------------------
+
+const std::vector<SweepColumn> kMemorySweep = {{"capacity.required_bytes", "needed"},
+                                               {"capacity.fits", "fits"},
+                                               {"capacity.max_concurrent_sequences", "most sequences"},
+                                               {"capacity.max_context_tokens", "longest context"},
+                                               {"capacity.devices_needed", "devices needed"}};
+const std::vector<SweepColumn> kDecodeSweep = {{"decode.step_time_s", "step floor"},
+                                               {"decode.decode_tokens_per_s_per_sequence", "per sequence"},
+                                               {"decode.decode_tokens_per_s", "aggregate"},
+                                               {"decode.bound", "bound"},
+                                               {"decode.fits", "fits"}};
+const std::vector<SweepColumn> kPrefillSweep = {{"prefill.prefill_flop", "FLOPs"},
+                                                {"prefill.prefill_intensity_flop_per_byte", "intensity"},
+                                                {"prefill.prefill_ridge_ratio", "x ridge"},
+                                                {"prefill.ttft_floor_s", "TTFT floor"},
+                                                {"prefill.fits", "fits"}};
+const std::vector<SweepColumn> kServeSweep = {{"latency.ttft_floor_s", "TTFT"},
+                                              {"latency.tpot_floor_s", "TPOT"},
+                                              {"latency.e2e_floor_s", "end to end"},
+                                              {"latency.output_tokens_per_s", "output rate"},
+                                              {"capacity.fits", "fits"},
+                                              {"capacity.max_concurrent_sequences", "most sequences"}};
 
 }  // namespace
+
+void sweep_figures(const io::Resolved& in, const CapacityResult& r, SweepFigures& f) {
+  static const Field<C>& needed = field_named(kCapacity, "required_bytes");
+  static const Field<C>& fits = field_named(kCapacity, "fits");
+  static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
+  static const Field<C>& longest = field_named(kCapacity, "max_context_tokens");
+  static const Field<C>& devices = field_named(kCapacity, "devices_needed");
+  const C c{in, r};
+  f.columns = &kMemorySweep;
+  f.cells = {cell_of(needed, c), cell_of(fits, c), cell_of(most, c), cell_of(longest, c), cell_of(devices, c)};
+  f.fits = r.fits;
+}
+
+void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& f) {
+  static const Field<D>& step = field_named(kDecode, "step_time_s");
+  static const Field<D>& per_sequence = field_named(kDecode, "decode_tokens_per_s_per_sequence");
+  static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
+  static const Field<D>& bound = field_named(kDecode, "bound");
+  static const Field<C>& fits = field_named(kFit, "fits");
+  const D d{in, r};
+  f.columns = &kDecodeSweep;
+  f.cells = {cell_of(step, d), cell_of(per_sequence, d), cell_of(aggregate, d), cell_of(bound, d),
+             cell_of(fits, C{in, r.capacity})};
+  f.fits = r.capacity.fits;
+  SweepFigures::Knee k;
+  k.context = r.context;
+  k.has_peak = r.has_peak;
+  k.compute_bound_batch = r.compute_bound_batch;
+  if (r.capacity.max_sequences) k.kv_batch_cap = r.capacity.max_sequences->base();
+  f.knee = k;
+}
+
+void sweep_figures(const io::Resolved& in, const PrefillResult& r, SweepFigures& f) {
+  static const Field<PF>& flops = field_named(kPrefill, "prefill_flop");
+  static const Field<PF>& intensity = field_named(kPrefill, "prefill_intensity_flop_per_byte");
+  static const Field<PF>& ridge = field_named(kPrefill, "prefill_ridge_ratio");
+  static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
+  static const Field<C>& fits = field_named(kFit, "fits");
+  const PF p{in, r};
+  f.columns = &kPrefillSweep;
+  f.cells = {cell_of(flops, p), cell_of(intensity, p), cell_of(ridge, p), cell_of(ttft, p),
+             cell_of(fits, C{in, r.capacity})};
+  f.fits = r.capacity.fits;
+}
+
+void sweep_figures(const io::Resolved& in, const ServeResult& r, SweepFigures& f) {
+  static const Field<S>& ttft = field_named(kLatency, "ttft_floor_s");
+  static const Field<S>& tpot = field_named(kLatency, "tpot_floor_s");
+  static const Field<S>& e2e = field_named(kLatency, "e2e_floor_s");
+  static const Field<S>& rate = field_named(kLatency, "output_tokens_per_s");
+  static const Field<C>& fits = field_named(kCapacity, "fits");
+  static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
+  const S s{in, r};
+  const C c{in, r.capacity};
+  f.columns = &kServeSweep;
+  f.cells = {cell_of(ttft, s), cell_of(tpot, s), cell_of(e2e, s), cell_of(rate, s), cell_of(fits, c), cell_of(most, c)};
+  f.fits = r.capacity.fits;
+}
+
+void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const DecodeResult* decode,
+                          const PrefillResult* prefill, const CapacityResult* capacity, SweepFigures& f) {
+  static const std::vector<SweepColumn> kReportSweep = {{"kv.kv_cache_bytes_per_sequence", "KV per sequence"},
+                                                        {"decode.step_time_s", "decode step"},
+                                                        {"decode.decode_tokens_per_s", "decode rate"},
+                                                        {"prefill.ttft_floor_s", "TTFT floor"},
+                                                        {"capacity.fits", "fits"}};
+  static const Field<D>& step = field_named(kDecode, "step_time_s");
+  static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
+  static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
+  static const Field<C>& fits = field_named(kCapacity, "fits");
+  SweepFigures kv_figures;
+  sweep_figures(in, kv, kv_figures);
+  f.columns = &kReportSweep;
+  f.cells = {kv_figures.cells.at(1), {}, {}, {}, {}};
+  if (decode != nullptr) {
+    const D d{in, *decode};
+    f.cells[1] = cell_of(step, d);
+    f.cells[2] = cell_of(aggregate, d);
+  }
+  if (prefill != nullptr) f.cells[3] = cell_of(ttft, PF{in, *prefill});
+  if (capacity != nullptr) {
+    f.cells[4] = cell_of(fits, C{in, *capacity});
+    f.fits = capacity->fits;
+  }
+}
 
 void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
   rep.sections.push_back(make_section("hardware", "Accelerator: " + r.display_name, kHardware, H{in, r}, explain));

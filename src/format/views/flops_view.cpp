@@ -75,6 +75,20 @@ const std::vector<Field<F>> kFlops = {
 
 }  // namespace
 
+void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f) {
+  static const std::vector<SweepColumn> kFlopsSweep = {{"flops.forward_flop_per_token", "forward/token"},
+                                                       {"flops.attention_flop_per_token_at_context", "attention/token"},
+                                                       {"flops.prefill_flop", "prefill"},
+                                                       {"flops.attention_share_fraction", "attention share"}};
+  static const Field<F>& forward = field_named(kFlops, "forward_flop_per_token");
+  static const Field<F>& attention = field_named(kFlops, "attention_flop_per_token_at_context");
+  static const Field<F>& prefill = field_named(kFlops, "prefill_flop");
+  static const Field<F>& share = field_named(kFlops, "attention_share_fraction");
+  const F x{in, r};
+  f.columns = &kFlopsSweep;
+  f.cells = {cell_of(forward, x), cell_of(attention, x), cell_of(prefill, x), cell_of(share, x)};
+}
+
 void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, bool explain) {
   rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, explain));
 }

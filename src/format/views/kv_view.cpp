@@ -58,6 +58,18 @@ std::string which_layers(const KvLayerGroup& g) {
 
 }  // namespace
 
+void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f) {
+  static const std::vector<SweepColumn> kKvSweep = {{"kv.kv_cache_bytes_per_token", "per token"},
+                                                    {"kv.kv_cache_bytes_per_sequence", "per sequence"},
+                                                    {"kv.kv_cache_bytes_batch", "whole batch"}};
+  static const Field<K>& token = field_named(kKv, "kv_cache_bytes_per_token");
+  static const Field<K>& sequence = field_named(kKv, "kv_cache_bytes_per_sequence");
+  static const Field<K>& batch = field_named(kKv, "kv_cache_bytes_batch");
+  const K k{in, r};
+  f.columns = &kKvSweep;
+  f.cells = {cell_of(token, k), cell_of(sequence, k), cell_of(batch, k)};
+}
+
 void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, bool explain, bool tables) {
   rep.sections.push_back(make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)),
                                       kKv, K{in, r}, explain));

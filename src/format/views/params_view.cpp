@@ -122,6 +122,16 @@ const std::vector<Field<P>> kWeights = {
 
 }  // namespace
 
+void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f) {
+  static const std::vector<SweepColumn> kParamsSweep = {{"params.total_params", "parameters"},
+                                                        {"weights.weight_bytes", "weights"}};
+  static const Field<P>& total = field_named(kParams, "total_params");
+  static const Field<P>& weights = field_named(kWeights, "weight_bytes");
+  const P p{in, r};
+  f.columns = &kParamsSweep;
+  f.cells = {cell_of(total, p), cell_of(weights, p)};
+}
+
 void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool explain, bool tables) {
   const P p{in, r};
   rep.sections.push_back(make_section("params", "Parameters", kParams, p, explain));

@@ -699,6 +699,34 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
           {"lora", lora}};
 }
 
+void train_warnings(const TrainResult& r, std::vector<std::string>& warnings) {
+  if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
+    warnings.push_back(
+        fmt::format("--measured-tokens-per-s {} is faster than the devices' peak (MFU {} %): check the rate and --gpus",
+                    num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
+  }
+}
+
+void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f) {
+  static const std::vector<SweepColumn> kTrainSweep = {
+      {"train_memory.total_bytes", "memory/device"},      {"train_memory.fits", "fits"},
+      {"train_compute.step_time_s", "step time"},         {"train_comm.step_time_floor_s", "step floor"},
+      {"train_comm.mfu_ceiling_fraction", "MFU ceiling"}, {"train_compute.time_to_train_s", "time to train"}};
+  static const Field<T>& total = field_named(kMemory, "total_bytes");
+  static const Field<T>& fits = field_named(kMemory, "fits");
+  static const Field<T>& step = field_named(kCompute, "step_time_s");
+  static const Field<T>& floor = field_named(kComm, "step_time_floor_s");
+  static const Field<T>& ceiling = field_named(kComm, "mfu_ceiling_fraction");
+  static const Field<T>& time = field_named(kCompute, "time_to_train_s");
+  const T x{in, r};
+  f.columns = &kTrainSweep;
+  f.cells = {cell_of(total, x), cell_of(fits, x),    cell_of(step, x),
+             cell_of(floor, x), cell_of(ceiling, x), cell_of(time, x)};
+  f.fits = r.fits;
+  f.warnings.clear();
+  train_warnings(r, f.warnings);
+}
+
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain) {
   const T x{in, r};
   if (rep.inputs) {
@@ -716,11 +744,7 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   }
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
-  if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
-    rep.warnings.push_back(
-        fmt::format("--measured-tokens-per-s {} is faster than the devices' peak (MFU {} %): check the rate and --gpus",
-                    num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
-  }
+  train_warnings(r, rep.warnings);
   rep.notes.emplace_back(
       "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
       "communication, the bubble and the optimizer step; the step time floor adds them to the compute at the peak "

@@ -1,0 +1,451 @@
+// The sweep loop: pass 1 resolves and analyses every point (its problems stop the sweep before any
+// output) and keeps what the table and the notes need; a table or Markdown is then rendered whole,
+// and JSON and CSV run each point's single-run report in pass 2 and stream as they go.
+#include "cli/sweep.hpp"
+
+#include "format/sweep.hpp"
+#include "format/views.hpp"
+
+#include "roofline/analysis.hpp"
+#include "roofline/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+#include <unordered_set>
+
+namespace roofline::cli {
+namespace {
+
+using format::SweepFigures;
+using format::Value;
+
+// The compact figures of each command that has a sweep table: its analyses, then its views' own
+// fields (format::sweep_figures). A command missing here sweeps in JSON and CSV only.
+struct Compact {
+  std::string_view command;
+  void (*figures)(const io::Resolved&, SweepFigures&);
+};
+
+void report_figures(const io::Resolved& in, SweepFigures& f) {
+  const Scenario& s = in.scenario;
+  if (!s.accelerator) {
+    format::sweep_figures_report(in, analyze_kv(s), nullptr, nullptr, nullptr, f);
+    return;
+  }
+  const DecodeResult d = analyze_decode(s);
+  const PrefillResult p = analyze_prefill(s);
+  const CapacityResult c = analyze_capacity(s);
+  format::sweep_figures_report(in, analyze_kv(s), &d, &p, &c, f);
+}
+
+const Compact kCompact[] = {
+    {"report", report_figures},
+    {"params", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_params(in.scenario), f); }},
+    {"flops", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_flops(in.scenario), f); }},
+    {"kv", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_kv(in.scenario), f); }},
+    {"memory", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_capacity(in.scenario), f); }},
+    {"decode", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_decode(in.scenario), f); }},
+    {"prefill", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_prefill(in.scenario), f); }},
+    {"serve", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_serve(in.scenario), f); }},
+    {"train", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_train(in.scenario), f); }},
+};
+
+const Compact* compact_of(std::string_view command) {
+  for (const Compact& c : kCompact) {
+    if (c.command == command) return &c;
+  }
+  return nullptr;
+}
+
+std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+
+// The grid of the axes as an odometer: the last axis moves fastest, and moving sets in the spec
+// only the inputs that changed, each through its flag's own parser.
+class Grid {
+ public:
+  explicit Grid(const std::vector<io::SweepAxis>& axes) : axes_(axes), at_(axes.size(), 0) {}
+
+  void first(io::ScenarioSpec& spec) {
+    std::fill(at_.begin(), at_.end(), 0);
+    for (const io::SweepAxis& a : axes_) a.def->set(spec, a.texts.front());
+  }
+
+  void next(io::ScenarioSpec& spec) {
+    for (std::size_t i = axes_.size(); i-- > 0;) {
+      const io::SweepAxis& a = axes_[i];
+      at_[i] = at_[i] + 1 < a.texts.size() ? at_[i] + 1 : 0;
+      a.def->set(spec, a.texts[at_[i]]);
+      if (at_[i] != 0) return;
+    }
+  }
+
+  [[nodiscard]] std::size_t size() const { return axes_.size(); }
+  [[nodiscard]] std::size_t at(std::size_t axis) const { return at_[axis]; }
+  [[nodiscard]] std::size_t length(std::size_t axis) const { return axes_[axis].texts.size(); }
+  [[nodiscard]] const char* name(std::size_t axis) const { return axes_[axis].def->name; }
+
+  [[nodiscard]] Value value(std::size_t axis) const {
+    const io::SweepAxis& a = axes_[axis];
+    if (!a.counts.empty()) return a.counts[at_[axis]];
+    return a.texts[at_[axis]];
+  }
+
+  [[nodiscard]] format::SweepPoint point() const {
+    format::SweepPoint p;
+    for (std::size_t i = 0; i < axes_.size(); ++i) p.emplace_back(name(i), value(i));
+    return p;
+  }
+
+  /// "--batch 32 --context 8192": the point as flags, for errors.
+  [[nodiscard]] std::string flags() const {
+    std::string s;
+    for (std::size_t i = 0; i < axes_.size(); ++i) {
+      s += (i == 0 ? "--" : " --") + std::string(name(i)) + " " + axes_[i].texts[at_[i]];
+    }
+    return s;
+  }
+
+ private:
+  const std::vector<io::SweepAxis>& axes_;
+  std::vector<std::size_t> at_;
+};
+
+// A point's own problem, each line prefixed with the point: "at --tp 3: --gpus: 8 devices ...".
+void resolve_at(const Grid& grid, const io::ScenarioSpec& spec, io::Resolved& r, bool training) {
+  const auto prefixed = [&](const Error& e) {
+    std::istringstream lines(e.what());
+    std::string line;
+    std::string out;
+    while (std::getline(lines, line)) out += (out.empty() ? "" : "\n") + ("at " + grid.flags() + ": ") + line;
+    return out;
+  };
+  try {
+    io::resolve_point(spec, r, training);
+  } catch (const UsageError& e) {
+    throw UsageError(prefixed(e));
+  } catch (const InputError& e) {
+    throw InputError(prefixed(e));
+  }
+}
+
+// Distinct messages in order of first appearance, at most kShown kept, the rest counted.
+class Distinct {
+ public:
+  void add(const std::string& m) {
+    if (seen_.size() >= kShown && seen_.count(m) == 0) {
+      ++more_;
+      if (more_ < kCounted) seen_.insert(m);
+      return;
+    }
+    if (seen_.insert(m).second) kept_.push_back(m);
+  }
+  [[nodiscard]] std::vector<std::string> list(const char* what) const {
+    std::vector<std::string> v = kept_;
+    if (more_ > 0) v.push_back(fmt::format("and {} more {} like these, from other points", grouped(more_), what));
+    return v;
+  }
+
+ private:
+  static constexpr std::size_t kShown = 10;
+  // Distinct messages remembered for the count; past it each further one counts (an upper bound).
+  static constexpr std::int64_t kCounted = 100000;
+  std::unordered_set<std::string> seen_;
+  std::vector<std::string> kept_;
+  std::int64_t more_ = 0;
+};
+
+// What pass 1 learns: the rows of a table, the warnings and notes, the fit verdicts, the knee.
+struct Pass1 {
+  std::vector<std::vector<Value>> rows;  ///< axes, then figures (table and Markdown only)
+  const std::vector<format::SweepColumn>* columns = nullptr;
+  std::vector<format::Unit> units;  ///< of the figures
+  Distinct warnings;
+  Distinct notes;  ///< the points' own notes from resolve (devices, defaults)
+  std::optional<bool> all_fit;
+  std::vector<std::string> knee_notes;
+  std::vector<std::string> marks;  ///< per row: "knee", "last fit" or ""
+};
+
+// Decode's knee, per value of the other axes: the first row that is compute-bound and the last
+// row that fits before one that does not, and the note with the engine's exact figures.
+struct KneeGroup {
+  std::optional<SweepFigures::Knee> knee;
+  std::string where;
+  std::optional<std::size_t> first_compute_row;
+  std::optional<std::size_t> last_fit_row;
+  bool unfit_after_fit = false;
+};
+
+class KneeTracker {
+ public:
+  KneeTracker(const Grid& grid, std::int64_t points) : grid_(grid), points_(static_cast<std::size_t>(points)) {
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      if (std::string_view(grid.name(i)) == "batch") batch_ = i;
+    }
+  }
+
+  void add(std::size_t row, const SweepFigures& f, bool tabular) {
+    if (!batch_ || !f.knee) return;
+    if (groups_.empty()) groups_.resize(points_ / grid_.length(*batch_));  // one per value of the other axes
+    std::size_t id = 0;
+    for (std::size_t i = 0; i < grid_.size(); ++i) {
+      if (i != *batch_) id = id * grid_.length(i) + grid_.at(i);
+    }
+    KneeGroup& g = groups_[id];
+    if (!g.knee) {
+      g.knee = f.knee;
+      g.where = where(*f.knee);
+    }
+    if (!tabular) return;
+    const auto text = [&](const char* key) -> const Value* {
+      for (std::size_t c = 0; c < f.columns->size(); ++c) {
+        if (std::string_view((*f.columns)[c].key) == key) return &f.cells[c].value;
+      }
+      return nullptr;
+    };
+    const Value* bound = text("decode.bound");
+    const Value* fits = text("decode.fits");
+    if (!g.first_compute_row && bound != nullptr && *bound == Value{std::string("compute")}) g.first_compute_row = row;
+    if (fits != nullptr && *fits == Value{true}) {
+      g.last_fit_row = row;
+      g.unfit_after_fit = false;
+    } else if (g.last_fit_row) {
+      g.unfit_after_fit = true;
+    }
+  }
+
+  void finish(Pass1& p) const {
+    constexpr std::size_t kNotes = 8;
+    std::size_t shown = 0;
+    for (const KneeGroup& g : groups_) {
+      if (!g.knee) continue;
+      if (shown++ < kNotes) p.knee_notes.push_back(format::knee_note(g.where, *g.knee));
+      if (p.marks.empty()) continue;
+      if (g.first_compute_row) p.marks[*g.first_compute_row] = "knee";
+      if (g.last_fit_row && g.unfit_after_fit) {
+        std::string& m = p.marks[*g.last_fit_row];
+        m += m.empty() ? "last fit" : ", last fit";
+      }
+    }
+    if (shown > kNotes) {
+      p.knee_notes.push_back(fmt::format("and {} more values of the other inputs; sweep fewer to see each knee",
+                                         grouped(static_cast<std::int64_t>(shown - kNotes))));
+    }
+  }
+
+ private:
+  // "context 8,192, kv-dtype fp8": the other axes' values, the context first when it is fixed.
+  [[nodiscard]] std::string where(const SweepFigures::Knee& k) const {
+    std::string s;
+    bool context_swept = false;
+    for (std::size_t i = 0; i < grid_.size(); ++i) {
+      if (i == *batch_) continue;
+      const Value v = grid_.value(i);
+      const auto* n = std::get_if<std::int64_t>(&v);
+      s += (s.empty() ? "" : ", ") + std::string(grid_.name(i)) + " " +
+           (n != nullptr ? grouped(*n) : std::get<std::string>(v));
+      context_swept = context_swept || std::string_view(grid_.name(i)) == "context";
+    }
+    if (!context_swept) s = "context " + grouped(k.context) + (s.empty() ? "" : ", ") + s;
+    return s;
+  }
+
+  const Grid& grid_;
+  std::size_t points_;
+  std::optional<std::size_t> batch_;
+  std::vector<KneeGroup> groups_;
+};
+
+// Pass 1: every point resolved and analysed, in grid order.
+Pass1 check_points(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
+                   std::int64_t points, io::Resolved& r, bool tabular) {
+  Pass1 p;
+  KneeTracker knee(grid, points);
+  SweepFigures f;
+  grid.first(spec);
+  if (tabular) p.rows.reserve(static_cast<std::size_t>(points));
+  for (std::int64_t i = 0; i < points; ++i) {
+    if (i > 0) grid.next(spec);
+    resolve_at(grid, spec, r, cmd.training);
+    for (const std::string& w : r.warnings) p.warnings.add(w);
+    for (std::size_t n = r.fixed_notes; n < r.notes.size(); ++n) p.notes.add(r.notes[n]);
+    std::optional<bool> fits;
+    if (compact != nullptr) {
+      f.fits.reset();
+      f.knee.reset();
+      f.warnings.clear();
+      compact->figures(r, f);
+      for (const std::string& w : f.warnings) p.warnings.add(w);
+      fits = f.fits;
+    } else {
+      r.echo_inputs = false;
+      const auto [report, verdict] = cmd.run(r);
+      r.echo_inputs = true;
+      for (std::size_t w = r.warnings.size(); w < report.warnings.size(); ++w) p.warnings.add(report.warnings[w]);
+      fits = verdict;
+    }
+    if (fits) p.all_fit = p.all_fit.value_or(true) && *fits;
+    if (compact == nullptr) continue;
+    knee.add(static_cast<std::size_t>(i), f, tabular);
+    if (!tabular) continue;
+    if (p.columns == nullptr) {
+      p.columns = f.columns;
+      for (const format::Cell& c : f.cells) p.units.push_back(c.unit);
+    }
+    std::vector<Value> row;
+    row.reserve(grid.size() + f.cells.size());
+    for (std::size_t a = 0; a < grid.size(); ++a) row.push_back(grid.value(a));
+    for (format::Cell& c : f.cells) row.push_back(std::move(c.value));
+    p.rows.push_back(std::move(row));
+  }
+  if (tabular) p.marks.assign(p.rows.size(), std::string());
+  knee.finish(p);
+  return p;
+}
+
+std::string axes_text(const std::vector<io::SweepAxis>& axes) {
+  std::string s;
+  for (const io::SweepAxis& a : axes) s += (s.empty() ? "--" : " x --") + std::string(a.def->name);
+  return s;
+}
+
+// The table and Markdown: the headline of the inputs that do not vary, one row per point, notes.
+std::string render_table(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axes, const io::Resolved& first,
+                         Pass1& p, const format::RenderOptions& o) {
+  // The headline names what every point shares: the swept types and devices are in the rows.
+  unsigned groups = cmd.groups;
+  io::Resolved shared = first;
+  for (const io::SweepAxis& a : axes) {
+    if (a.def->group == io::kWeights || a.def->group == io::kKvDtype) groups &= ~static_cast<unsigned>(a.def->group);
+    if (a.def->group == io::kDevices) shared.scenario.deployment.devices = 1;
+  }
+  const format::Report head = format::start_report(std::string(cmd.name).c_str(), shared, groups);
+  format::Report rep;
+  rep.command = head.command;
+  rep.headline = head.headline;
+  format::Table t;
+  t.key = "sweep";
+  t.title = fmt::format("{} points over {}", grouped(static_cast<std::int64_t>(p.rows.size())), axes_text(axes));
+  for (const io::SweepAxis& a : axes) {
+    t.columns.push_back({a.def->name, a.def->name, a.counts.empty() ? format::Unit::text : format::Unit::count});
+  }
+  for (std::size_t c = 0; c < p.columns->size(); ++c) {
+    t.columns.push_back({(*p.columns)[c].key, (*p.columns)[c].label, p.units[c]});
+  }
+  const bool marked = std::any_of(p.marks.begin(), p.marks.end(), [](const std::string& m) { return !m.empty(); });
+  if (marked) t.columns.push_back({"mark", "", format::Unit::text});
+  t.rows = std::move(p.rows);
+  if (marked) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].emplace_back(p.marks[i]);
+  }
+  rep.tables.push_back(std::move(t));
+  rep.notes.assign(first.notes.begin(), first.notes.begin() + static_cast<std::ptrdiff_t>(first.fixed_notes));
+  for (const std::string& n : p.notes.list("notes")) rep.notes.push_back(n);
+  for (const std::string& n : p.knee_notes) rep.notes.push_back(n);
+  if (marked) {
+    rep.notes.emplace_back(
+        "knee marks the first row whose step is compute-bound, last fit the last row whose weights and KV fit");
+  }
+  return format::render(rep, o);
+}
+
+// Writes as it goes: a sweep of a million points is never held whole.
+class Stream {
+ public:
+  explicit Stream(std::ostream& out) : out_(out) {}
+  void add(const std::string& s) {
+    buf_ += s;
+    if (buf_.size() >= kChunk) flush();
+  }
+  void flush() {
+    out_ << buf_;
+    buf_.clear();
+    if (!out_) throw std::ios_base::failure("write");
+  }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::ostream& out_;
+  std::string buf_;
+};
+
+// Pass 2 for JSON and CSV: each point's single-run report, rendered and written in turn.
+void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axes, io::ScenarioSpec& spec, Grid& grid,
+                  std::int64_t points, io::Resolved& r, const Pass1& p, const SweepOutput& output) {
+  Stream s(output.out);
+  const bool json = output.render.format == format::OutputFormat::json;
+  std::string tail;
+  grid.first(spec);
+  for (std::int64_t i = 0; i < points; ++i) {
+    if (i > 0) grid.next(spec);
+    resolve_at(grid, spec, r, cmd.training);
+    r.echo_inputs = json && i == 0;  // the document echoes the first point's inputs, once
+    const format::Report report = cmd.run(r).first;
+    if (!json) {
+      s.add(format::sweep_csv_row(grid.point(), report, i == 0 && output.render.csv_header));
+      continue;
+    }
+    if (i == 0) {
+      std::vector<std::string> names;
+      for (const io::SweepAxis& a : axes) names.emplace_back(a.def->name);
+      std::vector<std::string> notes(r.notes.begin(), r.notes.begin() + static_cast<std::ptrdiff_t>(r.fixed_notes));
+      notes.insert(notes.end(), p.knee_notes.begin(), p.knee_notes.end());
+      format::SweepJsonFrame frame =
+          format::sweep_json_frame(report, names, points, notes, p.warnings.list("warnings"));
+      s.add(frame.head + "\n");
+      tail = "\n  " + frame.tail;
+    }
+    s.add(format::sweep_json_point(grid.point(), report, r.fixed_notes) + (i + 1 < points ? ",\n" : ""));
+  }
+  s.add(tail);
+  s.flush();
+}
+
+}  // namespace
+
+int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
+              const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
+  const std::int64_t points = io::sweep_points(axes);
+  if (output.render.explain) {
+    throw UsageError("--explain: shows the formulas of one run, not a sweep of " + grouped(points) +
+                     " points; run the point to explain alone, one value per flag");
+  }
+  const Compact* compact = compact_of(cmd.name);
+  const bool tabular =
+      output.render.format == format::OutputFormat::table || output.render.format == format::OutputFormat::markdown;
+  if (tabular && compact == nullptr) {
+    throw UsageError("a sweep of " + std::string(cmd.name) + " has no table yet; use --format csv or --format json");
+  }
+  // The model and the accelerator do not change from point to point: resolved once.
+  Grid grid(axes);
+  grid.first(spec);
+  io::Resolved r = io::resolve_fixed(spec, reg, in, cmd.needs_gpu);
+  Pass1 p = check_points(cmd, compact, spec, grid, points, r, tabular);
+  if (output.require_fit && !p.all_fit) {
+    throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
+  }
+  const int exit_code = output.require_fit && !*p.all_fit ? 3 : 0;
+  if (!output.quiet) {
+    for (const std::string& w : p.warnings.list("warnings")) output.err << "roofline: warning: " << w << "\n";
+  }
+  try {
+    if (tabular) {
+      grid.first(spec);
+      resolve_at(grid, spec, r, cmd.training);  // the first point, for the headline and the fixed notes
+      Stream s(output.out);
+      s.add(render_table(cmd, axes, r, p, output.render));
+      s.flush();
+    } else {
+      write_points(cmd, axes, spec, grid, points, r, p, output);
+    }
+  } catch (const std::ios_base::failure&) {
+    output.err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+    return 1;
+  }
+  return exit_code;
+}
+
+}  // namespace roofline::cli

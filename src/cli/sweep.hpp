@@ -1,0 +1,47 @@
+// Sweeps: a command at every point of the grid of its swept inputs (io/sweep.hpp), written as one
+// table, one JSON document or one CSV. Each point is resolved and analysed by the single run's own
+// code: the point's values go through their flags' parsers into the spec, io::resolve_point()
+// resolves them on the model and accelerator resolve_fixed() resolved once, and the command's
+// analysis and views do the rest, so a row equals the single run at that point.
+#pragma once
+
+#include "format/report.hpp"
+#include "io/preset_registry.hpp"
+#include "io/sweep.hpp"
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace roofline::cli {
+
+/// What a sweep needs of the command it runs.
+struct SweepCommand {
+  std::string_view name;
+  unsigned groups = 0;  ///< the command's input groups (io::InputGroup bits), for the headline
+  bool needs_gpu = false;
+  bool training = false;
+  /// The single run's report and capacity verdict at a resolved point: the command's run function.
+  std::function<std::pair<format::Report, std::optional<bool>>(const io::Resolved&)> run;
+};
+
+/// Where and how a sweep writes.
+struct SweepOutput {
+  std::ostream& out;
+  std::ostream& err;
+  format::RenderOptions render;
+  bool quiet = false;
+  bool require_fit = false;
+};
+
+/// Runs `cmd` at every point of the grid of `axes`, the first axis the outermost loop; `spec` holds
+/// the inputs that do not vary. Every point is resolved and checked before anything is written, and
+/// a point's problem names the point. Returns the exit code: 3 when --require-fit is given and a
+/// point does not fit.
+int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
+              const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output);
+
+}  // namespace roofline::cli

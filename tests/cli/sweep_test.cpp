@@ -1,0 +1,286 @@
+// Sweeps: every point equals the single run at that point, in CSV (every column), in JSON (every
+// result), and in the table's compact figures (each the single run's own field); the grid runs
+// the first flag given as the outermost loop.
+#include "cli/app.hpp"
+#include "format/views.hpp"
+
+#include "roofline/analysis.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+using namespace roofline;
+
+namespace {
+
+std::string run_ok(std::vector<std::string> args) {
+  args.emplace_back("-q");
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = cli::run_cli(args, in, out, err, {});
+  INFO(err.str());
+  REQUIRE(code == 0);
+  return out.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream s(text);
+  std::string line;
+  while (std::getline(s, line)) lines.push_back(line);
+  return lines;
+}
+
+// The text after the first `n` comma-separated fields (the point's columns).
+std::string after_fields(const std::string& line, std::size_t n) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n; ++i) at = line.find(',', at) + 1;
+  return line.substr(at);
+}
+
+struct Sweep {
+  std::vector<std::string> command;  ///< the fixed part
+  std::string flag;
+  std::vector<std::string> values;
+};
+
+const std::vector<Sweep>& sweeps() {
+  static const std::vector<Sweep> rows = {
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm"}, "--batch", {"1", "8", "32", "512"}},
+      {{"decode", "llama2-70b", "--gpu", "mi300x", "--gpu-memory", "192GB", "--context", "4096"},
+       "--batch",
+       {"1", "32"}},
+      {{"decode", "mixtral-8x7b", "--gpu", "h200-sxm", "--batch", "16"}, "--context", {"0", "1000", "32768"}},
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "500TFLOP/s"}, "--dtype", {"fp8", "bf16"}},
+      {{"serve", "llama3-8b", "--gpu", "h100-sxm"}, "--prompt", {"128", "2048", "8192"}},
+      {{"serve", "llama3-70b", "--gpu", "h100", "--gpus", "2"}, "--output", {"1", "256", "4096"}},
+      {{"memory", "llama2-70b", "--gpu", "mi300x", "--context", "4096"}, "--batch", {"8", "64"}},
+      {{"memory", "gemma2-9b", "--gpu", "l4", "--reserve", "10%"}, "--kv-dtype", {"bf16", "fp8"}},
+      {{"prefill", "qwen2.5-72b", "--gpu", "mi300x"}, "--prompt", {"1", "2048"}},
+      {{"train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--seq", "4096"}, "--tp", {"1", "4", "8"}},
+      {{"train", "llama3-8b", "--gpu", "h100-sxm", "--zero", "3", "--tokens", "1T"}, "--gpus", {"8", "16"}},
+      {{"train", "mixtral-8x7b", "--gpu", "h100-sxm", "--gpus", "16", "--ep", "8"}, "--micro-batch", {"1", "4"}},
+      {{"kv", "deepseek-v3"}, "--context", {"1", "163840"}},
+      {{"flops", "gpt3-175b"}, "--prompt", {"1", "2048"}},
+      {{"report", "llama3-8b", "--gpu", "a100-80gb-sxm"}, "--batch", {"1", "64"}},
+      {{"params", "llama3-8b"}, "--dtype", {"bf16", "int4"}},
+  };
+  return rows;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep's CSV rows are the single runs' rows, after the point's columns", "[sweep]") {
+  for (const Sweep& s : sweeps()) {
+    std::vector<std::string> args = s.command;
+    args.insert(args.end(), {s.flag, joined(s.values), "--format", "csv"});
+    INFO(joined(args));
+    const std::vector<std::string> rows = lines_of(run_ok(args));
+    REQUIRE(rows.size() == s.values.size() + 1);
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+      std::vector<std::string> single = s.command;
+      single.insert(single.end(), {s.flag, s.values[i], "--format", "csv"});
+      const std::vector<std::string> one = lines_of(run_ok(single));
+      REQUIRE(one.size() == 2);
+      CHECK(rows[0] == "point." + s.flag.substr(2) + "," + one[0]);
+      CHECK(rows[i + 1].substr(0, rows[i + 1].find(',')) == s.values[i]);
+      CHECK(after_fields(rows[i + 1], 1) == one[1]);
+    }
+  }
+}
+
+TEST_CASE("a sweep's JSON points hold the single runs' results", "[sweep]") {
+  for (const Sweep& s : sweeps()) {
+    std::vector<std::string> args = s.command;
+    args.insert(args.end(), {s.flag, joined(s.values), "--format", "json"});
+    INFO(joined(args));
+    const nlohmann::json doc = nlohmann::json::parse(run_ok(args));
+    CHECK(doc.at("schema_version") == 1);
+    CHECK(doc.at("command") == s.command.front());
+    CHECK(doc.at("sweep").at("axes") == nlohmann::json::array({s.flag.substr(2)}));
+    CHECK(doc.at("sweep").at("points") == s.values.size());
+    REQUIRE(doc.at("results").size() == s.values.size());
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+      std::vector<std::string> single = s.command;
+      single.insert(single.end(), {s.flag, s.values[i], "--format", "json"});
+      const nlohmann::json one = nlohmann::json::parse(run_ok(single));
+      const nlohmann::json& point = doc.at("results").at(i);
+      CHECK(point.at("results") == one.at("results"));
+      const nlohmann::json& value = point.at("point").at(s.flag.substr(2));
+      CHECK((value.is_number() ? std::to_string(value.get<std::int64_t>()) : value.get<std::string>()) == s.values[i]);
+      // The document's notes and the point's own make the single run's, the fixed ones once.
+      const nlohmann::json& notes = one.at("notes");
+      for (const auto& n : point.at("notes")) CHECK(std::find(notes.begin(), notes.end(), n) != notes.end());
+      if (i == 0) CHECK(doc.at("inputs") == one.at("inputs"));
+    }
+  }
+}
+
+TEST_CASE("a grid runs the first flag given as the outermost loop", "[sweep]") {
+  const auto first_columns = [](const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    const std::vector<std::string> rows = lines_of(run_ok(args));
+    for (const std::string& r : rows) out.push_back(r.substr(0, r.find(',', r.find(',') + 1)));
+    return out;
+  };
+  CHECK(first_columns({"kv", "llama3-8b", "--batch", "1,2", "--context", "0,1k", "--format", "csv"}) ==
+        std::vector<std::string>{"point.batch,point.context", "1,0", "1,1000", "2,0", "2,1000"});
+  CHECK(first_columns({"kv", "llama3-8b", "--context", "0,1k", "--batch", "1,2", "--format", "csv"}) ==
+        std::vector<std::string>{"point.context,point.batch", "0,1", "0,2", "1000,1", "1000,2"});
+  // --no-header drops the header line only.
+  CHECK(lines_of(run_ok({"kv", "llama3-8b", "--batch", "1..3", "--format", "csv", "--no-header"})).size() == 3);
+}
+
+namespace {
+
+// The row with key `key` ("section.row") in a report.
+const format::Row* row_of(const format::Report& r, const std::string& key) {
+  const std::string section = key.substr(0, key.find('.'));
+  const std::string name = key.substr(key.find('.') + 1);
+  for (const format::Section& s : r.sections) {
+    if (s.key != section) continue;
+    for (const format::Row& row : s.rows) {
+      if (row.key == name) return &row;
+    }
+  }
+  return nullptr;
+}
+
+void check_figures(const format::SweepFigures& f, const format::Report& single) {
+  REQUIRE(f.columns != nullptr);
+  REQUIRE(f.cells.size() == f.columns->size());
+  for (std::size_t c = 0; c < f.cells.size(); ++c) {
+    const std::string key = (*f.columns)[c].key;
+    INFO(key);
+    const format::Row* row = row_of(single, key);
+    REQUIRE(row != nullptr);
+    if (row->absent) {
+      CHECK(std::holds_alternative<std::monostate>(f.cells[c].value));
+    } else {
+      CHECK(f.cells[c].value == row->value);
+      CHECK(f.cells[c].unit == row->unit);
+    }
+  }
+}
+
+io::Resolved resolved(const std::vector<std::pair<const char*, const char*>>& flags, bool training = false) {
+  static const io::PresetRegistry reg({});
+  io::ScenarioSpec spec;
+  io::Diagnostics diag;
+  for (const auto& [name, value] : flags) {
+    if (std::string(name) == "model") {
+      spec.model = value;
+      continue;
+    }
+    for (const io::InputDef& d : io::input_defs()) {
+      if (std::string(d.name) == name) io::set_input(spec, d, value, diag);
+    }
+  }
+  diag.check();
+  std::istringstream in;
+  return io::resolve(spec, reg, in, false, training);
+}
+
+}  // namespace
+
+TEST_CASE("a sweep table's figures are the single run's fields, key by key", "[sweep]") {
+  const io::Resolved d = resolved({{"model", "llama3-8b"}, {"gpu", "h100-sxm"}, {"batch", "512"}, {"context", "0"}});
+  const io::Resolved s = resolved({{"model", "deepseek-v3"}, {"gpu", "mi355x"}, {"prompt", "4096"}});
+  format::SweepFigures f;
+  {
+    const DecodeResult r = analyze_decode(d.scenario);
+    format::Report rep = format::start_report("decode", d, 0);
+    format::add_decode(rep, d, r, false);
+    format::sweep_figures(d, r, f);
+    check_figures(f, rep);
+    REQUIRE(f.knee.has_value());
+    CHECK(f.knee->compute_bound_batch == r.compute_bound_batch);
+    CHECK(f.fits == r.capacity.fits);
+  }
+  {
+    const PrefillResult r = analyze_prefill(s.scenario);
+    format::Report rep = format::start_report("prefill", s, 0);
+    format::add_prefill(rep, s, r, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const ServeResult r = analyze_serve(s.scenario);
+    format::Report rep = format::start_report("serve", s, 0);
+    format::add_serve(rep, s, r, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const CapacityResult r = analyze_capacity(s.scenario);
+    format::Report rep = format::start_report("memory", s, 0);
+    format::add_capacity(rep, s, r, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const KvResult r = analyze_kv(s.scenario);
+    format::Report rep = format::start_report("kv", s, 0);
+    format::add_kv(rep, s, r, false, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const FlopsResult r = analyze_flops(s.scenario);
+    format::Report rep = format::start_report("flops", s, 0);
+    format::add_flops(rep, s, r, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const ParamsResult r = analyze_params(s.scenario);
+    format::Report rep = format::start_report("params", s, 0);
+    format::add_params(rep, s, r, false, false);
+    format::sweep_figures(s, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const io::Resolved t =
+        resolved({{"model", "llama3-70b"}, {"gpu", "h100-sxm"}, {"gpus", "64"}, {"tp", "8"}, {"tokens", "15T"}}, true);
+    const TrainResult r = analyze_train(t.scenario);
+    format::Report rep = format::start_report("train", t, 0);
+    format::add_train(rep, t, r, false);
+    format::sweep_figures(t, r, f);
+    check_figures(f, rep);
+  }
+  {
+    const KvResult kv = analyze_kv(d.scenario);
+    const DecodeResult dr = analyze_decode(d.scenario);
+    const PrefillResult pr = analyze_prefill(d.scenario);
+    const CapacityResult cr = analyze_capacity(d.scenario);
+    format::Report rep = format::start_report("report", d, 0);
+    format::add_kv(rep, d, kv, false, false);
+    format::add_decode(rep, d, dr, false);
+    format::add_prefill(rep, d, pr, false);
+    format::add_capacity(rep, d, cr, false);
+    format::sweep_figures_report(d, kv, &dr, &pr, &cr, f);
+    check_figures(f, rep);
+  }
+}
+
+TEST_CASE("a decode sweep's table marks the knee and the last fit, and says where they are", "[sweep]") {
+  const std::string table = run_ok({"decode", "llama3-8b", "--gpu", "h100-sxm", "--context", "0,1k", "--batch",
+                                    "1..1024*4", "--format", "markdown"});
+  CHECK(table.find("| 0 | 1,024 |") != std::string::npos);
+  CHECK(table.find("compute | yes | knee |") != std::string::npos);
+  CHECK(table.find("| yes | last fit |") != std::string::npos);
+  CHECK(table.find("- context 0: compute-bound from batch 296; no KV at this context, so no KV cap on the batch") !=
+        std::string::npos);
+  CHECK(table.find("- context 1,000: memory-bound at any batch (the KV read grows as fast as the FLOPs); the KV "
+                   "budget caps the batch at 532") != std::string::npos);
+}
