@@ -398,7 +398,8 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
       s.add(frame.head + "\n");
       tail = "\n  " + frame.tail;
     }
-    s.add(format::sweep_json_point(grid.point(), report, r.fixed_notes) + (i + 1 < points ? ",\n" : ""));
+    s.add(format::sweep_json_point(grid.point(), report, r.fixed_notes, output.render.explain) +
+          (i + 1 < points ? ",\n" : ""));
   }
   s.add(tail);
   s.flush();
@@ -409,9 +410,9 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
 int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
               const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
   const std::int64_t points = io::sweep_points(axes);
-  if (output.render.explain) {
-    throw UsageError("--explain: shows the formulas of one run, not a sweep of " + grouped(points) +
-                     " points; run the point to explain alone, one value per flag");
+  if (output.render.explain && output.render.format != format::OutputFormat::json) {
+    throw UsageError("--explain with a sweep of " + grouped(points) +
+                     " points: use --format json, where each point carries its formulas, or run one point alone");
   }
   const Compact* compact = compact_of(cmd.name);
   const bool tabular =

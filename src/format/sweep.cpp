@@ -57,10 +57,12 @@ SweepJsonFrame sweep_json_frame(const Report& first, const std::vector<std::stri
   return {text.substr(0, at + slot.size() - 1), text.substr(at + slot.size() - 1)};
 }
 
-std::string sweep_json_point(const SweepPoint& point, const Report& r, std::size_t skip_notes) {
+std::string sweep_json_point(const SweepPoint& point, const Report& r, std::size_t skip_notes, bool explain) {
   nlohmann::json j;
   j["point"] = point_json(point);
-  j["results"] = results_json(r, nullptr);
+  nlohmann::json formulas = nlohmann::json::object();
+  j["results"] = results_json(r, explain ? &formulas : nullptr);
+  if (explain) j["explain"] = std::move(formulas);
   const auto first_note = r.notes.begin() + static_cast<std::ptrdiff_t>(std::min(skip_notes, r.notes.size()));
   j["notes"] = std::vector<std::string>(first_note, r.notes.end());
   // At the depth of an element of the top-level results array: four spaces.

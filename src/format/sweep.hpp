@@ -28,7 +28,7 @@ SweepJsonFrame sweep_json_frame(const Report& first, const std::vector<std::stri
 
 /// One element of the results array, indented for it, without a separator: the point, the single
 /// run's results, and its notes after the first `skip_notes` (the document holds those once).
-std::string sweep_json_point(const SweepPoint& point, const Report& r, std::size_t skip_notes);
+std::string sweep_json_point(const SweepPoint& point, const Report& r, std::size_t skip_notes, bool explain = false);
 
 /// One CSV row of a sweep: a `point.<flag>` column per swept input, then the single run's columns;
 /// the header line first when `header`.

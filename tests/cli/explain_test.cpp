@@ -303,3 +303,16 @@ TEST_CASE("the substitution evaluator is itself right", "[explain]") {
   CHECK(Arithmetic("min(2, 3) x (1 - 0.5)").evaluate() == 1.0);
   CHECK_THROWS(Arithmetic("2 GB").evaluate());
 }
+
+TEST_CASE("a sweep's JSON explains every point, and each point's substitutions evaluate to its values",
+          "[explain][sweep]") {
+  const std::vector<std::string> args = {"serve",    "llama3-70b", "--gpu",    "h100-sxm", "--tp",    "2",
+                                         "--prompt", "4k",         "--output", "512",      "--batch", "1,8,32"};
+  const nlohmann::json j = run_json(args);
+  REQUIRE(j.at("results").is_array());
+  REQUIRE(j.at("results").size() == 3);
+  for (const auto& point : j.at("results")) {
+    const nlohmann::json one = {{"results", point.at("results")}, {"explain", point.at("explain")}};
+    check_substitutions(one, "serve sweep at " + point.at("point").dump());
+  }
+}

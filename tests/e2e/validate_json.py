@@ -52,6 +52,8 @@ commands = [
     ["layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "decode", "--batch", "1", "--context", "8k", "--explain"],
     ["layer", "deepseek-v3", "--gpu", "h200-sxm", "--phase", "prefill", "--prompt", "4096", "--fused"],
     ["layer", "gemma2-9b", "--gpu", "m4-max", "--batch", "4"],
+    ["serve", "llama3-70b", "--gpu", "h100-sxm", "--tp", "2", "--prompt", "4k", "--output", "512", "--batch", "1,8,32",
+     "--explain"],
     ["gpus"],
     ["models"],
     # Sweeps: results is an array of points, each the single run's sections.
