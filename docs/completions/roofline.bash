@@ -133,7 +133,7 @@ _roofline() {
       --bw-efficiency | --mfu | --hfu | --tp | --pp | --dp | --ep | --pp-chunks | --micro-batch | --seq | \
       --grad-accum | --global-batch | --recompute-every | --tokens | --price | --measured-tokens-per-s | \
       --measured-step-time | --params | --lora | --shard-group | --acceptance | --draft-len | \
-      --concurrency | --kv-block | --shared-prefix | --tpot | --ttft | --link-latency | --link-efficiency | --users | --tokens-per-s | \
+      --concurrency | --kv-block | --shared-prefix | --tpot | --ttft | --link-latency | --link-efficiency | --micro-batches | --users | --tokens-per-s | \
       --gpus | --gpu-memory | --gpu-bandwidth | --gpu-peak | --layers | --hidden | --heads | \
       --kv-heads | --head-dim | --ffn | --vocab | --max-seq-len | --window | --global-every | \
       --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense)

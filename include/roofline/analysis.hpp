@@ -247,8 +247,16 @@ struct DeploymentResult {
   units::Seconds t_alltoall{};        ///< all of one stage's
   units::Bytes hop_bytes{};           ///< one stage hand-off: B d e
   units::Seconds t_hop{};
-  units::Seconds t_step{};  ///< p (t_stage + t_allreduce + t_alltoall) + (p - 1) t_hop
-  double comm_share = 0.0;  ///< communication / step
+  units::Seconds t_step{};         ///< p (t_stage + t_allreduce + t_alltoall) + (p - 1) t_hop
+  double comm_share = 0.0;         ///< communication / step
+  std::int64_t micro_batches = 1;  ///< M batches in flight (each holds its cache on every stage)
+  double layers_per_stage = 0.0;
+  units::Bytes first_stage_required{};  ///< first-stage weights + M B kv + R
+  units::Bytes last_stage_required{};   ///< last-stage weights + M B kv + R
+  units::Seconds slot{};                ///< t_stage + t_all-reduce + t_all-to-all + t_hop
+  units::Seconds interval{};            ///< a batch's token interval with M in flight: max(M, p) slots
+  double idle_share = 0.0;              ///< 1 - M / max(M, p)
+  double tokens_per_s_pipelined = 0.0;  ///< M B / interval, one replica
   double tokens_per_s_replica = 0.0;
   double tokens_per_s = 0.0;  ///< all d replicas
   units::BytesPerSecond link{};

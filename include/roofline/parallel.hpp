@@ -26,6 +26,18 @@ constexpr units::Seconds pipeline_latency(double p, units::Seconds stage, units:
   return stage * p + hop * (p - 1.0);
 }
 
+/// Autoregressive decode through p stages with M batches in flight: a batch's next token waits for
+/// it to pass all p stages, and a stage serves the M batches in turn, so each batch steps every
+/// max(M, p) slots, t_slot a stage's step with its hand-off  [NA21 §2.2] (derived)
+constexpr units::Seconds pipelined_decode_interval(double micro_batches, double p, units::Seconds slot) {
+  return slot * std::max(micro_batches, p);
+}
+
+/// The share of its time each stage idles: 1 - M / max(M, p), zero once M >= p  (derived)
+constexpr double pipelined_decode_idle(double micro_batches, double p) {
+  return 1.0 - micro_batches / std::max(micro_batches, p);
+}
+
 /// One stage-to-stage hand-off of M bytes: alpha + M / BW  [TH05 §4]
 constexpr units::Seconds point_to_point_time(units::Bytes message, units::BytesPerSecond link, units::Seconds latency) {
   return latency + message / link;

@@ -27,9 +27,10 @@ struct Deployment {
   std::int64_t data = 1;      ///< d
   std::int64_t expert = 1;    ///< e (MoE experts split over e ranks)
   bool sequence_parallel = false;
-  bool explicit_layout = false;   ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
-  units::Seconds link_latency{};  ///< per hop of a collective (0: bandwidth only)
-  double link_efficiency = 1.0;   ///< achieved / peak link bandwidth in collectives
+  bool explicit_layout = false;    ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
+  units::Seconds link_latency{};   ///< per hop of a collective (0: bandwidth only)
+  double link_efficiency = 1.0;    ///< achieved / peak link bandwidth in collectives
+  std::int64_t micro_batches = 1;  ///< M: batches in flight through a serving pipeline
 };
 
 enum class CapacitySource { device, override_bytes };

@@ -538,6 +538,10 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
   }
   if (spec.link_latency) sc.deployment.link_latency = units::Seconds{*spec.link_latency};
   sc.deployment.link_efficiency = spec.link_efficiency.value_or(1.0);
+  sc.deployment.micro_batches = spec.micro_batches.value_or(1);
+  if (spec.micro_batches && *spec.micro_batches > 1 && sc.deployment.pipeline == 1) {
+    diag.usage("--micro-batches: batches in flight need a pipeline, --pp 2 or more");
+  }
   sc.serving = {.concurrency = spec.concurrency,
                 .kv_block = spec.kv_block.value_or(16),
                 .shared_prefix = spec.shared_prefix.value_or(0),

@@ -255,6 +255,9 @@ const std::vector<InputDef> kInputs = {
        if (!(e > 0.0)) throw InputError("\"" + t + "\" must be above 0");
        s.link_efficiency = e;
      }},
+    {"micro-batches", nullptr, kLink, "M",
+     "Batches in flight through a serving pipeline (--pp), each holding its cache on every stage [default: 1]",
+     [](ScenarioSpec& s, const std::string& t) { s.micro_batches = positive_count(t); }},
     {"link-latency", nullptr, kLink, "SECONDS",
      "Latency per hop of a collective or a stage hand-off (5us) [default: 0, bandwidth only]",
      [](ScenarioSpec& s, const std::string& t) { s.link_latency = parse_seconds(t); }},

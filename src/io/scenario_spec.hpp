@@ -107,6 +107,7 @@ struct ScenarioSpec {
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
   std::optional<double> link_latency, link_efficiency;
+  std::optional<std::int64_t> micro_batches;
   std::optional<std::int64_t> users;
   std::optional<double> tokens_per_s_per_user;
   // speculative decoding

@@ -258,6 +258,7 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "plan_best.layout",
                                         "deployment.capacity_bytes_per_device",
                                         "deployment.expert_parallel",
+                                        "deployment.micro_batches",
                                         "steady_state.kv_block_tokens",
                                         "steady_state.concurrency_sequences",
                                         "speculative.draft",

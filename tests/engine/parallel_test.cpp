@@ -113,3 +113,15 @@ TEST_CASE("plan: every layout's groups and devices follow from the users per gro
     if (rows[i - 1].feasible() && rows[i].feasible()) CHECK(rows[i - 1].devices <= rows[i].devices);
   }
 }
+
+TEST_CASE("decode through a pipeline with M batches in flight: max(M, p) slots a token [NA21-2.2]", "[parallel]") {
+  struct Row {
+    double m, p, interval_slots, idle;
+  };
+  const Row rows[] = {{1, 4, 4, 0.75}, {2, 4, 4, 0.5}, {4, 4, 4, 0.0}, {8, 4, 8, 0.0}, {1, 1, 1, 0.0}};
+  for (const Row& r : rows) {
+    INFO("M = " << r.m << ", p = " << r.p);
+    CHECK(pipelined_decode_interval(r.m, r.p, units::Seconds{1e-3}).base() == r.interval_slots * 1e-3);
+    CHECK(pipelined_decode_idle(r.m, r.p) == r.idle);
+  }
+}

@@ -102,7 +102,14 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.kv_per_sequence_per_device = r.kv_per_sequence * r.kv_share;
   r.capacity_per_device = hw.memory_capacity;
   r.reserve_per_device = w.reserve;
-  r.required_per_device = r.weights_per_device + r.kv_per_sequence_per_device * batch + r.reserve_per_device;
+  // Every batch in flight keeps its cache on every stage.
+  r.micro_batches = dep.micro_batches;
+  const auto in_flight = batch * static_cast<double>(dep.micro_batches);
+  r.layers_per_stage = static_cast<double>(m.n_layers) / p;
+  const units::Bytes kv_held = r.kv_per_sequence_per_device * in_flight + r.reserve_per_device;
+  r.first_stage_required = weight_bytes(d.params.first_stage, w.weight_bits) + kv_held;
+  r.last_stage_required = weight_bytes(d.params.last_stage, w.weight_bits) + kv_held;
+  r.required_per_device = r.weights_per_device + r.kv_per_sequence_per_device * in_flight + r.reserve_per_device;
   r.fits = r.required_per_device <= r.capacity_per_device;
   r.max_sequences =
       max_concurrency(r.capacity_per_device, r.weights_per_device, r.reserve_per_device, r.kv_per_sequence_per_device);
@@ -143,6 +150,12 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce + r.t_alltoall, r.t_hop);
   r.comm_share = (((r.t_allreduce + r.t_alltoall) * p + r.t_hop * (p - 1.0)) / r.t_step);
   r.tokens_per_s_replica = batch / r.t_step.base();
+  // M batches in flight keep the stages busy once M >= p.
+  const auto mb = static_cast<double>(dep.micro_batches);
+  r.slot = r.t_stage + r.t_allreduce + r.t_alltoall + r.t_hop;
+  r.interval = pipelined_decode_interval(mb, p, r.slot);
+  r.idle_share = pipelined_decode_idle(mb, p);
+  r.tokens_per_s_pipelined = mb * batch / r.interval.base();
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 
   if (search_smallest) r.smallest_fitting = smallest_fitting_layout(s, r.kv_per_sequence);

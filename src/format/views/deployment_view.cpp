@@ -45,13 +45,25 @@ const std::vector<Field<D>> kDeployment = {
     {"kv_bytes_per_sequence_per_device", "KV per sequence per device", "S000-eq1.1", "M_KV(T) x share",
      [](const D& x) { return cell(x.r.kv_per_sequence_per_device); },
      [](const D& x) { return fmt::format("{} x {}", num(x.r.kv_per_sequence), num(x.r.kv_share)); }},
-    {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + B M_KV,dev + R",
+    {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + M B M_KV,dev + R",
      [](const D& x) { return cell(x.r.required_per_device); },
      [](const D& x) {
-       return fmt::format("{} + {} x {} + {}", num(x.r.weights_per_device), x.r.batch,
+       return fmt::format("{} + {} x {} x {} + {}", num(x.r.weights_per_device), x.r.micro_batches, x.r.batch,
                           num(x.r.kv_per_sequence_per_device), num(x.r.reserve_per_device));
      },
-     [](const D& x) { return fmt::format("batch {} per replica", grouped(x.r.batch)); }},
+     [](const D& x) {
+       return x.r.micro_batches > 1 ? fmt::format("{} batches of {} in flight", x.r.micro_batches, grouped(x.r.batch))
+                                    : fmt::format("batch {} per replica", grouped(x.r.batch));
+     }},
+    {"layers_per_stage", "layers per stage", "NA21-2.2", "L / p",
+     [](const D& x) { return number(x.r.layers_per_stage); },
+     [](const D& x) { return fmt::format("{} / {}", x.in.scenario.model.n_layers, x.r.pipeline); }, nullptr, pipelined},
+    {"first_stage_required_bytes", "  first stage needs", "S003-3.4", "M_w,first + M B M_KV,dev + R",
+     [](const D& x) { return cell(x.r.first_stage_required); }, nullptr,
+     [](const D&) { return std::string("the embedding"); }, pipelined},
+    {"last_stage_required_bytes", "  last stage needs", "S003-3.4", "M_w,last + M B M_KV,dev + R",
+     [](const D& x) { return cell(x.r.last_stage_required); }, nullptr,
+     [](const D&) { return std::string("the head"); }, pipelined},
     {"capacity_bytes_per_device", "capacity per device", "", "",
      [](const D& x) { return cell(x.r.capacity_per_device); }},
     {"fits_per_device", "fits on every device", "S003-3.4", "needed <= C", [](const D& x) { return cell(x.r.fits); },
@@ -122,6 +134,23 @@ const std::vector<Field<D>> kDeployment = {
     {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
      [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
      [](const D& x) { return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica)); }},
+    {"micro_batches", "batches in flight M", "", "", [](const D& x) { return cell(x.r.micro_batches); }, nullptr,
+     nullptr, pipelined},
+    {"pipelined_interval_s", "  a batch's token interval", "NA21-2.2", "max(M, p) (t_stage + t_comm + t_hop)",
+     [](const D& x) { return cell(x.r.interval); },
+     [](const D& x) {
+       return fmt::format("max({}, {}) x ({} + {} + {} + {})", x.r.micro_batches, x.r.pipeline, num(x.r.t_stage),
+                          num(x.r.t_allreduce), num(x.r.t_alltoall), num(x.r.t_hop));
+     },
+     nullptr, pipelined},
+    {"pipelined_idle_fraction", "  each stage idle", "NA21-2.2", "1 - M / max(M, p)",
+     [](const D& x) { return cell(units::Fraction{x.r.idle_share}); },
+     [](const D& x) { return fmt::format("1 - {} / max({}, {})", x.r.micro_batches, x.r.micro_batches, x.r.pipeline); },
+     nullptr, pipelined},
+    {"pipelined_tokens_per_s", "  tokens/s per replica, M in flight", "S003-2.5", "M B / interval",
+     [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s_pipelined}); },
+     [](const D& x) { return fmt::format("{} x {} / {}", x.r.micro_batches, x.r.batch, num(x.r.interval)); }, nullptr,
+     pipelined},
 };
 
 }  // namespace
