@@ -467,7 +467,8 @@ const std::vector<SweepColumn> kMemorySweep = {{"capacity.required_bytes", "need
                                                {"capacity.max_concurrent_sequences", "most sequences"},
                                                {"capacity.max_context_tokens", "longest context"},
                                                {"capacity.devices_needed", "devices needed"}};
-const std::vector<SweepColumn> kDecodeSweep = {{"decode.step_time_s", "step floor"},
+const std::vector<SweepColumn> kDecodeSweep = {{"decode.weight_bytes_per_step", "weights read"},
+                                               {"decode.step_time_s", "step floor"},
                                                {"decode.decode_tokens_per_s_per_sequence", "per sequence"},
                                                {"decode.decode_tokens_per_s", "aggregate"},
                                                {"decode.bound", "bound"},
@@ -499,6 +500,7 @@ void sweep_figures(const io::Resolved& in, const CapacityResult& r, SweepFigures
 }
 
 void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& f) {
+  static const Field<D>& weights = field_named(kDecode, "weight_bytes_per_step");
   static const Field<D>& step = field_named(kDecode, "step_time_s");
   static const Field<D>& per_sequence = field_named(kDecode, "decode_tokens_per_s_per_sequence");
   static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
@@ -506,8 +508,8 @@ void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& 
   static const Field<C>& fits = field_named(kFit, "fits");
   const D d{in, r};
   f.columns = &kDecodeSweep;
-  f.cells = {cell_of(step, d), cell_of(per_sequence, d), cell_of(aggregate, d), cell_of(bound, d),
-             cell_of(fits, C{in, r.capacity})};
+  f.cells = {cell_of(weights, d),   cell_of(step, d),  cell_of(per_sequence, d),
+             cell_of(aggregate, d), cell_of(bound, d), cell_of(fits, C{in, r.capacity})};
   f.fits = r.capacity.fits;
   SweepFigures::Knee k;
   k.context = r.context;
