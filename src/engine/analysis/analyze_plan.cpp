@@ -30,10 +30,6 @@ units::Seconds prefill_floor(const Scenario& s, std::int64_t t) {
   return roofline_time(f, q, peak, hw.memory_bandwidth * (w.bw_efficiency * devices));
 }
 
-}  // namespace
-
-namespace {
-
 // The most sequences, up to `cap`, whose step meets the target: the step grows with n.
 std::int64_t most_within(Scenario& probe, std::int64_t cap, units::Seconds target) {
   std::int64_t lo = 1;
