@@ -11,6 +11,7 @@
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -47,6 +48,18 @@ constexpr LoraTargets operator&(LoraTargets a, LoraTargets b) {
 }
 /// True when `set` holds any matrix of `t`.
 constexpr bool has_target(LoraTargets set, LoraTargets t) { return (set & t) != LoraTargets::none; }
+
+/// The matrices of a layer by name, in layer order, and the experts' switch.
+struct LoraTargetName {
+  std::string_view name;
+  LoraTargets target{};
+};
+inline constexpr std::array kLoraMatrixTargets = {
+    LoraTargetName{"q", LoraTargets::q},       LoraTargetName{"k", LoraTargets::k},
+    LoraTargetName{"v", LoraTargets::v},       LoraTargetName{"o", LoraTargets::o},
+    LoraTargetName{"gate", LoraTargets::gate}, LoraTargetName{"up", LoraTargets::up},
+    LoraTargetName{"down", LoraTargets::down}, LoraTargetName{"experts", LoraTargets::experts},
+};
 
 /// A comma list of q, k, v, o, gate, up, down and the set names qv, attention, mlp, all; naming an
 /// MLP matrix adapts the experts' too unless `no-experts` is in the list. None when the list is

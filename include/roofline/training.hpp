@@ -26,34 +26,6 @@ constexpr units::Seconds time_to_train(units::Flop compute, double devices, unit
   return compute / (achieved_per_device * devices);
 }
 
-/// FLOPs executed per training token: 3 C_fwd + recomputation (selective: the attention core's
-/// forward A; full: C_fwd + A), attention in the training pass counted as 3 A  [KO22 §5] [CH22 App. B]
-constexpr units::Flop executed_training_flops(units::Flop forward, units::Flop attention, Recompute r) {
-  const units::Flop base = (forward + attention) * 3.0;
-  switch (r) {
-    case Recompute::none:
-      return base;
-    case Recompute::selective:
-      return base + attention;
-    case Recompute::full:
-      return base + forward + attention;
-  }
-  return base;
-}
-
-/// PaLM's model FLOPs per token, attention included: 6 N + 12 L H Q T  [CH22 App. B]
-constexpr units::Flop palm_model_flops_per_token(double params, double layers, double heads, double head_dim,
-                                                 double seq) {
-  return units::Flop{6.0 * params + 12.0 * layers * heads * head_dim * seq};
-}
-
-/// Which FLOPs count as the model's for MFU and for a step time at a stated MFU.
-enum class ModelFlopsConvention {
-  six_n,     ///< 6 N per token  [KA20 §2.1]
-  palm,      ///< 6 N + 12 L H Q T per token  [CH22 App. B]
-  megatron,  ///< 72 B s L h^2 (1 + s/(6h) + V/(12 h L)) per step  [NA21 §5.1]
-};
-
 /// FLOPs executed per token of a step whose weight FLOPs are C_step (6N; LoRA 4N + 6N_lora) and
 /// forward C_fwd: C_step + 3 A + recomputation (selective A, full C_fwd + A)  [KO22 §5] [HU21 §4.2]
 constexpr units::Flop executed_step_flops(units::Flop step, units::Flop forward, units::Flop attention, Recompute r) {
@@ -68,6 +40,25 @@ constexpr units::Flop executed_step_flops(units::Flop step, units::Flop forward,
   }
   return base;
 }
+
+/// FLOPs executed per training token: 3 C_fwd + recomputation (selective: the attention core's
+/// forward A; full: C_fwd + A), attention in the training pass counted as 3 A  [KO22 §5] [CH22 App. B]
+constexpr units::Flop executed_training_flops(units::Flop forward, units::Flop attention, Recompute r) {
+  return executed_step_flops(forward * 3.0, forward, attention, r);
+}
+
+/// PaLM's model FLOPs per token, attention included: 6 N + 12 L H Q T  [CH22 App. B]
+constexpr units::Flop palm_model_flops_per_token(double params, double layers, double heads, double head_dim,
+                                                 double seq) {
+  return units::Flop{6.0 * params + 12.0 * layers * heads * head_dim * seq};
+}
+
+/// Which FLOPs count as the model's for MFU and for a step time at a stated MFU.
+enum class ModelFlopsConvention {
+  six_n,     ///< 6 N per token  [KA20 §2.1]
+  palm,      ///< 6 N + 12 L H Q T per token  [CH22 App. B]
+  megatron,  ///< 72 B s L h^2 (1 + s/(6h) + V/(12 h L)) per step  [NA21 §5.1]
+};
 
 /// MFU = 6 N tokens_per_s / (G P_peak)  [CH22 App. B]
 constexpr double model_flops_utilisation(double params, double tokens_per_s, double devices,

@@ -10,23 +10,13 @@ namespace {
 
 using i64 = std::int64_t;
 
-struct TargetName {
-  std::string_view name;
-  LoraTargets targets;
-};
-
-constexpr std::array kTargetNames = {
-    TargetName{"q", LoraTargets::q},
-    TargetName{"k", LoraTargets::k},
-    TargetName{"v", LoraTargets::v},
-    TargetName{"o", LoraTargets::o},
-    TargetName{"gate", LoraTargets::gate},
-    TargetName{"up", LoraTargets::up},
-    TargetName{"down", LoraTargets::down},
-    TargetName{"qv", LoraTargets::qv},
-    TargetName{"attention", LoraTargets::attention},
-    TargetName{"mlp", LoraTargets::mlp},
-    TargetName{"all", LoraTargets::all},
+// The named sets; the single matrices are kLoraMatrixTargets (experts is not a name: it follows
+// the MLP matrices unless "no-experts").
+constexpr std::array kTargetSets = {
+    LoraTargetName{"qv", LoraTargets::qv},
+    LoraTargetName{"attention", LoraTargets::attention},
+    LoraTargetName{"mlp", LoraTargets::mlp},
+    LoraTargetName{"all", LoraTargets::all},
 };
 
 constexpr std::string_view kNoExperts = "no-experts";
@@ -39,8 +29,11 @@ constexpr std::string_view trimmed(std::string_view s) {
 }
 
 constexpr std::optional<LoraTargets> target_named(std::string_view name) {
-  for (const TargetName& t : kTargetNames) {
-    if (t.name == name) return t.targets;
+  for (const LoraTargetName& t : kLoraMatrixTargets) {
+    if (t.name == name && t.target != LoraTargets::experts) return t.target;
+  }
+  for (const LoraTargetName& t : kTargetSets) {
+    if (t.name == name) return t.target;
   }
   return std::nullopt;
 }

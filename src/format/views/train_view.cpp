@@ -40,13 +40,11 @@ Cell count_or_number(double v) { return v == std::floor(v) ? cell(static_cast<st
 
 std::string fine_tuning_name(const T& x) {
   if (!x.r.lora) return "";
-  constexpr std::array kNames = {std::pair{LoraTargets::q, "q"},       std::pair{LoraTargets::k, "k"},
-                                 std::pair{LoraTargets::v, "v"},       std::pair{LoraTargets::o, "o"},
-                                 std::pair{LoraTargets::gate, "gate"}, std::pair{LoraTargets::up, "up"},
-                                 std::pair{LoraTargets::down, "down"}};
   std::string targets;
-  for (const auto& [bit, name] : kNames) {
-    if (has_target(x.t().lora->targets, bit)) targets += (targets.empty() ? "" : ",") + std::string(name);
+  for (const LoraTargetName& t : kLoraMatrixTargets) {
+    if (t.target != LoraTargets::experts && has_target(x.t().lora->targets, t.target)) {
+      targets += (targets.empty() ? "" : ",") + std::string(t.name);
+    }
   }
   if ((x.t().lora->targets & LoraTargets::all) == LoraTargets::all) targets = "all linear";
   return fmt::format("{} r={} on {}", x.t().lora->qlora ? "QLoRA" : "LoRA", x.r.adapters.rank, targets);
@@ -672,12 +670,8 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
   if (t.lora) {
     lora = {{"rank", t.lora->rank}, {"qlora", t.lora->qlora}};
     nlohmann::json targets = nlohmann::json::array();
-    constexpr std::array kNames = {std::pair{LoraTargets::q, "q"},       std::pair{LoraTargets::k, "k"},
-                                   std::pair{LoraTargets::v, "v"},       std::pair{LoraTargets::o, "o"},
-                                   std::pair{LoraTargets::gate, "gate"}, std::pair{LoraTargets::up, "up"},
-                                   std::pair{LoraTargets::down, "down"}, std::pair{LoraTargets::experts, "experts"}};
-    for (const auto& [bit, name] : kNames) {
-      if (has_target(t.lora->targets, bit)) targets.push_back(name);
+    for (const LoraTargetName& n : kLoraMatrixTargets) {
+      if (has_target(t.lora->targets, n.target)) targets.push_back(n.name);
     }
     lora["targets"] = targets;
   }
