@@ -266,6 +266,18 @@ struct DeploymentResult {
   };
   std::optional<Layout> smallest_fitting;  ///< least t p with t | h (KV heads split first), p | L
 };
+/// A tensor x pipeline split a model allows.
+struct LayoutCandidate {
+  std::int64_t tensor = 1, pipeline = 1;
+  bool replicates_kv = false;  ///< t > h_kv: ranks keep copies of a KV head
+};
+
+/// Every t x p with t | h (KV heads split over t, or t a multiple of h_kv so each rank copies one;
+/// MLA's latent always splits), p | L and t p <= max_devices, in the order the searches want: the
+/// fewest devices, KV heads split before replicated, then the fewest stages. Divisors only, so a
+/// few hundred at most; a model known by N alone allows 1 x 1.
+std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::int64_t max_devices);
+
 /// Inference on the layout t x p (x d replicas, e expert ranks) at the scenario's batch (per
 /// replica) and context: per-device memory and fit, and the decode step with its collectives
 DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest = true);

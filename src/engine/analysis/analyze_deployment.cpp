@@ -40,39 +40,37 @@ bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_
   return need <= s.accelerator->hw.memory_capacity;
 }
 
-// The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
-// before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
+// The least t p that fits.
 std::optional<DeploymentResult::Layout> smallest_fitting_layout(const Scenario& s, units::Bytes kv_per_sequence) {
   const ModelConfig& m = s.model;
-  // The least t p that fits: t dividing the heads, p the layers; among equal t p, KV heads split
-  // before replicated, then the fewest stages. Divisors only: at most a few hundred candidates.
-  struct Candidate {
-    std::int64_t t, p;
-    bool replicates;
-  };
-  std::vector<Candidate> candidates;
-  for (std::int64_t tt = 1; tt <= m.n_heads; ++tt) {
-    if (m.n_heads % tt != 0) continue;
-    const bool splits = m.mla.enabled() || m.n_kv_heads % tt == 0;
-    if (!splits && tt % m.n_kv_heads != 0) continue;
-    for (std::int64_t pp = 1; pp <= m.n_layers; ++pp) {
-      if (m.n_layers % pp == 0) candidates.push_back({tt, pp, !splits});
-    }
-  }
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.t * a.p != b.t * b.p) return a.t * a.p < b.t * b.p;
-    if (a.replicates != b.replicates) return !a.replicates;
-    return a.p < b.p;
-  });
-  for (const Candidate& c : candidates) {
-    if (fits_on(s, c.t, c.p, kv_per_sequence)) {
-      return DeploymentResult::Layout{c.t, c.p};
-    }
+  for (const LayoutCandidate& c : tensor_pipeline_layouts(m, m.n_heads * m.n_layers)) {
+    if (fits_on(s, c.tensor, c.pipeline, kv_per_sequence)) return DeploymentResult::Layout{c.tensor, c.pipeline};
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::int64_t max_devices) {
+  const std::int64_t heads = std::max<std::int64_t>(1, m.n_heads);
+  const std::int64_t layers = std::max<std::int64_t>(1, m.n_layers);
+  const std::int64_t kv_heads = std::max<std::int64_t>(1, m.n_kv_heads);
+  std::vector<LayoutCandidate> out;
+  for (std::int64_t t = 1; t <= heads && t <= max_devices; ++t) {
+    if (heads % t != 0) continue;
+    const bool splits = m.mla.enabled() || kv_heads % t == 0;
+    if (!splits && t % kv_heads != 0) continue;
+    for (std::int64_t p = 1; p <= layers && t * p <= max_devices; ++p) {
+      if (layers % p == 0) out.push_back({t, p, !splits});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const LayoutCandidate& a, const LayoutCandidate& b) {
+    if (a.tensor * a.pipeline != b.tensor * b.pipeline) return a.tensor * a.pipeline < b.tensor * b.pipeline;
+    if (a.replicates_kv != b.replicates_kv) return !a.replicates_kv;
+    return a.pipeline < b.pipeline;
+  });
+  return out;
+}
 
 DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const ModelConfig& m = s.model;

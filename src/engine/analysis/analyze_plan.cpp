@@ -99,12 +99,8 @@ std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in) {
   std::vector<PlanRow> rows;
   const units::Seconds rate_step{1.0 / in.tokens_per_s_per_user};
   const units::Seconds target = in.tpot_s ? std::min(rate_step, units::Seconds{*in.tpot_s}) : rate_step;
-  for (std::int64_t t = 1; t <= m.n_heads; ++t) {
-    if (m.n_heads % t != 0) continue;
-    if (!m.mla.enabled() && m.n_kv_heads % t != 0 && t % m.n_kv_heads != 0) continue;
-    for (std::int64_t p = 1; p <= m.n_layers && t * p <= in.max_group_devices; ++p) {
-      if (m.n_layers % p == 0) rows.push_back(plan_row(s, in, t, p, target));
-    }
+  for (const LayoutCandidate& c : tensor_pipeline_layouts(m, in.max_group_devices)) {
+    rows.push_back(plan_row(s, in, c.tensor, c.pipeline, target));
   }
   // Feasible layouts first, the fewest devices (the cheapest) first, then the smaller group.
   std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {

@@ -341,12 +341,6 @@ std::optional<std::int64_t> largest_fitting_input(const Scenario& s, int cap_log
       cap_log2);
 }
 
-// A layout t x p x d over the same G that the model's heads, layers and experts allow.
-bool allowed(const ModelConfig& m, std::int64_t t, std::int64_t p, std::int64_t v) {
-  if (m.n_heads % t != 0 || m.n_layers % (p > 1 ? p * v : 1) != 0) return false;
-  return m.mla.enabled() || m.n_kv_heads % t == 0 || t % m.n_kv_heads == 0;
-}
-
 }  // namespace
 
 TrainResult analyze_train(const Scenario& s) {
@@ -357,29 +351,21 @@ TrainResult analyze_train(const Scenario& s) {
     r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, 24);
   }
   // The smallest model-parallel size t p that fits (fewest devices per replica; among those, KV
-  // heads split rather than replicated, then the fewest pipeline stages).
+  // heads split rather than replicated, then the fewest pipeline stages). The candidates divide
+  // the heads and the layers, so the search stays bounded whatever G is.
   Scenario probe = s;
   const std::int64_t g = s.deployment.devices;
+  const std::int64_t v = s.training.pipeline_chunks;
   std::optional<TrainResult::Layout> best;
-  // t divides the heads and p the layers, so t p never needs to pass heads x layers: the search
-  // stays bounded whatever G is.
-  const std::int64_t limit =
-      std::min(g, std::max<std::int64_t>(1, s.model.n_heads) * std::max<std::int64_t>(1, s.model.n_layers));
-  for (std::int64_t tp = 1; tp <= limit && !best; ++tp) {
-    if (g % tp != 0) continue;
-    // Splitting the KV heads before replicating them, then the larger t (fewer pipeline stages).
-    for (const bool replicate : {false, true}) {
-      for (std::int64_t t = tp; t >= 1 && !best; --t) {
-        const std::int64_t p = tp / t;
-        if (tp % t != 0 || !allowed(s.model, t, p, s.training.pipeline_chunks)) continue;
-        const bool splits_kv = s.model.mla.enabled() || s.model.n_kv_heads % t == 0;
-        if (splits_kv == replicate) continue;
-        probe.deployment.tensor = t;
-        probe.deployment.pipeline = p;
-        probe.deployment.data = g / tp;
-        if (fits_at(probe)) best = TrainResult::Layout{t, p, g / tp};
-      }
-      if (best) break;
+  for (const LayoutCandidate& c : tensor_pipeline_layouts(s.model, g)) {
+    const std::int64_t tp = c.tensor * c.pipeline;
+    if (g % tp != 0 || (c.pipeline > 1 && s.model.n_layers % (c.pipeline * v) != 0)) continue;
+    probe.deployment.tensor = c.tensor;
+    probe.deployment.pipeline = c.pipeline;
+    probe.deployment.data = g / tp;
+    if (fits_at(probe)) {
+      best = TrainResult::Layout{c.tensor, c.pipeline, g / tp};
+      break;
     }
   }
   r.smallest_fitting_layout = best;
