@@ -610,6 +610,12 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
   note_fit(rep, r.capacity, "these latency floors");
   rep.sections.push_back(
       make_section("steady_state", "A server at steady state (continuous batching)", kSteady, S{in, r}, explain));
+  const auto& asked = in.scenario.serving.concurrency;
+  if (asked && r.max_concurrency && *asked > *r.max_concurrency) {
+    rep.warnings.push_back(fmt::format(
+        "--concurrency {}: the KV budget holds {} sequences; the steady state is for a server that cannot run as given",
+        grouped(*asked), grouped(*r.max_concurrency)));
+  }
 }
 
 }  // namespace roofline::format
