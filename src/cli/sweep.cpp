@@ -362,6 +362,7 @@ class Stream {
   }
   void flush() {
     out_ << buf_;
+    out_.flush();  // a full disk shows only when the stream's buffer is written
     buf_.clear();
     if (!out_) throw std::ios_base::failure("write");
   }

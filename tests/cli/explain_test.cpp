@@ -158,6 +158,8 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"train", "gpt2", "--gpu", "a100-80gb-sxm", "--gpus", "64", "--mfu", "40%", "--tokens", "1T",
      "--measured-tokens-per-s", "1e5", "--recompute", "full"},
     {"kv", "deepseek-v3", "--context", "32Ki", "--batch", "16"},
+    {"decode", "llama3-70b", "--gpu", "h100-sxm", "--tp", "4", "--pp", "2", "--micro-batches", "2", "--batch", "16"},
+    {"serve", "llama3-8b", "--gpu", "h100-sxm", "--tpot", "20ms", "--draft", "llama3-8b", "--concurrency", "64"},
     {"decode", "mixtral-8x7b", "--gpu", "h100-sxm", "--tp", "2", "--ep", "4", "--gpus", "8", "--batch", "32",
      "--context", "4k", "--link-latency", "5us"},
     {"serve", "llama3-8b", "--gpu", "h100-sxm", "--prompt", "1024", "--output", "256", "--tpot", "20ms",
