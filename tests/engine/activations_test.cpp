@@ -263,7 +263,7 @@ TEST_CASE("layer widths: what each kept tensor spans per token [KO22 §4.1] [DS2
   ds.head_dim = 192;
   ds.d_ff = 18'432;
   ds.mla = {
-      .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128};
+      .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_rope_head_dim = 64, .qk_nope_head_dim = 128, .v_head_dim = 128};
   ds.moe.n_experts = 256;
   ds.moe.top_k = 8;
   ds.moe.d_ff_expert = 2048;
