@@ -83,12 +83,13 @@ constexpr units::Bytes unused_bytes(units::Bytes capacity, units::Bytes required
 
 /// A capacity split into its terms: weights, the batch's KV cache, the reserve, and what is left.
 struct MemoryBreakdown {
-  units::Bytes capacity{};  ///< C, all devices
-  units::Bytes weights{};   ///< M_w
-  units::Bytes kv{};        ///< B M_KV(T)
-  units::Bytes reserve{};   ///< R, all devices
-  units::Bytes required{};  ///< M_w + R + B M_KV(T)
-  units::Bytes unused{};    ///< C - required (negative: over capacity by that much)
+  units::Bytes capacity{};   ///< C, all devices
+  units::Bytes weights{};    ///< M_w
+  units::Bytes kv{};         ///< B M_KV(T)
+  units::Bytes reserve{};    ///< R, all devices
+  units::Bytes required{};   ///< M_w + R + B M_KV(T)
+  units::Bytes unused{};     ///< C - required (negative: over capacity by that much)
+  std::int64_t devices = 1;  ///< G: capacity and reserve are of all of them
   std::int64_t batch = 1;
   std::int64_t context = 0;
   bool fits = false;

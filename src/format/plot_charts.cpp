@@ -230,7 +230,9 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
 Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& gpus, UnitSystem units) {
   Chart c;
   std::vector<std::string> names;
-  for (const MemorySeries& g : gpus) names.push_back(g.gpu);
+  for (const MemorySeries& g : gpus) {
+    names.push_back(device_name(g.gpu, g.checks.empty() ? 1 : g.checks.front().devices));
+  }
   c.title = "Memory: " + first.model_label + " on " + joined_names(names);
   const std::int64_t context = gpus.empty() || gpus.front().checks.empty() ? 0 : gpus.front().checks.front().context;
   c.subtitle = "KV cache at context " + grouped(context) + " tokens a sequence; " + types_line(first);
@@ -269,7 +271,9 @@ Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& g
 Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gpus) {
   Chart c;
   std::vector<std::string> names;
-  for (const DecodeCurve& g : gpus) names.push_back(g.gpu);
+  for (const DecodeCurve& g : gpus) {
+    names.push_back(device_name(g.gpu, g.steps.empty() ? 1 : g.steps.front().capacity.devices));
+  }
   c.title = "Decode: " + first.model_label + " on " + joined_names(names);
   Range xr;
   Range yr;
@@ -323,7 +327,9 @@ Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gp
 Chart serve_chart(const io::Resolved& first, const std::vector<ServeCurve>& gpus) {
   Chart c;
   std::vector<std::string> names;
-  for (const ServeCurve& g : gpus) names.push_back(g.gpu);
+  for (const ServeCurve& g : gpus) {
+    names.push_back(device_name(g.gpu, g.points.empty() ? 1 : g.points.front().capacity.devices));
+  }
   c.title = "Serving: " + first.model_label + " on " + joined_names(names);
   const Workload& w = first.scenario.workload;
   c.subtitle = fmt::format("prompt {}, output {} tokens, continuous batching at steady state; {}", grouped(w.prompt),

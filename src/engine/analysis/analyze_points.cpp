@@ -95,6 +95,7 @@ MemoryBreakdown memory_breakdown(const CapacityResult& c) {
   m.reserve = c.reserve;
   m.required = c.required;
   m.unused = unused_bytes(c.capacity, c.required);
+  m.devices = c.devices;
   m.batch = c.batch;
   m.context = c.context;
   m.fits = c.fits;
