@@ -143,9 +143,10 @@ void add_warnings(const io::Resolved& r, std::vector<std::string>& out) {
 
 void add_plot_options(CLI::App* sub, PlotOptions& o) {
   const char* grp = "Picture";
-  sub->add_option("--kind", o.kind,
-                  "roofline (workloads on each accelerator's roofs), memory (capacity bars), decode (tokens/s "
-                  "against --batch) or serve (TPOT against --concurrency) [default: roofline]")
+  sub->add_option(
+         "--kind", o.kind,
+         "What to draw: roofline (workloads on each accelerator's roofs), memory (capacity bars), decode (tokens/s "
+         "against --batch) or serve (TPOT against --concurrency) [default: roofline]")
       ->check(CLI::IsMember({"roofline", "memory", "decode", "serve"}))
       ->type_name("KIND")
       ->group(grp);
