@@ -69,3 +69,18 @@ TEST_CASE("golden SVG pictures", "[plot][golden]") {
     }
   }
 }
+
+TEST_CASE("docs/roofline-example.svg is the done-when command's picture", "[plot][golden]") {
+  // README shows it: roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512 -o roofline.svg
+  const fs::path docs = fs::path(ROOFLINE_SOURCE_DIR) / "docs" / "roofline-example.svg";
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  REQUIRE(roofline::cli::run_cli(
+              {"plot", "llama3-8b", "--gpu", "h100-sxm,mi300x", "--batch", "1,8,64,512", "--format", "svg"}, in, out,
+              err, {}) == 0);
+  if (std::getenv("ROOFLINE_UPDATE_GOLDEN") != nullptr) std::ofstream(docs, std::ios::binary) << out.str();
+  const bool current = slurp(docs) == out.str();
+  INFO("docs/roofline-example.svg is out of date: ROOFLINE_UPDATE_GOLDEN=1 rewrites it");
+  CHECK(current);
+}
