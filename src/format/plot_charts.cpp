@@ -159,6 +159,12 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
             fmt::format("{} {}\nridge {}", r.types, show(peak, Unit::flop_per_s), show(ridge, Unit::flop_per_byte));
       }
     }
+    if (compute_roof.empty()) {
+      c.notes.push_back(
+          fmt::format("{} has no published {} peak: its points sit on the bandwidth slope alone "
+                      "(--compute-dtype picks another roof)",
+                      names[gi], dtype_name(g.roof.compute_dtype)));
+    }
     c.legend.push_back({names[gi] + "\n" + show(g.roof.bandwidth.base(), Unit::bytes_per_s) +
                             (compute_roof.empty() ? "\nno published peak for the compute type" : "\n" + compute_roof),
                         col, Mark::none, true, false, false, -1});

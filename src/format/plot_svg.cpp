@@ -19,7 +19,7 @@ constexpr std::array<std::string_view, 4> kShades = {"#4c72b0", "#dd8452", "#9a9
 constexpr std::string_view kNeutral = "#555555";
 constexpr double kWidth = 1000.0;
 constexpr double kFont = 11.0;
-constexpr double kCharWidth = 0.6;  // of the font size, for DejaVu Sans-like faces
+constexpr double kCharWidth = 0.62;  // of the font size, for DejaVu Sans-like faces
 
 std::string_view colour(int i) {
   if (i < 0) return kNeutral;
@@ -191,19 +191,29 @@ double legend(Svg& svg, const std::vector<LegendItem>& items, double x, double y
   return y;
 }
 
-// Places a label near (x, y) where it overlaps nothing placed and stays in the frame; the first
-// candidate when every one collides.
+// Places a label near (x, y) where it overlaps nothing placed and stays in the frame; when every
+// candidate collides, the one in the frame that overlaps least (the first, if none is in it).
 Box place(const std::vector<Box>& taken, const Frame& f, double x, double y, double w, double h,
           const std::vector<std::pair<double, double>>& offsets) {
-  std::optional<Box> first;
+  std::optional<Box> best;
+  double best_overlap = 0.0;
   for (const auto& [dx, dy] : offsets) {
     const double x0 = dx >= 0 ? x + dx : x + dx - w;
     const Box b{x0, y + dy - h - 1, x0 + w, y + dy + 1};
-    if (!first) first = b;
+    if (!best) best = b;
     if (b.x0 < f.left + 2 || b.x1 > f.right - 2 || b.y0 < f.top + 2 || b.y1 > f.bottom - 2) continue;
-    if (std::none_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(b); })) return b;
+    double overlap = 0.0;
+    for (const Box& t : taken) {
+      if (t.overlaps(b))
+        overlap += (std::min(b.x1, t.x1) - std::max(b.x0, t.x0)) * (std::min(b.y1, t.y1) - std::max(b.y0, t.y0));
+    }
+    if (overlap == 0.0) return b;
+    if (best_overlap == 0.0 || overlap < best_overlap) {
+      best = b;
+      best_overlap = overlap;
+    }
   }
-  return *first;
+  return *best;
 }
 
 void axes(Svg& svg, const Chart& c, const Frame& f) {
@@ -280,30 +290,8 @@ std::string xy_chart(const Chart& c) {
     svg.mark(p.mark, x, y, colour(p.colour), p.hollow);
     taken.push_back({x - 5, y - 5, x + 5, y + 5});
   }
-  // The points' labels first (they name what is measured), then the roofs' at their right ends,
-  // moved up, down or left along the roof until they overlap nothing.
-  for (const Point& p : c.points) {
-    if (p.label.empty()) continue;
-    const double x = f.px(c.x, p.x);
-    const double y = f.py(c.y, p.y);
-    if (x < f.left - 1 || x > f.right + 1 || y < f.top - 1 || y > f.bottom + 1) continue;
-    const double w = text_width(p.label, kFont);
-    const Box b = place(taken, f, x, y, w, kFont,
-                        {{7, -5},
-                         {7, 14},
-                         {-7, -5},
-                         {-7, 14},
-                         {7, -17},
-                         {7, 26},
-                         {-7, -17},
-                         {-7, 26},
-                         {7, -29},
-                         {7, 38},
-                         {-7, -29},
-                         {-7, 38}});
-    taken.push_back(b);
-    svg.text(b.x0, b.y1 - 3, p.label, "start", kFont, p.label_colour < 0 ? "#222222" : colour(p.label_colour));
-  }
+  // The roofs' labels at their right ends first (moved up, down or left along the roof until they
+  // overlap nothing), then the points' labels around their marks, which have more places to go.
   for (const Series& s : c.series) {
     if (s.label.empty() || s.xy.empty()) continue;
     const double w = text_width(s.label, 10.0);
@@ -311,12 +299,25 @@ std::string xy_chart(const Chart& c) {
     std::vector<std::pair<double, double>> offsets;
     for (const double dx : {-1.0, -1.0 - (w + 12), -1.0 - 2 * (w + 12)}) {
       if (f.right - 3 + dx - w < f.px(c.x, s.xy.front().first)) continue;  // stays on its roof
-      for (const double dy : {-3.0, 13.0}) offsets.emplace_back(dx, dy);
+      for (const double dy : {-3.0, 13.0, -15.0, 25.0}) offsets.emplace_back(dx, dy);
     }
     if (offsets.empty()) offsets.emplace_back(-1.0, -3.0);
     const Box b = place(taken, f, f.right - 3, y, w, 10.0, offsets);
     taken.push_back(b);
     svg.text(b.x1, b.y1 - 2, s.label, "end", 10.0, colour(s.colour));
+  }
+  // Right of the mark then left, above then below, farther out as the nearer places fill.
+  const std::vector<std::pair<double, double>> around = {{7, -5},   {7, 14},  {-7, -5}, {-7, 14}, {7, -17},  {7, 26},
+                                                         {-7, -17}, {-7, 26}, {7, -29}, {7, 38},  {-7, -29}, {-7, 38}};
+  for (const Point& p : c.points) {
+    if (p.label.empty()) continue;
+    const double x = f.px(c.x, p.x);
+    const double y = f.py(c.y, p.y);
+    if (x < f.left - 1 || x > f.right + 1 || y < f.top - 1 || y > f.bottom + 1) continue;
+    const double w = text_width(p.label, kFont);
+    const Box b = place(taken, f, x, y, w, kFont, around);
+    taken.push_back(b);
+    svg.text(b.x0, b.y1 - 3, p.label, "start", kFont, p.label_colour < 0 ? "#222222" : colour(p.label_colour));
   }
   legend(svg, c.legend, 735.0, 82.0);
   notes(svg, c, 600.0);

@@ -1,7 +1,7 @@
 // Golden SVGs: tests/golden/svg/<case>.args runs through run_cli in-process with --format svg, and the
 // output must equal <case>.svg byte for byte (the renderer writes every coordinate with one decimal,
 // so a chart gives the same bytes everywhere). To regenerate after a deliberate change:
-//   ROOFLINE_UPDATE_GOLDEN=1 ctest --test-dir build/dev -R "golden SVG"
+//   ROOFLINE_UPDATE_GOLDEN=1 ctest --test-dir build/dev -R "golden SVG|roofline-example"
 // and review the pictures (and the diff) like code.
 #include "cli/app.hpp"
 
