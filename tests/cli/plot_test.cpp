@@ -153,7 +153,9 @@ TEST_CASE("plot: ridges are peak / bandwidth, roofs the datasheet peaks", "[plot
                                                              {"tf32 494.7 TFLOP/s", 494.7e12},
                                                              {"bf16, fp16 989.4 TFLOP/s", 989.4e12},
                                                              {"fp8, int8 1.979 PFLOP/s", 1978.9e12}};
-  for (const auto& [label, peak] : roofs) {
+  for (const auto& roof : roofs) {
+    const std::string& label = roof.first;  // a name, not a binding: lambdas capture it in C++20 on clang 14
+    const double peak = roof.second;
     CAPTURE(label);
     const auto s = std::find_if(c.series.begin(), c.series.end(),
                                 [&](const format::plot::Series& x) { return x.label == label && x.colour == 0; });
