@@ -7,8 +7,8 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve layer train plan gemm gpus models"
-_roofline_model_commands="report params flops kv memory decode prefill serve layer train plan"
+_roofline_commands="report params flops kv memory decode prefill serve layer train plan plot gemm gpus models"
+_roofline_model_commands="report params flops kv memory decode prefill serve layer train plan plot"
 _roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
 
 # A command's own options come from its --help, which lists exactly the options it accepts.
@@ -92,7 +92,15 @@ _roofline() {
 
   # Values of options.
   case $prev in
-    --format) _roofline_words "table json csv markdown"; return ;;
+    --format) _roofline_words "table json csv markdown svg"; return ;;
+    --kind) _roofline_words "roofline memory decode serve"; return ;;
+    -o | --svg)
+      local -a svgs
+      mapfile -t svgs < <(compgen -f -X '!*.svg' -- "$cur"; compgen -d -- "$cur")
+      COMPREPLY=("${svgs[@]}")
+      compopt -o filenames 2>/dev/null
+      return
+      ;;
     --units) _roofline_words "si iec"; return ;;
     --color) _roofline_words "auto always never"; return ;;
     --preset-dir)
@@ -136,7 +144,7 @@ _roofline() {
       --concurrency | --kv-block | --shared-prefix | --tpot | --ttft | --link-latency | --link-efficiency | --micro-batches | --users | --tokens-per-s | \
       --gpus | --gpu-memory | --gpu-bandwidth | --gpu-peak | --layers | --hidden | --heads | \
       --kv-heads | --head-dim | --ffn | --vocab | --max-seq-len | --window | --global-every | \
-      --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense)
+      --experts | --top-k | --expert-ffn | --shared-experts | --shared-ffn | --first-dense | --gemm)
       return  # a number or a quantity: nothing to offer
       ;;
   esac

@@ -196,7 +196,7 @@ const std::vector<InputDef> kInputs = {
     {"concurrency", nullptr, kServing, "N",
      "Sequences in flight at steady state under continuous batching [default: the most the KV budget and the "
      "targets allow]",
-     [](ScenarioSpec& s, const std::string& t) { s.concurrency = positive_count(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.concurrency = positive_count(t); }, false, Sweep::counts},
     {"kv-block", nullptr, kServing, "TOKENS", "Tokens per paged KV block; 1 for an unpaged cache [default: 16]",
      [](ScenarioSpec& s, const std::string& t) { s.kv_block = positive_count(t); }},
     {"shared-prefix", nullptr, kServing, "TOKENS",

@@ -5,7 +5,7 @@ set -euo pipefail
 bin="$1"
 root="$2"
 fail=0
-for cmd in report params flops kv memory decode prefill serve layer train plan gemm gpus models; do
+for cmd in report params flops kv memory decode prefill serve layer train plan plot gemm gpus models; do
   for flag in $("$bin" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
     grep -qF -- "$flag" "$root/docs/roofline.1.md" || { echo "$cmd $flag: missing from docs/roofline.1.md"; fail=1; }
   done
@@ -36,6 +36,10 @@ check all-params roofline flops llama3-8b --flops-basis a
 check --kv-dtype roofline kv llama3-8b --kv
 check --output roofline serve llama3-8b --out
 check --format roofline kv llama3-8b --form
+check plot roofline pl
+check memory roofline plot llama3-8b --gpu h100-sxm --kind m
+check --gemm roofline plot llama3-8b --ge
+check svg roofline plot llama3-8b --format s
 got="$(complete_words "$bin" kv llama3-8b --m)"
 [[ " $got " != *" --mfu "* ]] || { echo "kv completes --mfu, which it does not accept"; fail=1; }
 exit "$fail"
