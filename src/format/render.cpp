@@ -24,7 +24,7 @@ bool numeric(const Value& v) { return std::holds_alternative<std::int64_t>(v) ||
 
 // The table as people see it: machine-only columns dropped.
 Table visible(const Table& t) {
-  Table v{t.key, t.title, {}, {}};
+  Table v{t.key, t.title, {}, {}, t.row_units};
   std::vector<std::size_t> keep;
   for (std::size_t c = 0; c < t.columns.size(); ++c) {
     if (!t.columns[c].machine_only) {
@@ -80,8 +80,11 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       value_w = std::max(value_w, width(display(row.value, row.unit, o.units)));
     }
   }
-  for (const Section& s : r.sections) {
-    out += "\n" + bold(s.title, o.color) + "\n";
+  for (std::size_t i = 0; i < r.sections.size(); ++i) {
+    const Section& s = r.sections[i];
+    // Compact (--brief): a title without a visible row is left out, and no blank line between sections.
+    if (r.compact && std::all_of(s.rows.begin(), s.rows.end(), [](const Row& row) { return row.absent; })) continue;
+    out += (r.compact && i > 0 ? "" : "\n") + bold(s.title, o.color) + "\n";
     for (const Row& row : s.rows) {
       if (row.absent) continue;
       const std::string v = display(row.value, row.unit, o.units);
@@ -105,10 +108,11 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     std::vector<std::size_t> w(t.columns.size());
     std::vector<std::vector<std::string>> cells;
     for (std::size_t c = 0; c < t.columns.size(); ++c) w[c] = width(t.columns[c].label);
-    for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& row = t.rows[i];
       std::vector<std::string> line;
       for (std::size_t c = 0; c < t.columns.size(); ++c) {
-        line.push_back(c < row.size() ? display(row[c], t.columns[c].unit, o.units) : "");
+        line.push_back(c < row.size() ? display(row[c], cell_unit(t, i, c), o.units) : "");
         w[c] = std::max(w[c], width(line.back()));
       }
       cells.push_back(std::move(line));
@@ -116,7 +120,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     const auto emit = [&](const std::vector<std::string>& line, const std::vector<Value>* vals) {
       std::string s = " ";
       for (std::size_t c = 0; c < line.size(); ++c) {
-        const bool right = vals != nullptr && c < vals->size() && numeric((*vals)[c]);
+        const bool right = vals != nullptr && c < vals->size() && (numeric((*vals)[c]) || t.columns[c].right);
         s += " " + (right ? pad_left(line[c], w[c]) : pad_right(line[c], w[c]));
       }
       while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -201,8 +205,17 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
     out += "**" + md_cell(r.headline.substr(0, nl)) + "**\n";
     if (nl != std::string::npos) out += "\n" + md_cell(r.headline.substr(nl + 1)) + "\n";
   }
-  for (const Section& s : r.sections) {
-    out += "\n### " + s.title + "\n\n| quantity | value | note |\n|---|---:|---|\n";
+  for (std::size_t i = 0; i < r.sections.size(); ++i) {
+    const Section& s = r.sections[i];
+    if (r.compact) {
+      // One table for every section, a row for each title that has a visible row under it.
+      if (i == 0) out += "\n| quantity | value | note |\n|---|---:|---|\n";
+      if (std::any_of(s.rows.begin(), s.rows.end(), [](const Row& row) { return !row.absent; })) {
+        out += "| **" + md_cell(s.title) + "** | | |\n";
+      }
+    } else {
+      out += "\n### " + s.title + "\n\n| quantity | value | note |\n|---|---:|---|\n";
+    }
     for (const Row& row : s.rows) {
       if (row.absent) continue;
       std::string note = row.note;
@@ -222,10 +235,11 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
       rule += "---|";
     }
     out += "\n" + rule + "\n";
-    for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& row = t.rows[i];
       out += "|";
       for (std::size_t c = 0; c < t.columns.size(); ++c) {
-        out += " " + md_cell(c < row.size() ? display(row[c], t.columns[c].unit, o.units) : "") + " |";
+        out += " " + md_cell(c < row.size() ? display(row[c], cell_unit(t, i, c), o.units) : "") + " |";
       }
       out += "\n";
     }

@@ -58,6 +58,7 @@ struct Column {
   std::string label;
   Unit unit = Unit::none;
   bool machine_only = false;  ///< in JSON and CSV, left out of the table and Markdown views
+  bool right = false;         ///< every cell right-aligned in the table, text too (else numbers only)
 };
 
 struct Table {
@@ -65,7 +66,16 @@ struct Table {
   std::string title;
   std::vector<Column> columns;
   std::vector<std::vector<Value>> rows;
+  /// One per row, or empty: a cell in a column of Unit::none shows in its row's unit (compare's rows
+  /// are figures of different units, its columns accelerators or models).
+  std::vector<Unit> row_units = {};
 };
+
+/// The unit a table cell is shown in: its column's, or its row's where the column has none.
+inline Unit cell_unit(const Table& t, std::size_t row, std::size_t column) {
+  const Unit u = t.columns[column].unit;
+  return u == Unit::none && row < t.row_units.size() ? t.row_units[row] : u;
+}
 
 struct Report {
   std::string command;
@@ -77,6 +87,9 @@ struct Report {
   std::vector<Table> tables;
   std::vector<std::string> notes;
   std::vector<std::string> warnings;  ///< also printed on stderr
+  /// --brief: the table runs the sections together (each title, then its rows, no blank line) and
+  /// Markdown makes them one table with a row per title, so the answer fits one screen.
+  bool compact = false;
 };
 
 enum class UnitSystem { si, iec };

@@ -75,6 +75,37 @@ void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const Deco
 /// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
 void train_warnings(const TrainResult& r, std::vector<std::string>& warnings);
 
+// --- --brief: the one-screen answer ------------------------------------------------------------
+
+/// A command's headline figures. Each key is the "section.key" of a row the command's full report
+/// prints (as its CSV header and JSON name it); brief() copies those rows, so a brief value, its
+/// label, note and --explain text are the full output's own. Each brief is declared beside the view
+/// that prints its rows (report's beside the accelerator views).
+struct Brief {
+  const char* command;
+  std::vector<const char*> keys;
+};
+
+extern const Brief kReportBrief;   // device_views.cpp
+extern const Brief kMemoryBrief;   // device_views.cpp
+extern const Brief kDecodeBrief;   // device_views.cpp
+extern const Brief kPrefillBrief;  // device_views.cpp
+extern const Brief kServeBrief;    // device_views.cpp
+extern const Brief kParamsBrief;   // params_view.cpp
+extern const Brief kFlopsBrief;    // flops_view.cpp
+extern const Brief kKvBrief;       // kv_view.cpp
+extern const Brief kTrainBrief;    // train_view.cpp
+extern const Brief kLayerBrief;    // layer_view.cpp
+extern const Brief kGemmBrief;     // listing_views.cpp
+
+/// The brief of a command, or nullptr for one without (plan, plot and the listings).
+const Brief* brief_of(std::string_view command);
+
+/// The full report cut to the brief's rows, in the brief's order (consecutive rows of a section under
+/// its title), compact and without notes. A key the report does not hold (report without --gpu has
+/// no decode section) is left out; a row absent for this model stays absent (an empty CSV cell).
+Report brief(const Report& full, const Brief& b);
+
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
                    bool explain);
 Report gpus_report(const io::PresetRegistry& reg);

@@ -93,4 +93,9 @@ void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, bool e
   rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, explain));
 }
 
+// --brief: a token's forward and training FLOPs, a prefill's, and where attention catches up.
+const Brief kFlopsBrief{"flops",
+                        {"flops.forward_flop_per_token", "flops.training_flop_per_token", "flops.prefill_flop",
+                         "flops.attention_crossover_tokens_causal"}};
+
 }  // namespace roofline::format

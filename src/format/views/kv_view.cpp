@@ -93,4 +93,8 @@ void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, bool explain
   rep.tables.push_back(std::move(t));
 }
 
+// --brief: the cache per token, per sequence and for the batch.
+const Brief kKvBrief{"kv",
+                     {"kv.kv_cache_bytes_per_token", "kv.kv_cache_bytes_per_sequence", "kv.kv_cache_bytes_batch"}};
+
 }  // namespace roofline::format

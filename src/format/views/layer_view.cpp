@@ -296,4 +296,9 @@ void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool e
   rep.csv_inputs.emplace_back("fused", r.query.fused);
 }
 
+// --brief: the pass's FLOPs and traffic, and its floors unfused, fused and as one roofline.
+const Brief kLayerBrief{"layer",
+                        {"layer.flop", "layer.bytes_unfused", "layer.bytes_fused", "layer.time_unfused_s",
+                         "layer.time_fused_s", "layer.whole_pass_time_s"}};
+
 }  // namespace roofline::format

@@ -195,4 +195,8 @@ Report models_report(const io::PresetRegistry& reg) {
   return rep;
 }
 
+// --brief: one matrix multiply's intensity, rate, time and bound.
+const Brief kGemmBrief{"gemm",
+                       {"gemm.intensity_flop_per_byte", "gemm.attainable_flop_per_s", "gemm.time_s", "gemm.bound"}};
+
 }  // namespace roofline::format

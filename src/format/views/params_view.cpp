@@ -168,4 +168,8 @@ void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool
   rep.tables.push_back(std::move(wt));
 }
 
+// --brief: the counts people quote, and what the weights weigh.
+const Brief kParamsBrief{
+    "params", {"params.total_params", "params.active_params", "params.non_embedding_params", "weights.weight_bytes"}};
+
 }  // namespace roofline::format

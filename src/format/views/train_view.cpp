@@ -740,4 +740,10 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
       "instead, data-parallel collectives hidden behind the backward and the rest on the critical path");
 }
 
+// --brief: memory per device and the fit, the step, the time and cost to train, the MFU ceiling.
+const Brief kTrainBrief{"train",
+                        {"train_memory.total_bytes", "train_memory.fits", "train_memory.smallest_fitting_layout",
+                         "train_compute.step_time_s", "train_compute.time_to_train_s", "train_compute.cost",
+                         "train_comm.step_time_floor_s", "train_comm.mfu_ceiling_fraction"}};
+
 }  // namespace roofline::format
