@@ -5,6 +5,7 @@
 
 #include "cli/plot.hpp"
 #include "cli/sweep.hpp"
+#include "format/compare.hpp"
 #include "format/views.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
@@ -17,6 +18,7 @@
 #include "roofline/version.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
@@ -37,14 +39,18 @@ struct GlobalOptions {
   std::vector<std::string> preset_dirs;
   bool quiet = false;
   bool no_header = false;
+  bool brief = false;
 };
 
 /// What a command's run produced: the report, and the capacity verdict where it has one.
 struct Outcome {
   format::Report report;
   std::optional<bool> fits;
-  std::string text;  ///< plain text instead of a report (--names, plot's picture)
+  std::string text;                                   ///< plain text instead of a report (--names, plot's picture)
+  std::optional<format::Comparison> comparison = {};  ///< compare's columns, rendered in place of the report
 };
+
+struct Command;
 
 /// The inputs of one invocation after parsing.
 struct Invocation {
@@ -54,11 +60,15 @@ struct Invocation {
   std::string gemm_dtype = "bf16";
   bool names = false;
   bool explain = false;
-  unsigned groups = 0;  ///< the command's input groups
-  PlotRequest plot;     ///< plot's own options, lists and terminal
+  unsigned groups = 0;                ///< the command's input groups
+  PlotRequest plot;                   ///< plot's own options, lists and terminal
+  const Command* question = nullptr;  ///< compare: the command whose question it asks
+  std::string question_word;          ///< compare's QUESTION as given
+  bool brief = false;                 ///< --brief
+  std::istream* in = nullptr;         ///< stdin, for compare's columns (MODEL -)
 };
 
-enum class Kind { model, gemm, listing };
+enum class Kind { model, gemm, listing, compare };
 
 struct Command {
   const char* name;
@@ -278,6 +288,81 @@ Outcome run_models(Invocation& inv, const io::Resolved*) {
   return {format::models_report(*inv.reg), std::nullopt, {}};
 }
 
+// "a,b,c" as its items; text without a comma is one item (perhaps empty: no model, no --gpu).
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+// compare: the question's own run at each accelerator or model of the list, each resolved as the
+// single command resolves it, so a column is exactly what that command prints.
+Outcome run_compare(Invocation& inv, const io::Resolved*) {
+  const Command& q = *inv.question;
+  const std::vector<std::string> models = split_list(inv.spec.model);
+  const std::vector<std::string> gpus = split_list(inv.spec.gpu);
+  if (models.size() > 1 && gpus.size() > 1) {
+    throw UsageError(
+        fmt::format("compare: {} models and {} accelerators; compare one list at a time (several models on "
+                    "one --gpu, or one model on several)",
+                    models.size(), gpus.size()));
+  }
+  if (models.size() < 2 && gpus.size() < 2) {
+    throw UsageError(std::string("compare: one column; give two or more models (MODEL,MODEL)") +
+                     ((q.groups & io::kGpu) != 0U ? " or accelerators (--gpu A,B)" : ""));
+  }
+  const bool by_gpu = gpus.size() > 1;
+  const std::vector<std::string>& items = by_gpu ? gpus : models;
+  const std::string where = by_gpu ? "--gpu" : "MODEL";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].empty()) {
+      throw UsageError(where + ": an empty name in \"" + (by_gpu ? inv.spec.gpu : inv.spec.model) + "\"");
+    }
+    if (std::find(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i), items[i]) !=
+        items.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError(where + ": \"" + items[i] + "\" is given twice");
+    }
+  }
+  // A model from stdin is read once; each column reads its own copy.
+  const bool from_stdin = std::find(models.begin(), models.end(), "-") != models.end();
+  std::string stdin_text;
+  if (from_stdin) {
+    std::ostringstream s;
+    s << inv.in->rdbuf();
+    stdin_text = s.str();
+  }
+  format::Comparison c{q.name,
+                       by_gpu ? format::CompareAxis::gpu : format::CompareAxis::model,
+                       {},
+                       inv.brief ? format::brief_of(q.name) : nullptr};
+  Outcome out{{}, std::nullopt, {}};
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    io::ScenarioSpec one = inv.spec;
+    (by_gpu ? one.gpu : one.model) = items[i];
+    std::istringstream copy(stdin_text);
+    const io::Resolved r =
+        io::resolve(one, *inv.reg, from_stdin ? copy : *inv.in, q.needs_gpu, (q.groups & io::kTrain) != 0U);
+    Outcome col = q.run(inv, &r);
+    std::string name = by_gpu ? r.scenario.accelerator->hw.name : r.scenario.model.name;
+    for (std::size_t k = 0; k < c.columns.size(); ++k) {
+      if (c.columns[k].name == name) {
+        throw UsageError(fmt::format("{}: \"{}\" and \"{}\" are the same {} ({})", where, items[k], items[i],
+                                     by_gpu ? "accelerator" : "model", name));
+      }
+    }
+    if (col.fits) out.fits = out.fits.value_or(true) && *col.fits;
+    c.columns.push_back({std::move(name), std::move(col.report)});
+  }
+  out.report.warnings = format::compared_messages(c, &format::Report::warnings);
+  out.comparison = std::move(c);
+  return out;
+}
+
 // Every command: its inputs are the groups it names, and nothing else.
 const Command kCommands[] = {
     {"report", "The whole picture for one model on one accelerator", Kind::model,
@@ -345,6 +430,14 @@ const Command kCommands[] = {
      "  roofline plot llama3-70b --gpu h100-sxm --gpus 4 --kind decode --format svg\n"
      "Lists: --batch [default: 1,8,64,512 for roofline, 1..1024*2 for decode], --concurrency for --kind serve\n"
      "[default: 1..1024*2]; -o FILE or --format svg writes SVG, otherwise the picture is drawn for the terminal.\n"},
+    {"compare", "Two or more accelerators or models side by side on one question, each with its ratio to the first",
+     Kind::compare, 0, false, run_compare,
+     "  roofline compare decode llama3-8b --gpu h100-sxm,h200-sxm,mi300x --batch 32\n"
+     "  roofline compare params llama3-8b,llama3-70b,mixtral-8x7b\n"
+     "  roofline compare report llama3-70b --gpu h100-sxm,mi300x --brief\n"
+     "QUESTION is report, params, flops, kv, memory, decode, prefill, serve or train, and takes that command's\n"
+     "flags; one list, of models (MODEL,MODEL) or of accelerators (--gpu A,B). Ratios are each column over the\n"
+     "first.\n"},
     {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
      "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
      "  roofline gemm 1 4096 4096 --dtype fp8\n"},
@@ -372,7 +465,8 @@ const char* kMainFooter =
 
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
-constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-header", "--help", "-h", "--version"};
+constexpr std::array kGlobalSwitches = {"--explain",   "--brief", "-q", "--quiet",
+                                        "--no-header", "--help",  "-h", "--version"};
 
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
@@ -381,6 +475,8 @@ void add_global_options(CLI::App* app, GlobalOptions& g) {
       ->type_name("FORMAT")
       ->group(grp);
   app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
+  app->add_flag("--brief", g.brief, "The one-screen answer: the command's headline figures (table, markdown or csv)")
+      ->group(grp);
   app->add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal")
       ->check(CLI::IsMember({"si", "iec"}))
       ->type_name("SYSTEM")
@@ -493,6 +589,85 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
   return nullptr;
 }
 
+// compare's questions: the commands whose results are figures in sections (layer's operator tables,
+// plan's fleet and plot's picture are not, nor the listings).
+constexpr std::array kCompareQuestions = {"report", "params",  "flops", "kv",   "memory",
+                                          "decode", "prefill", "serve", "train"};
+
+std::string question_list() {
+  std::string s;
+  for (const char* q : kCompareQuestions) s += (s.empty() ? "" : ", ") + std::string(q);
+  return s;
+}
+
+// Pass 1 for compare: the question is its first word that is not a global option or a global
+// option's value (nullptr for compare --help).
+const Command* compare_question(const std::vector<std::string>& args, std::size_t at) {
+  const std::string usage = "roofline compare QUESTION MODEL[,MODEL...] [--gpu GPU[,GPU...]] [its flags]";
+  std::size_t i = at + 1;
+  for (; i < args.size(); ++i) {
+    const std::string flag = args[i].substr(0, args[i].find('='));
+    if (flag == "--help" || flag == "-h") return nullptr;
+    if (std::find(kGlobalValued.begin(), kGlobalValued.end(), flag) != kGlobalValued.end()) {
+      if (args[i].find('=') == std::string::npos) ++i;  // its value
+      continue;
+    }
+    if (std::find(kGlobalSwitches.begin(), kGlobalSwitches.end(), flag) == kGlobalSwitches.end()) break;
+  }
+  if (i >= args.size() || args[i].rfind('-', 0) == 0) {
+    throw UsageError("compare: the question comes first: " + usage + "; questions: " + question_list());
+  }
+  const std::string& q = args[i];
+  if (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), q) == kCompareQuestions.end()) {
+    const bool command =
+        std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return q == c.name; });
+    const std::string guess = io::did_you_mean(q, {kCompareQuestions.begin(), kCompareQuestions.end()});
+    throw UsageError("compare: \"" + q + "\" is not a question it compares" +
+                     (command ? " (its results are not a column of figures)" : "") + "; " +
+                     (guess.empty() ? "questions: " + question_list() : "did you mean \"" + guess + "\"?"));
+  }
+  for (const Command& c : kCommands) {
+    if (q == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// --brief: the command's headline rows, for people and for a CSV row. JSON keeps every key its schema
+// requires, so a brief subset there would be a second schema; a sweep's table is compact already.
+void check_brief(const Command& cmd, const Invocation& inv, const GlobalOptions& g, bool sweep) {
+  if (!g.brief) return;
+  const Command& q = inv.question != nullptr ? *inv.question : cmd;
+  const format::Brief* b = format::brief_of(q.name);
+  if (b == nullptr) {
+    throw UsageError(std::string("--brief: ") + q.name +
+                     " has no brief answer; report, params, flops, kv, memory, decode, prefill, serve, layer, train, "
+                     "gemm and compare have one");
+  }
+  if (g.format == "json") {
+    std::string keys;
+    for (const char* k : b->keys) keys += (keys.empty() ? "" : ", ") + std::string(".results.") + k;
+    throw UsageError("--brief --format json: JSON holds every key of its schema; " + std::string(q.name) +
+                     "'s brief ones are " + keys + "; --brief prints table, markdown or csv");
+  }
+  if (sweep) {
+    throw UsageError("--brief: a sweep's table is already one compact row per point; give one value per flag");
+  }
+}
+
+// compare --explain: the formulas are each column's, in its JSON document; the table sets the values
+// side by side.
+void check_compare(const Command& cmd, const GlobalOptions& g, bool sweep) {
+  if (cmd.kind != Kind::compare) return;
+  if (g.explain && g.format != "json") {
+    throw UsageError("--explain: compare's " + g.format +
+                     " sets figures side by side; --format json holds each column's formulas, and the single command "
+                     "with --explain shows one");
+  }
+  if (sweep) {
+    throw UsageError("compare: a list or range on a workload flag is a sweep; compare takes one value per flag");
+  }
+}
+
 // Pass 2: every flag after the command is one the command reads; a flag of another command or a
 // typo gets its own message before CLI11 sees it.
 void check_flags(const Command& cmd, const std::vector<std::string>& args, std::size_t from) {
@@ -523,6 +698,35 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
     throw UsageError(
         "unknown option " + flag +
         (guess.empty() ? "; see roofline " + std::string(cmd.name) + " --help" : "; did you mean " + guess + "?"));
+  }
+}
+
+// compare's QUESTION comes before the question's MODEL; without a question (compare --help) MODEL
+// is listed for the help alone.
+void add_compare_positionals(CLI::App* sub, Invocation& inv) {
+  sub->add_option("QUESTION", inv.question_word, "The command whose question to compare: " + question_list())
+      ->required()
+      ->type_name("");
+  if (inv.question == nullptr) {
+    sub->add_option("MODEL", inv.spec.model,
+                    "Models, comma-separated (several on one --gpu), or one model (on several --gpu)")
+        ->type_name("");
+  }
+}
+
+// compare's help: MODEL and --gpu take lists, and a list on another flag is no sweep there.
+void compare_help(CLI::App* sub, const std::vector<Bound>& bound) {
+  sub->get_option("MODEL")->description(
+      "Models, comma-separated (several on one --gpu), or one model (on several --gpu)");
+  for (const Bound& b : bound) {
+    std::string help = b.option->get_description();
+    for (const std::string tail : {"; a list or range sweeps it", "; a list sweeps it"}) {
+      if (help.size() >= tail.size() && help.compare(help.size() - tail.size(), tail.size(), tail) == 0) {
+        help.resize(help.size() - tail.size());
+      }
+    }
+    if (std::string(b.def->name) == "gpu") help = "Accelerators, comma-separated (several for one model), or one";
+    b.option->description(help);
   }
 }
 
@@ -659,9 +863,14 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       CLI::App* sub = app.add_subcommand(c.name, c.help);
       sub->footer(std::string("Examples:\n") + c.examples);
       if (&c != cmd) continue;
+      // compare asks another command's question, and reads that command's flags.
+      inv.question = c.kind == Kind::compare ? compare_question(args, at) : nullptr;
+      const Command& reads = inv.question != nullptr ? *inv.question : c;
+      if (c.kind == Kind::compare) add_compare_positionals(sub, inv);
       // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
-      check_flags(c, args, at + 1);
-      bound = add_command_options(c, sub, inv);
+      check_flags(reads, args, at + 1);
+      bound = add_command_options(reads, sub, inv);
+      if (c.kind == Kind::compare && inv.question != nullptr) compare_help(sub, bound);
       if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
       add_global_options(sub, g);
     }
@@ -693,7 +902,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     const io::PresetRegistry reg(preset_dirs(g, env));
     inv.reg = &reg;
     inv.explain = g.explain;
-    inv.groups = cmd->groups;
+    inv.brief = g.brief;
+    inv.in = &in;
+    inv.groups = inv.question != nullptr ? inv.question->groups : cmd->groups;
     // Pass 5: flags into the typed spec, every error collected; a list or a range on a workload
     // input is a sweep axis instead (io/sweep.hpp).
     io::Diagnostics diag;
@@ -710,6 +921,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     }
     diag.check();
     check_format(*cmd, g, inv.plot);
+    check_compare(*cmd, g, !axes.empty());
+    check_brief(*cmd, inv, g, !axes.empty() && cmd->run != run_plot);
     if (cmd->run == run_plot) {
       // plot draws its lists as one picture: no sweep.
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
@@ -750,7 +963,13 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // Warnings: the inputs' (from resolve) and the results' (from the views), on stderr and in JSON.
     for (const std::string& w : o.report.warnings) warn(err, g, w);
     // Pass 8: render everything, then write: output is never partial.
-    const std::string text = o.text.empty() ? format::render(o.report, render_options(g, env)) : o.text;
+    std::string text = o.text;
+    if (o.comparison) {
+      text = format::render(*o.comparison, render_options(g, env));
+    } else if (text.empty()) {
+      text = format::render(g.brief ? format::brief(o.report, *format::brief_of(cmd->name)) : o.report,
+                            render_options(g, env));
+    }
     int exit_code = 0;
     if (inv.spec.require_fit) {
       if (!o.fits)

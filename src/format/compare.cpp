@@ -29,8 +29,6 @@ std::optional<double> number_of(const Value& v) {
   return std::nullopt;
 }
 
-bool is_number(const Value& v) { return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v); }
-
 const Section* find_section(const Report& r, std::string_view key) {
   const auto s = std::find_if(r.sections.begin(), r.sections.end(), [&](const Section& x) { return x.key == key; });
   return s == r.sections.end() ? nullptr : &*s;
@@ -175,7 +173,7 @@ std::string headline(const Comparison& c, const std::vector<InputRow>& inputs, U
 }
 
 Value ratio_cell(const ComparedRow& row, std::size_t i) {
-  if (!is_number(row.values[i])) return std::string();
+  if (!number_of(row.values[i])) return std::string();
   if (row.ratios[i]) return *row.ratios[i];
   return std::monostate{};
 }
@@ -222,18 +220,22 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
     for (std::size_t i = 0; i < n; ++i) l.ratios.push_back(ratio_cell(row, i));
     lines.push_back(std::move(l));
   }
-  const auto build = [&](bool ratios) {
+  // The table of some of the columns, with or without their ratios to the first column.
+  const auto build = [&](const std::vector<std::size_t>& which, bool ratios) {
     Table t;
     t.key = "compare";
     t.title = c.question + (ratios ? ", each column's ratio to " + c.columns.front().name : "");
+    if (which.size() < n) {
+      t.title += fmt::format(" (columns {} to {} of {})", which.front() + 1, which.back() + 1, n);
+    }
     t.columns.push_back({"figure", md ? "figure" : "", Unit::text});
-    for (std::size_t i = 0; i < n; ++i) {
+    for (const std::size_t i : which) {
       t.columns.push_back({c.columns[i].name, c.columns[i].name, Unit::none, false, true});
       if (ratios && i > 0) t.columns.push_back({"ratio", "ratio", Unit::ratio, false, true});
     }
     for (const Line& l : lines) {
       std::vector<Value> cells{l.label};
-      for (std::size_t i = 0; i < n; ++i) {
+      for (const std::size_t i : which) {
         cells.push_back(l.values[i]);
         if (ratios && i > 0) cells.push_back(l.ratios[i]);
       }
@@ -242,25 +244,42 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
     }
     return t;
   };
-  r.tables.push_back(build(true));
-  if (o.format != OutputFormat::table) return r;
-  // The widest line of the table as render() draws it: past 100 columns, the ratios give way.
-  std::size_t widest = 0;
+  // Whether a table fits 100 columns as render() draws it.
   RenderOptions plain = o;
   plain.color = false;
-  const std::string text = render(Report{{}, {}, {}, {}, {}, r.tables, {}, {}}, plain);
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = text.find('\n', start);
-    widest = std::max(widest, width(text.substr(start, end - start)));
-    start = end == std::string::npos ? text.size() : end + 1;
+  const auto fits = [&](const Table& t) {
+    const std::string text = render(Report{{}, {}, {}, {}, {}, {t}, {}, {}}, plain);
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      if (width(text.substr(start, end - start)) > kTableWidth) return false;
+      start = end + 1;
+    }
+    return true;
+  };
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  r.tables.push_back(build(all, true));
+  // Markdown has no width; the terminal's table drops the ratios to fit 100 columns, and past that
+  // shows the columns a few at a time, each table with the figures' labels.
+  if (o.format != OutputFormat::table || fits(r.tables.back())) return r;
+  r.notes.push_back(
+      fmt::format("the ratios to {} are left out to fit 100 columns; --format csv, markdown or json holds them",
+                  c.columns.front().name));
+  r.tables.back() = build(all, false);
+  if (fits(r.tables.back())) return r;
+  r.tables.clear();
+  std::vector<std::size_t> group;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::size_t> wider = group;
+    wider.push_back(i);
+    if (!group.empty() && !fits(build(wider, false))) {
+      r.tables.push_back(build(group, false));
+      wider = {i};
+    }
+    group = std::move(wider);
   }
-  if (widest > kTableWidth) {
-    r.tables.back() = build(false);
-    r.notes.push_back(
-        fmt::format("the ratios to {} are left out to fit 100 columns; --format csv, markdown or json holds them",
-                    c.columns.front().name));
-  }
+  r.tables.push_back(build(group, false));
   return r;
 }
 
@@ -316,7 +335,7 @@ std::string render_json(const Comparison& c, const std::vector<ComparedRow>& row
     if (i > 0) {
       nlohmann::json ratios = nlohmann::json::object();
       for (const ComparedRow& row : rows) {
-        if (!is_number(row.values[i])) continue;
+        if (!number_of(row.values[i])) continue;
         ratios[row.section][row.key] = row.ratios[i] ? nlohmann::json(*row.ratios[i]) : nlohmann::json();
       }
       col["ratios"] = std::move(ratios);

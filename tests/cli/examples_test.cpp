@@ -73,7 +73,8 @@ void run_example(const std::string& line) {
 
 TEST_CASE("every --help example runs", "[examples]") {
   std::vector<std::string> helps = {"--help"};
-  for (const char* cmd : {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm", "plot"}) {
+  for (const char* cmd :
+       {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm", "plot", "compare"}) {
     helps.push_back(std::string(cmd) + " --help");
   }
   std::size_t examples = 0;

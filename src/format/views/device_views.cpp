@@ -624,15 +624,15 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
 // --- --brief ------------------------------------------------------------------------------------
 
 // report: the size of the model and its cache, then the device's answer: ridge, decode ceiling and
-// bound, and whether the weights and cache fit.
-const Brief kReportBrief{"report",
-                         {"params.total_params", "params.active_params", "kv.kv_cache_bytes_per_token",
-                          "hardware.ridge_flop_per_byte", "decode.decode_tokens_per_s", "decode.bound",
-                          "capacity.weight_bytes", "capacity.fits", "capacity.max_concurrent_sequences"}};
+// bound, the weights and whether they fit with the cache.
+const Brief kReportBrief{
+    "report",
+    {"params.total_params", "params.active_params", "kv.kv_cache_bytes_per_token", "hardware.ridge_flop_per_byte",
+     "decode.decode_tokens_per_s", "decode.bound", "capacity.weight_bytes", "capacity.fits"}};
 const Brief kMemoryBrief{
     "memory",
     {"capacity.weight_bytes", "capacity.free_for_kv_bytes", "capacity.fits", "capacity.max_concurrent_sequences",
-     "capacity.max_context_tokens", "capacity.devices_needed", "deployment.fits"}};
+     "capacity.max_context_tokens", "capacity.devices_needed", "deployment.fits_per_device"}};
 const Brief kDecodeBrief{"decode",
                          {"decode.step_time_s", "decode.decode_tokens_per_s_per_sequence", "decode.decode_tokens_per_s",
                           "decode.bound", "decode.intensity_flop_per_byte", "decode.fits"}};
