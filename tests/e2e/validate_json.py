@@ -67,6 +67,16 @@ commands = [
     ["flops", "gpt3-175b", "--prompt", "1,2048"],
     ["report", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1,32"],
     ["params", "llama3-8b", "--dtype", "bf16,fp8"],
+    # compare: each column the single command's results, with its ratios to the first.
+    ["compare", "decode", "llama3-8b", "--gpu", "h100-sxm,h200-sxm,mi300x", "--batch", "32"],
+    ["compare", "report", "llama3-70b", "--gpu", "h100-sxm,mi300x", "--explain"],
+    ["compare", "params", "llama3-8b,llama3-70b,mixtral-8x7b"],
+    ["compare", "flops", "llama3-8b,gpt3-175b"],
+    ["compare", "kv", "llama3-8b,llama2-7b,gemma2-9b"],
+    ["compare", "memory", "llama2-70b", "--gpu", "mi300x,h200-sxm", "--tp", "2", "--gpus", "2"],
+    ["compare", "prefill", "qwen2.5-72b", "--gpu", "mi300x,h100-sxm"],
+    ["compare", "serve", "llama3-8b,llama3-70b", "--gpu", "h200-sxm", "--draft", "llama3-8b"],
+    ["compare", "train", "llama3-70b", "--gpu", "h100-sxm,mi300x", "--gpus", "64", "--tp", "8", "--tokens", "15T"],
 ]
 for args in commands:
     out = subprocess.run([binary, *args, "--format", "json"], check=True, capture_output=True, text=True).stdout
@@ -96,13 +106,47 @@ sweep_unmarked = copy.deepcopy(sweep)
 del sweep_unmarked["sweep"]
 sweep_axis = copy.deepcopy(sweep)
 sweep_axis["results"][0]["point"] = {"zero": 1}
+# A compare column is checked as its question's results: a renamed key fails, and so do a section of
+# another command, a question it does not ask and a single column.
+compared = documents["roofline compare decode llama3-8b --gpu h100-sxm,h200-sxm,mi300x --batch 32"]
+compare_renamed = copy.deepcopy(compared)
+compare_renamed["results"][1]["results"]["decode"]["step_s"] = compare_renamed["results"][1]["results"]["decode"].pop(
+    "step_time_s")
+compare_foreign = copy.deepcopy(compared)
+compare_foreign["results"][2]["results"]["latency"] = {}
+compare_layer = copy.deepcopy(compared)
+compare_layer["inputs"]["question"] = "layer"
+compare_alone = copy.deepcopy(compared)
+del compare_alone["results"][1:]
+compare_text_ratio = copy.deepcopy(compared)
+compare_text_ratio["results"][1]["ratios"]["decode"]["bound"] = "memory"
 for label, bad in (("renamed key", renamed), ("mistyped key", retyped), ("section of another command", foreign),
                    ("operator table of an unknown layer kind", strange_kind),
                    ("renamed key in a sweep point", sweep_renamed), ("sweep point of another command", sweep_foreign),
-                   ("results array without sweep", sweep_unmarked), ("point on an input that does not sweep", sweep_axis)):
+                   ("results array without sweep", sweep_unmarked), ("point on an input that does not sweep", sweep_axis),
+                   ("renamed key in a compare column", compare_renamed),
+                   ("compare column with another command's section", compare_foreign),
+                   ("compare of a question it does not ask", compare_layer), ("compare of one column", compare_alone),
+                   ("compare ratio that is not a number", compare_text_ratio)):
     if validator.is_valid(bad):
         print(f"schema accepts a {label}")
         sys.exit(1)
+
+# compare's ratios name only the numbers of its column's results, and each is that number over the
+# first column's (the schema cannot relate two places of a document).
+for name, doc in documents.items():
+    if doc.get("command") != "compare":
+        continue
+    first = doc["results"][0]["results"]
+    for column in doc["results"][1:]:
+        for section, rows in column["ratios"].items():
+            for key, ratio in rows.items():
+                value = column["results"][section][key]
+                base = first.get(section, {}).get(key) if isinstance(first.get(section), dict) else None
+                want = value / base if isinstance(base, (int, float)) and base != 0 else None
+                if not isinstance(value, (int, float)) or ratio != want:
+                    print(f"{name}: {column['column']}: ratios.{section}.{key} = {ratio}, not {want}")
+                    sys.exit(1)
 
 failures = 0
 for name, doc in documents.items():
