@@ -7,18 +7,22 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve layer train plan plot gemm gpus models"
+_roofline_commands="report params flops kv memory decode prefill serve layer train plan plot compare gemm gpus models"
 _roofline_model_commands="report params flops kv memory decode prefill serve layer train plan plot"
-_roofline_global_flags="--format --explain --units --color --preset-dir -q --quiet --no-header -h --help --version"
+_roofline_global_flags="--format --explain --brief --units --color --preset-dir -q --quiet --no-header -h --help --version"
 
-# A command's own options come from its --help, which lists exactly the options it accepts.
-_roofline_command_flags() {  # $1: command
+# compare's questions: the commands it runs side by side.
+_roofline_questions="report params flops kv memory decode prefill serve train"
+
+# A command's own options come from its --help, which lists exactly the options it accepts
+# (compare's are its question's: "compare decode --help").
+_roofline_command_flags() {  # $@: command [question]
   local bin=${COMP_WORDS[0]/#\~/$HOME}
-  "$bin" "$1" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u
+  "$bin" "$@" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u
 }
 
 # Options that take no value; every other option consumes the next word.
-_roofline_no_value="--explain -q --quiet --no-header -h --help --version --tied --untied --names --require-fit --fused"
+_roofline_no_value="--explain --brief -q --quiet --no-header -h --help --version --tied --untied --names --require-fit --fused"
 
 _roofline_dtypes="fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
 
@@ -52,6 +56,17 @@ _roofline_words() {  # adds the words of $1 that start with $cur
   COMPREPLY+=("${words[@]}")
 }
 
+_roofline_list_words() {  # the words of $1 for the item after the last comma of $cur (--gpu a,b; compare's models)
+  local head="" last=$cur
+  if [[ $cur == *,* ]]; then
+    head=${cur%,*},
+    last=${cur##*,}
+  fi
+  local -a words
+  mapfile -t words < <(compgen -P "$head" -W "$1" -- "$last")
+  COMPREPLY+=("${words[@]}")
+}
+
 _roofline() {
   local cur prev
   COMPREPLY=()
@@ -67,7 +82,7 @@ _roofline() {
   fi
 
   # Find the command and count the positional arguments after it.
-  local cmd="" positionals=0 i w
+  local cmd="" question="" positionals=0 i w
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     [[ $w == = ]] && continue
@@ -83,6 +98,8 @@ _roofline() {
       *)
         if [[ -z $cmd ]]; then
           cmd=$w
+        elif [[ $cmd == compare && -z $question ]]; then
+          question=$w  # compare's first word; its MODEL list follows
         else
           ((positionals++))
         fi
@@ -133,7 +150,7 @@ _roofline() {
     --lora-targets) _roofline_words "qv attention mlp all q,k,v,o q,v,gate,up,down"; return ;;
     --norm) _roofline_words "rmsnorm layernorm layernorm-nobias none"; return ;;
     --gpu)
-      _roofline_words "$(_roofline_names gpus)"
+      _roofline_list_words "$(_roofline_names gpus)"
       _roofline_files
       return
       ;;
@@ -160,7 +177,22 @@ _roofline() {
   fi
 
   if [[ $cur == -* && $cur != - ]]; then
-    _roofline_words "$(_roofline_command_flags "$cmd")"
+    if [[ $cmd == compare ]]; then
+      _roofline_words "$(_roofline_command_flags compare $question)"
+    else
+      _roofline_words "$(_roofline_command_flags "$cmd")"
+    fi
+    return
+  fi
+
+  # compare QUESTION MODEL[,MODEL...]: the question, then a list of models.
+  if [[ $cmd == compare ]]; then
+    if [[ -z $question ]]; then
+      _roofline_words "$_roofline_questions"
+    elif [[ $positionals -eq 0 ]]; then
+      _roofline_list_words "$(_roofline_names models)"
+      [[ $cur == *,* ]] || _roofline_files stdin
+    fi
     return
   fi
 

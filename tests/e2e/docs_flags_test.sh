@@ -5,7 +5,7 @@ set -euo pipefail
 bin="$1"
 root="$2"
 fail=0
-for cmd in report params flops kv memory decode prefill serve layer train plan plot gemm gpus models; do
+for cmd in report params flops kv memory decode prefill serve layer train plan plot compare gemm gpus models; do
   for flag in $("$bin" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
     grep -qF -- "$flag" "$root/docs/roofline.1.md" || { echo "$cmd $flag: missing from docs/roofline.1.md"; fail=1; }
   done
@@ -40,6 +40,15 @@ check plot roofline pl
 check memory roofline plot llama3-8b --gpu h100-sxm --kind m
 check --gemm roofline plot llama3-8b --ge
 check svg roofline plot llama3-8b --format s
+# compare: its question, a list of models or of accelerators, the question's own options.
+check compare roofline comp
+check decode roofline compare de
+check llama3-8b,llama3-70b roofline compare params llama3-8b,llama3-7
+check h100-sxm,mi300x roofline compare decode llama3-8b --gpu h100-sxm,mi3
+check --output roofline compare serve llama3-8b --gpu h100-sxm,mi300x --out
+check --brief roofline decode llama3-8b --gpu h100-sxm --br
+got="$(complete_words "$bin" compare kv llama3-8b,llama2-7b --m)"
+[[ " $got " != *" --mfu "* ]] || { echo "compare kv completes --mfu, which kv does not accept"; fail=1; }
 got="$(complete_words "$bin" kv llama3-8b --m)"
 [[ " $got " != *" --mfu "* ]] || { echo "kv completes --mfu, which it does not accept"; fail=1; }
 exit "$fail"
