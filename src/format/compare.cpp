@@ -122,7 +122,9 @@ constexpr InputLabel kInputLabels[] = {{"model", "model", Unit::text},
 std::vector<InputRow> input_rows(const Comparison& c) {
   std::vector<InputRow> rows;
   for (std::size_t i = 0; i < c.columns.size(); ++i) {
-    for (const auto& [key, value] : c.columns[i].report.csv_inputs) {
+    for (const auto& input : c.columns[i].report.csv_inputs) {
+      const std::string& key = input.first;
+      const Value& value = input.second;
       auto it = std::find_if(rows.begin(), rows.end(), [&](const InputRow& r) { return r.key == key; });
       if (it == rows.end()) {
         InputRow r{key, key, std::holds_alternative<bool>(value) ? Unit::boolean : Unit::text, {}};
