@@ -37,6 +37,7 @@ struct GlobalOptions {
   std::vector<std::string> preset_dirs;
   bool quiet = false;
   bool no_header = false;
+  bool yes = false;
 };
 
 /// What a command's run produced: the report, and the capacity verdict where it has one.
@@ -372,12 +373,15 @@ const char* kMainFooter =
 
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
-constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-header", "--help", "-h", "--version"};
+constexpr std::array kGlobalSwitches = {"--explain", "-q",     "--quiet", "--no-header",
+                                        "--yes",     "--help", "-h",      "--version"};
 
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
-  app->add_option("--format", g.format, "table, json, csv or markdown; svg for plot [default: table]")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown", "svg"}))
+  app->add_option("--format", g.format,
+                  "table, json, jsonl (one line a document, a sweep's point a line), csv or markdown; svg for plot "
+                  "[default: table]")
+      ->check(CLI::IsMember({"table", "json", "jsonl", "csv", "markdown", "svg"}))
       ->type_name("FORMAT")
       ->group(grp);
   app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
@@ -394,6 +398,7 @@ void add_global_options(CLI::App* app, GlobalOptions& g) {
       ->group(grp);
   app->add_flag("-q,--quiet", g.quiet, "Silence warnings")->group(grp);
   app->add_flag("--no-header", g.no_header, "CSV without its header line, for concatenating runs")->group(grp);
+  app->add_flag("--yes", g.yes, "Run a sweep of more than 10 million points (it asks otherwise)")->group(grp);
 }
 
 const char* group_title(InputGroup g) {
@@ -452,6 +457,7 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   if (g.format == "json") o.format = format::OutputFormat::json;
   if (g.format == "csv") o.format = format::OutputFormat::csv;
   if (g.format == "markdown") o.format = format::OutputFormat::markdown;
+  if (g.format == "jsonl") o.format = format::OutputFormat::jsonl;
   o.units = g.units == "iec" ? format::UnitSystem::iec : format::UnitSystem::si;
   o.explain = g.explain;
   o.csv_header = !g.no_header;
@@ -723,7 +729,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     if (!axes.empty()) {
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
       return run_sweep(sweep_command(*cmd, inv), inv.spec, axes, reg, in,
-                       {out, err, render_options(g, env), g.quiet, inv.spec.require_fit});
+                       {out, err, render_options(g, env), g.quiet, inv.spec.require_fit, g.yes, env.stderr_is_tty});
     }
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
