@@ -3,6 +3,7 @@
 // parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
+#include "cli/completion.hpp"
 #include "cli/sweep.hpp"
 #include "format/views.hpp"
 #include "io/preset_registry.hpp"
@@ -18,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -50,12 +52,13 @@ struct Invocation {
   io::ScenarioSpec spec;
   std::vector<std::string> gemm_dims;
   std::string gemm_dtype = "bf16";
+  std::string shell;  ///< completion's SHELL
   bool names = false;
   bool explain = false;
   unsigned groups = 0;  ///< the command's input groups
 };
 
-enum class Kind { model, gemm, listing };
+enum class Kind { model, gemm, listing, completion };
 
 struct Command {
   const char* name;
@@ -268,6 +271,8 @@ Outcome run_models(Invocation& inv, const io::Resolved*) {
   return {format::models_report(*inv.reg), std::nullopt, {}};
 }
 
+Outcome run_completion(Invocation& inv, const io::Resolved*);
+
 // Every command: its inputs are the groups it names, and nothing else.
 const Command kCommands[] = {
     {"report", "The whole picture for one model on one accelerator", Kind::model,
@@ -333,6 +338,11 @@ const Command kCommands[] = {
     {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
      "  roofline models\n"
      "  roofline models --names\n"},
+    {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
+     0, false, run_completion,
+     "  roofline completion bash > ~/.local/share/bash-completion/completions/roofline\n"
+     "  roofline completion zsh > ~/.zsh/completions/_roofline\n"
+     "  roofline completion fish > ~/.config/fish/completions/roofline.fish\n"},
 };
 
 const char* kMainFooter =
@@ -349,6 +359,11 @@ const char* kMainFooter =
     "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
 
+// The choices of the global options, for CLI11's check and the completion scripts.
+const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
+const std::vector<std::string> kUnitSystems = {"si", "iec"};
+const std::vector<std::string> kColorModes = {"auto", "always", "never"};
+
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
 constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-header", "--help", "-h", "--version"};
@@ -356,16 +371,16 @@ constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-head
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
   app->add_option("--format", g.format, "table, json, csv or markdown [default: table]")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->check(CLI::IsMember(kFormats))
       ->type_name("FORMAT")
       ->group(grp);
   app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
   app->add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal")
-      ->check(CLI::IsMember({"si", "iec"}))
+      ->check(CLI::IsMember(kUnitSystems))
       ->type_name("SYSTEM")
       ->group(grp);
   app->add_option("--color", g.color, "auto, always or never [default: auto]")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->check(CLI::IsMember(kColorModes))
       ->type_name("WHEN")
       ->group(grp);
   app->add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
@@ -479,8 +494,11 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) != 0U) own.push_back(std::string("--") + d.name);
   }
-  for (const char* g : kGlobalValued) own.emplace_back(g);
-  for (const char* g : kGlobalSwitches) own.emplace_back(g);
+  std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
+  globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
+  // A completion script has no format, units or colour: completion takes no global option.
+  if (cmd.kind != Kind::completion) own.insert(own.end(), globals.begin(), globals.end());
+  if (cmd.kind == Kind::completion) own.emplace_back("--help");
   if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
   if (cmd.kind == Kind::listing) own.emplace_back("--names");
   for (std::size_t i = from; i < args.size(); ++i) {
@@ -492,7 +510,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
     const std::string bare = flag.substr(2);
     const bool elsewhere = std::any_of(io::input_defs().begin(), io::input_defs().end(),
                                        [&](const io::InputDef& d) { return bare == d.name; }) ||
-                           flag == "--names";
+                           flag == "--names" || std::find(globals.begin(), globals.end(), flag) != globals.end();
     if (elsewhere) {
       throw UsageError(flag + " does not apply to " + cmd.name + "; see roofline " + cmd.name + " --help");
     }
@@ -524,6 +542,10 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
     return bound;
   }
+  if (cmd.kind == Kind::completion) {
+    sub->add_option("SHELL", inv.shell, "bash, zsh or fish")->required()->type_name("");
+    return bound;
+  }
   bound.reserve(io::input_defs().size());
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) == 0U) continue;
@@ -546,6 +568,78 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     b.option->group(group_title(d.group));
   }
   return bound;
+}
+
+// The main app before its commands: the global options are added by the caller.
+void setup_main_app(CLI::App& app) {
+  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION);
+  app.footer(kMainFooter);
+  app.require_subcommand(1);
+}
+
+// What a shell completes for the value of `option` in `command` ("" before the command): the
+// global options' choices, an input's hint and choices (io::InputDef), the positional arguments.
+ValueSpec completion_value(std::string_view command, const CLI::Option& option) {
+  const std::string name = option.get_single_name();
+  if (!option.nonpositional()) {
+    if (name == "MODEL") return {Complete::models, {"-"}, false, name};
+    if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
+    return {Complete::nothing, {}, false, name};
+  }
+  if (name == "format") return {Complete::words, kFormats, false, {}};
+  if (name == "units") return {Complete::words, kUnitSystems, false, {}};
+  if (name == "color") return {Complete::words, kColorModes, false, {}};
+  if (name == "preset-dir") return {Complete::directories, {}, false, {}};
+  const auto def = std::find_if(io::input_defs().begin(), io::input_defs().end(),
+                                [&](const io::InputDef& d) { return name == d.name; });
+  if (def == io::input_defs().end()) return {};
+  const auto cmd =
+      std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return command == c.name; });
+  // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value).
+  const bool owned = cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U;
+  ValueSpec v;
+  if (def->choices != nullptr) v.words = def->choices();
+  switch (def->hint) {
+    case io::ValueHint::text:
+      break;
+    case io::ValueHint::choice:
+      v.what = Complete::words;
+      v.list = owned && def->sweep == io::Sweep::names;
+      break;
+    case io::ValueHint::list:
+      v.what = Complete::words;
+      v.list = true;
+      break;
+    case io::ValueHint::model:
+      v.what = Complete::models;
+      break;
+    case io::ValueHint::gpu:
+      v.what = Complete::gpus;
+      v.list = owned && cmd->run == run_plan;  // plan compares a list of accelerators
+      break;
+  }
+  return v;
+}
+
+// The whole CLI, every command with all its options, as the completion scripts see it.
+CompletionSpec full_completion_spec() {
+  CLI::App app{"", "roofline"};
+  setup_main_app(app);
+  GlobalOptions g;
+  add_global_options(&app, g);
+  // The options' storage, alive as long as the app.
+  std::deque<Invocation> invocations;
+  std::deque<std::vector<Bound>> bound;
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    bound.push_back(add_command_options(c, sub, invocations.emplace_back()));
+    if (c.kind != Kind::completion) add_global_options(sub, g);
+  }
+  return completion_spec(app, completion_value);
+}
+
+Outcome run_completion(Invocation& inv, const io::Resolved*) {
+  return {{}, std::nullopt, completion_script(inv.shell, full_completion_spec())};
 }
 
 // The swept inputs in the order their flags were given: the first is the outermost loop.
@@ -583,9 +677,7 @@ void print_error(std::ostream& err, const std::string& what) {
 int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env) {
   CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
-  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION);
-  app.footer(kMainFooter);
-  app.require_subcommand(1);
+  setup_main_app(app);
   GlobalOptions g;
   Invocation inv;
   std::vector<Bound> bound;
@@ -604,7 +696,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
       check_flags(c, args, at + 1);
       bound = add_command_options(c, sub, inv);
-      add_global_options(sub, g);
+      if (c.kind != Kind::completion) add_global_options(sub, g);
     }
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
