@@ -572,7 +572,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
 
 // The main app before its commands: the global options are added by the caller.
 void setup_main_app(CLI::App& app) {
-  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION);
+  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION_LONG);
   app.footer(kMainFooter);
   app.require_subcommand(1);
 }
