@@ -36,6 +36,7 @@ const char* enum_name(E v, const EnumTable<E, N>& table) {
 template <typename E, std::size_t N>
 std::vector<std::string> canonical_names(const EnumTable<E, N>& table) {
   std::vector<std::string> names;
+  names.reserve(N);
   for (std::size_t i = 0; i < N; ++i) {
     bool seen = false;
     for (std::size_t k = 0; k < i; ++k) seen = seen || table[k].second == table[i].second;

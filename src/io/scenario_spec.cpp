@@ -62,6 +62,7 @@ namespace {
 // The choices a shell completes, from the tables the parsers read.
 std::vector<std::string> dtype_names() {
   std::vector<std::string> names;
+  names.reserve(kAllDTypes.size());
   for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
   return names;
 }
@@ -69,6 +70,7 @@ std::vector<std::string> dtype_names() {
 template <typename Row, std::size_t N>
 std::vector<std::string> names_of(const std::array<Row, N>& rows) {
   std::vector<std::string> names;
+  names.reserve(N);
   for (const Row& r : rows) names.emplace_back(r.name);
   return names;
 }
