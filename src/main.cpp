@@ -4,8 +4,25 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <vector>
+
+namespace {
+
+// The terminal's width for pictures: COLUMNS when set to a number, else the tty's; 0 when unknown.
+int terminal_columns(bool tty) {
+  if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
+    char* end = nullptr;
+    const long n = std::strtol(c, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  winsize w{};
+  if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
@@ -18,6 +35,7 @@ int main(int argc, char** argv) {
   const char* term = std::getenv("TERM");
   env.term_dumb = term != nullptr && std::string(term) == "dumb";
   if (const char* p = std::getenv("ROOFLINE_PRESET_PATH")) env.preset_path = p;
+  env.columns = terminal_columns(env.stdout_is_tty);
   const int code = roofline::cli::run_cli(args, std::cin, std::cout, std::cerr, env);
   std::cout.flush();
   return code;

@@ -10,8 +10,8 @@
 # so user presets added with --preset-dir on the same command line or ROOFLINE_PRESET_PATH are
 # offered too. Works with or without the bash-completion package.
 
-_roofline_commands="report params flops kv memory decode prefill serve layer train plan gemm gpus \
-  models completion"
+_roofline_commands="report params flops kv memory decode prefill serve layer train plan plot gemm \
+  gpus models completion"
 
 # Every option a command accepts, the global ones included ("": before the command).
 _roofline_options() {
@@ -90,6 +90,14 @@ _roofline_options() {
       --gpu-peak -c --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype \
       --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format \
       --explain --units --color --preset-dir -q --quiet --no-header" ;;
+    plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
+      --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
+      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
+      --kv-block --shared-prefix --tpot --ttft --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --kind -o --svg --gemm --format --explain --units --color --preset-dir -q \
+      --quiet --no-header" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --units --color --preset-dir -q --quiet \
       --no-header" ;;
     gpus) echo "-h --help --names --format --explain --units --color --preset-dir -q --quiet \
@@ -163,6 +171,13 @@ _roofline_valued() {
       --first-dense --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype \
       --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft \
       --users --tokens-per-s --price --format --units --color --preset-dir" ;;
+    plot) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
+      --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
+      --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context \
+      -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --units \
+      --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     models) echo "--format --units --color --preset-dir" ;;
@@ -174,7 +189,7 @@ _roofline_valued() {
 _roofline_value() {
   case $1 in
     *:--format)
-      _roofline_words "table json csv markdown"
+      _roofline_words "table json csv markdown svg"
       ;;
     *:--units)
       _roofline_words "si iec"
@@ -195,7 +210,7 @@ _roofline_value() {
       | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
       | *:--measured-tokens-per-s | *:--measured-step-time | *:--shard-group | *:--micro-batch \
       | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every | *:--pp-chunks \
-      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s)
+      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm)
       :
       ;;
     *:--mlp)
@@ -208,11 +223,12 @@ _roofline_value() {
       | train:--gpu | gemm:--gpu)
       _roofline_words "$(_roofline_names gpus)"; _roofline_files
       ;;
-    plan:--gpu)
+    plan:--gpu | plot:--gpu)
       _roofline_list "$(_roofline_names gpus)"; [[ $cur == *,* ]] || _roofline_files
       ;;
     report:--dtype | params:--dtype | flops:--dtype | memory:--dtype | decode:--dtype \
-      | prefill:--dtype | serve:--dtype | layer:--dtype | plan:--dtype | *:--kv-dtype)
+      | prefill:--dtype | serve:--dtype | layer:--dtype | plan:--dtype | plot:--dtype \
+      | *:--kv-dtype)
       _roofline_list "fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
       ;;
     gemm:--dtype | *:--compute-dtype)
@@ -261,6 +277,12 @@ _roofline_value() {
     *:--lora-targets)
       _roofline_list "q k v o gate up down qv attention mlp all no-experts"
       ;;
+    *:--kind)
+      _roofline_words "roofline memory decode serve"
+      ;;
+    *:-o | *:--svg)
+      _roofline_paths
+      ;;
     *) return 1 ;;
   esac
 }
@@ -269,7 +291,7 @@ _roofline_value() {
 _roofline_positional() {
   case $1 in
     report:0 | params:0 | flops:0 | kv:0 | memory:0 | decode:0 | prefill:0 | serve:0 | layer:0 \
-      | train:0 | plan:0)
+      | train:0 | plan:0 | plot:0)
       _roofline_words "- $(_roofline_names models)"; _roofline_files
       ;;
     completion:0)
@@ -305,6 +327,13 @@ _roofline_dirs() {
   local -a dirs
   mapfile -t dirs < <(compgen -d -- "$cur")
   COMPREPLY+=("${dirs[@]}")
+  compopt -o filenames 2>/dev/null
+}
+
+_roofline_paths() {  # any file or directory
+  local -a paths
+  mapfile -t paths < <(compgen -f -- "$cur")
+  COMPREPLY+=("${paths[@]}")
   compopt -o filenames 2>/dev/null
 }
 

@@ -8,6 +8,8 @@
 #include "roofline/model_config.hpp"
 #include "roofline/units.hpp"
 
+#include <cstdint>
+
 namespace roofline {
 
 // ---- KO22 Table 2: activation bytes per transformer layer (16-bit activations) ---------------
@@ -59,6 +61,17 @@ struct ActivationOptions {
   double bytes_per_element = 2.0;   ///< activation dtype (2: bf16/fp16)
   double dropout_mask_bytes = 1.0;  ///< one byte per mask element
 };
+
+/// The widths of one layer's tensors the backward keeps, per token: w_q = h d_h, w_k = w_v = h_kv d_h,
+/// w_o = w_q (MLA: w_q = w_k = h (d_nope + d_R), w_v = w_o = h d_v, latents 2 r_q + 2 d_c + d_R);
+/// f = d_ff, or in an MoE layer k d_fe + E_s d_fs; k the routed copies (0 in a dense layer)  [KO22 §4.1] [DS24]
+struct LayerWidths {
+  std::int64_t w_q = 0, w_k = 0, w_v = 0, w_o = 0;
+  std::int64_t latents = 0;  ///< MLA only
+  std::int64_t f = 0;
+  std::int64_t k = 0;
+};
+LayerWidths layer_widths(const ModelConfig& m, bool moe_layer);
 
 /// Bytes one layer keeps for its backward, per device, term by term (docs/formulas.md, "Training
 /// activations", gives each coefficient and its origin in KO22 §4.1). A term a configuration does

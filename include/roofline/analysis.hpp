@@ -233,6 +233,10 @@ struct DeploymentResult {
   std::int64_t batch = 1;                     ///< sequences per replica
   std::int64_t context = 0;                   ///< T, the cache each sequence holds
   // Decode, one token per sequence, through the p stages.
+  bool attention_data_parallel = false;  ///< e > t: an expert group spans e/t replicas (DP attention + EP)
+  double expert_tokens = 0.0;            ///< n_e = B max(1, e/t): tokens a device's routed experts see
+  double params_read_per_device = 0.0;   ///< the binding stage's read: experts in the share n_e touches
+  units::Bytes weights_read_per_device{};
   double params_read_share = 1.0;  ///< params read / params stored (MoE experts touched, embedding rows)
   units::Flop flops_per_device{};
   units::Bytes bytes_per_device{};
@@ -242,7 +246,7 @@ struct DeploymentResult {
   units::Bytes allreduce_bytes{};     ///< one all-reduce: B d e
   double allreduces_per_stage = 0.0;  ///< 2 per layer
   units::Seconds t_allreduce{};       ///< all of one stage's
-  units::Bytes alltoall_bytes{};      ///< one MoE layer's dispatch or combine: k B d e (e_p - 1)/e_p
+  units::Bytes alltoall_bytes{};      ///< one MoE layer's dispatch or combine: k B d e (e_p - 1)/e_p / t
   double alltoalls_per_stage = 0.0;   ///< 2 per MoE layer of a stage
   units::Seconds t_alltoall{};        ///< all of one stage's
   units::Bytes hop_bytes{};           ///< one stage hand-off: B d e
@@ -297,17 +301,22 @@ enum class PlanLimit { load, kv_budget, step_target, infeasible_memory, infeasib
 
 struct PlanRow {
   std::int64_t tensor = 1, pipeline = 1;
+  std::int64_t data = 1;                     ///< d replicas in a group: DP attention with their experts on e ranks
+  std::int64_t expert = 1;                   ///< e
+  std::int64_t micro_batches = 1;            ///< M = p batches in flight through a pipeline
   std::optional<std::int64_t> kv_sequences;  ///< the most sequences a group's KV budget holds
-  std::int64_t concurrency = 0;              ///< sequences a group serves within the targets
+  std::int64_t batch = 0;                    ///< n: sequences per micro-batch (per replica)
+  std::int64_t concurrency = 0;              ///< sequences a group serves within the targets: M d n
   PlanLimit limit = PlanLimit::kv_budget;
   units::Seconds step{};    ///< the decode step at that concurrency (the TPOT users see)
   units::Seconds target{};  ///< min(1/R, TPOT target)
   units::Seconds ttft{};    ///< a prompt's prefill floor on the group
   double tokens_per_s_group = 0.0;
   std::int64_t groups = 0;   ///< ceil(users / concurrency)
-  std::int64_t devices = 0;  ///< groups t p
+  std::int64_t devices = 0;  ///< groups t p d
   std::optional<double> cost_per_hour;
   std::optional<double> cost_per_million_tokens;
+  [[nodiscard]] std::int64_t group_devices() const { return tensor * pipeline * data; }
   [[nodiscard]] bool feasible() const {
     return limit == PlanLimit::load || limit == PlanLimit::kv_budget || limit == PlanLimit::step_target;
   }
@@ -319,9 +328,10 @@ struct PlanOption {
   PlanRow row;
 };
 
-/// Every layout t x p (t | h, p | L, t p <= the cap) of one accelerator for a user load: the most
-/// sequences a group serves within the KV budget and the step target, the groups and devices the
-/// load needs, and the cost  [S003-3.6] (derived)
+/// Every group layout of one accelerator for a user load (t x p with t | h, p | L, t p <= the cap
+/// and M = p micro-batches in flight; for MoE, DP attention over d = e devices with whole experts,
+/// e | E): the most sequences a group serves within the KV budget and the step target, the groups
+/// and devices the load needs, and the cost  [S003-3.6] (derived)
 std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in);
 
 // --- speculative decoding ----------------------------------------------------------------------

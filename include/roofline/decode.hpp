@@ -4,6 +4,7 @@
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/roofline.hpp"
+#include "roofline/training_memory.hpp"
 #include "roofline/units.hpp"
 #include "roofline/workload.hpp"
 
@@ -28,6 +29,12 @@ double expected_experts_touched(double experts, double top_k, double tokens);
 /// all_weights: N  [S003-2.5] [S004]
 double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, DecodeBytes mode,
                    MoeDecodeBytes moe_mode);
+
+/// Weights one device of a serving layout reads in a decode step of n tokens whose routed experts
+/// see n_e tokens: Psi_dev with the routed experts in the share E_touched(n_e) / E, less the rows of
+/// an untied table (V / t on the device) that the gather of n / t rows skips  [S004] [SH17] [NA21]
+DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
+                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode);
 
 struct DecodeStep {
   double params_read = 0.0;     ///< weights read per step (expected, MoE)

@@ -22,8 +22,9 @@ struct HardwareConfig {
   std::string interconnect_name;                   ///< scale-up fabric ("" if none)
   units::BytesPerSecond interconnect_bandwidth{};  ///< per direction
   std::int64_t interconnect_links = 0;
-  double power_watts = 0.0;  ///< TDP; 0 when not published
-  units::Bytes l2_cache{};   ///< last-level on-chip cache; 0 when not given
+  units::Seconds interconnect_latency{};  ///< alpha: per hop of a ring collective; 0 when not known
+  double power_watts = 0.0;               ///< TDP; 0 when not published
+  units::Bytes l2_cache{};                ///< last-level on-chip cache; 0 when not given
   std::vector<std::string> aliases;
   std::string source;
   std::string notes;

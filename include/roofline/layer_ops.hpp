@@ -119,6 +119,11 @@ double experts_read(const ModelConfig& m, double tokens, DecodeBytes mode, MoeDe
 /// [S003-2.3] [S003-3.2] [S003-3.3] [S002-intensity] [DA22]
 std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const LayerKind& kind, const LayerPass& p);
 
+/// Elementwise bytes one token moves through a layer, unfused, the mean over the L layers: the
+/// norm, RoPE, activation, residual-add and MoE combine rows of layer_ops at one decode token, so
+/// report's per-layer figure and layer's rows are one model  [S003-3.3]
+units::Bytes mean_layer_elementwise_bytes_per_token(const ModelConfig& m, const ParamCounts& c, double b);
+
 /// The operators outside the layers, once: embedding gather (and positions), embedding norm,
 /// projections in/out, final norm, lm_head on the head positions  [S003-2.5] [S004]
 std::vector<LayerOp> head_ops(const ModelConfig& m, const ParamCounts& c, const LayerPass& p);

@@ -17,6 +17,10 @@
 
 namespace roofline {
 
+/// Where the per-hop link latency came from: nowhere (bandwidth only), the accelerator preset, or
+/// --link-latency.
+enum class LinkLatencySource { none, accelerator, flag };
+
 /// How the devices are used. Today G devices act as one ideal device: capacities and rates add
 /// and communication is free, so time results are lower bounds. Later issues add the tensor,
 /// pipeline, data and expert parallel degrees here.
@@ -27,8 +31,9 @@ struct Deployment {
   std::int64_t data = 1;      ///< d
   std::int64_t expert = 1;    ///< e (MoE experts split over e ranks)
   bool sequence_parallel = false;
-  bool explicit_layout = false;    ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
-  units::Seconds link_latency{};   ///< per hop of a collective (0: bandwidth only)
+  bool explicit_layout = false;   ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
+  units::Seconds link_latency{};  ///< per hop of a collective (0: bandwidth only)
+  LinkLatencySource link_latency_source = LinkLatencySource::none;
   double link_efficiency = 1.0;    ///< achieved / peak link bandwidth in collectives
   std::int64_t micro_batches = 1;  ///< M: batches in flight through a serving pipeline
 };

@@ -119,6 +119,12 @@ struct ParallelDegrees {
   std::int64_t tensor = 1;    ///< t
   std::int64_t pipeline = 1;  ///< p
   std::int64_t expert = 1;    ///< e (routed experts only)
+  /// t_e: ranks each routed expert is split over; 0 means t (Megatron's training layout). Serving
+  /// with expert parallelism keeps experts whole (t_e = 1).
+  std::int64_t expert_tensor = 0;
+  /// Share of the routed experts counted: 1 for what a device holds; a decode step reads the share
+  /// its tokens touch.
+  double expert_share = 1.0;
 };
 
 /// Parameters one device of the first and of the last pipeline stage holds.
@@ -128,7 +134,7 @@ struct DeviceParams {
   [[nodiscard]] constexpr double most_loaded() const { return first_stage > last_stage ? first_stage : last_stage; }
 };
 
-/// Psi_dev = max(first, last): matrices / t (routed experts / (e t)), norms, biases, router
+/// Psi_dev = max(first, last): matrices / t (routed experts / (e t_e), times their share), norms, biases, router
 /// replicated; ⌈L/p⌉ layers per stage; embedding (/t) on the first, head (/t) on the last  [NA21 §2] [SH19 §3]
 DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d);
 

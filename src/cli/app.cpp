@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 
 #include "cli/completion.hpp"
+#include "cli/plot.hpp"
 #include "cli/sweep.hpp"
 #include "format/views.hpp"
 #include "io/preset_registry.hpp"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -43,7 +45,7 @@ struct GlobalOptions {
 struct Outcome {
   format::Report report;
   std::optional<bool> fits;
-  std::string text;  ///< plain text instead of a report (--names)
+  std::string text;  ///< plain text instead of a report (--names, plot's picture)
 };
 
 /// The inputs of one invocation after parsing.
@@ -56,6 +58,7 @@ struct Invocation {
   bool names = false;
   bool explain = false;
   unsigned groups = 0;  ///< the command's input groups
+  PlotRequest plot;     ///< plot's own options, lists and terminal
 };
 
 enum class Kind { model, gemm, listing, completion };
@@ -236,6 +239,13 @@ Outcome run_layer(Invocation& inv, const io::Resolved* in) {
   return o;
 }
 
+Outcome run_plot(Invocation& inv, const io::Resolved* in) {
+  PlotOutput p = plot_picture(inv.plot, inv.spec, *in, *inv.reg);
+  Outcome o{{}, std::nullopt, std::move(p.text)};
+  o.report.warnings = std::move(p.warnings);
+  return o;
+}
+
 Outcome run_gemm(Invocation& inv, const io::Resolved*) {
   GemmInputs g;
   const char* names[] = {"M", "N", "K"};
@@ -329,6 +339,17 @@ const Command kCommands[] = {
      true, run_plan,
      "  roofline plan mixtral-8x7b --gpu h200-sxm --users 10000 --tokens-per-s 30 --context 8k --tpot 50ms\n"
      "  roofline plan llama3-70b --gpu h100-sxm,h200-sxm,mi300x --users 1000 --tokens-per-s 20 --price 2.5\n"},
+    {"plot", "The roofline as a picture (SVG or the terminal): roofs, workloads, memory bars, sweep curves",
+     Kind::model,
+     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt |
+         io::kOutput | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
+         io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets,
+     true, run_plot,
+     "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
+     "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"
+     "  roofline plot llama3-70b --gpu h100-sxm --gpus 4 --kind decode --format svg\n"
+     "Lists: --batch [default: 1,8,64,512 for roofline, 1..1024*2 for decode], --concurrency for --kind serve\n"
+     "[default: 1..1024*2]; -o FILE or --format svg writes SVG, otherwise the picture is drawn for the terminal.\n"},
     {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
      "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
      "  roofline gemm 1 4096 4096 --dtype fp8\n"},
@@ -359,28 +380,23 @@ const char* kMainFooter =
     "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
 
-// The choices of the global options, for CLI11's check and the completion scripts.
-const std::vector<std::string> kFormats = {"table", "json", "csv", "markdown"};
-const std::vector<std::string> kUnitSystems = {"si", "iec"};
-const std::vector<std::string> kColorModes = {"auto", "always", "never"};
-
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
 constexpr std::array kGlobalSwitches = {"--explain", "-q", "--quiet", "--no-header", "--help", "-h", "--version"};
 
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
-  app->add_option("--format", g.format, "table, json, csv or markdown [default: table]")
-      ->check(CLI::IsMember(kFormats))
+  app->add_option("--format", g.format, "table, json, csv or markdown; svg for plot [default: table]")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown", "svg"}))
       ->type_name("FORMAT")
       ->group(grp);
   app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
   app->add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal")
-      ->check(CLI::IsMember(kUnitSystems))
+      ->check(CLI::IsMember({"si", "iec"}))
       ->type_name("SYSTEM")
       ->group(grp);
   app->add_option("--color", g.color, "auto, always or never [default: auto]")
-      ->check(CLI::IsMember(kColorModes))
+      ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN")
       ->group(grp);
   app->add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
@@ -501,6 +517,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   if (cmd.kind == Kind::completion) own.emplace_back("--help");
   if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
   if (cmd.kind == Kind::listing) own.emplace_back("--names");
+  if (cmd.run == run_plot) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
   for (std::size_t i = from; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") break;
@@ -510,7 +527,8 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
     const std::string bare = flag.substr(2);
     const bool elsewhere = std::any_of(io::input_defs().begin(), io::input_defs().end(),
                                        [&](const io::InputDef& d) { return bare == d.name; }) ||
-                           flag == "--names" || std::find(globals.begin(), globals.end(), flag) != globals.end();
+                           flag == "--names" || std::find(globals.begin(), globals.end(), flag) != globals.end() ||
+                           std::find(plot_flags().begin(), plot_flags().end(), flag) != plot_flags().end();
     if (elsewhere) {
       throw UsageError(flag + " does not apply to " + cmd.name + "; see roofline " + cmd.name + " --help");
     }
@@ -577,8 +595,9 @@ void setup_main_app(CLI::App& app) {
   app.require_subcommand(1);
 }
 
-// What a shell completes for the value of `option` in `command` ("" before the command): the
-// global options' choices, an input's hint and choices (io::InputDef), the positional arguments.
+// What a shell completes for the value of `option` in `command` ("" before the command): an
+// input's hint and choices (io::InputDef), the positional arguments. Other options' choices come
+// from their CLI11 checks, and FILE and DIR values complete paths (completion_spec).
 ValueSpec completion_value(std::string_view command, const CLI::Option& option) {
   const std::string name = option.get_single_name();
   if (!option.nonpositional()) {
@@ -586,10 +605,6 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
     if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
     return {Complete::nothing, {}, false, name};
   }
-  if (name == "format") return {Complete::words, kFormats, false, {}};
-  if (name == "units") return {Complete::words, kUnitSystems, false, {}};
-  if (name == "color") return {Complete::words, kColorModes, false, {}};
-  if (name == "preset-dir") return {Complete::directories, {}, false, {}};
   const auto def = std::find_if(io::input_defs().begin(), io::input_defs().end(),
                                 [&](const io::InputDef& d) { return name == d.name; });
   if (def == io::input_defs().end()) return {};
@@ -615,7 +630,7 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
       break;
     case io::ValueHint::gpu:
       v.what = Complete::gpus;
-      v.list = owned && cmd->run == run_plan;  // plan compares a list of accelerators
+      v.list = owned && (cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
       break;
   }
   return v;
@@ -632,7 +647,9 @@ CompletionSpec full_completion_spec() {
   std::deque<std::vector<Bound>> bound;
   for (const Command& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    bound.push_back(add_command_options(c, sub, invocations.emplace_back()));
+    Invocation& inv = invocations.emplace_back();
+    bound.push_back(add_command_options(c, sub, inv));
+    if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
     if (c.kind != Kind::completion) add_global_options(sub, g);
   }
   return completion_spec(app, completion_value);
@@ -659,6 +676,41 @@ SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
             Outcome o = cmd.run(inv, &r);
             return std::pair{std::move(o.report), o.fits};
           }};
+}
+
+// --format svg is a picture: plot's only; plot draws a picture or nothing.
+void check_format(const Command& cmd, const GlobalOptions& g, const PlotRequest& plot) {
+  if (cmd.run != run_plot) {
+    if (g.format == "svg") {
+      throw UsageError("--format svg: only plot draws pictures; " + std::string(cmd.name) +
+                       " writes table, json, csv or markdown");
+    }
+    return;
+  }
+  if (g.format != "table" && g.format != "svg") {
+    throw UsageError("--format " + g.format +
+                     ": plot draws a picture, in the terminal (table) or as svg; the numbers are in decode, prefill, "
+                     "layer, memory and serve --format " +
+                     g.format);
+  }
+  if (g.explain) throw UsageError("--explain: plot shows no formulas; decode, prefill and layer --explain do");
+  if (g.format == "svg" && !plot.options.svg_file.empty()) {
+    throw UsageError("--format svg and -o " + plot.options.svg_file + ": give one (-o writes the file)");
+  }
+}
+
+// plot -o: the rendered picture to its file, whole; a failure is one line and exit 1.
+bool write_file(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (f) {
+    f << text;
+    f.flush();
+  }
+  if (!f) {
+    err << "roofline: error: -o " << path << ": cannot write the file\n";
+    return false;
+  }
+  return true;
 }
 
 void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
@@ -696,6 +748,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
       check_flags(c, args, at + 1);
       bound = add_command_options(c, sub, inv);
+      if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
       if (c.kind != Kind::completion) add_global_options(sub, g);
     }
     // Pass 3: syntax.
@@ -742,6 +795,16 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       }
     }
     diag.check();
+    check_format(*cmd, g, inv.plot);
+    if (cmd->run == run_plot) {
+      // plot draws its lists as one picture: no sweep.
+      order_axes(axes, bound, *app.get_subcommand(cmd->name));
+      inv.plot.axes = std::move(axes);
+      axes.clear();
+      inv.plot.svg = g.format == "svg" || !inv.plot.options.svg_file.empty();
+      inv.plot.units = render_options(g, env).units;
+      inv.plot.term = {.columns = env.columns > 0 ? env.columns : 80, .color = render_options(g, env).color};
+    }
     // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
     if (!axes.empty()) {
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
@@ -753,7 +816,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     if (cmd->kind == Kind::model) {
       io::ScenarioSpec spec = inv.spec;
       // plan takes a --gpu list: the scenario is resolved on the first; run_plan adds the others.
-      if (cmd->run == run_plan) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+      if (cmd->run == run_plan || cmd->run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
       // layer's --tokens: a prefill's prompt, or a decode step's one token per sequence.
       if (cmd->run == run_layer && spec.tokens) {
         if (spec.phase.value_or(Phase::decode) == Phase::decode) {
@@ -780,6 +843,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
         throw UsageError("--require-fit: " + std::string(cmd->name) + " has no capacity check without --gpu");
       if (!*o.fits) exit_code = 3;
     }
+    // plot -o: the picture goes to its file.
+    if (!inv.plot.options.svg_file.empty()) return write_file(inv.plot.options.svg_file, text, err) ? exit_code : 1;
     out << text;
     out.flush();
     if (!out) {

@@ -14,6 +14,7 @@ struct Env {
   bool clicolor_force = false;  ///< CLICOLOR_FORCE is set and not "0"
   bool term_dumb = false;
   std::string preset_path;  ///< ROOFLINE_PRESET_PATH (colon-separated)
+  int columns = 0;          ///< the terminal's width (COLUMNS, else the tty's); 0: unknown, 80 is used
 };
 
 /// Exit code of an internal error (a bug): EX_SOFTWARE from sysexits.h.

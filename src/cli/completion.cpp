@@ -24,10 +24,25 @@ OptionSpec option_spec(std::string_view command, const CLI::Option& o, const Val
   s.help = o.get_description();
   s.takes_value = o.get_expected_max() > 0;
   s.repeatable = s.takes_value && o.get_expected_max() > 1;
-  if (s.takes_value) {
-    s.value = values(command, o);
-    // CLI11 appends its validators' descriptions after a colon: FORMAT:{table,json,...}.
-    if (s.value.name.empty()) s.value.name = o.get_type_name().substr(0, o.get_type_name().find(':'));
+  if (!s.takes_value) return s;
+  s.value = values(command, o);
+  // CLI11 appends its checks' descriptions to the value's name: FORMAT:{table,json,...}.
+  const std::string type = o.get_type_name();
+  const std::string name = type.substr(0, type.find(':'));
+  if (s.value.name.empty()) s.value.name = name;
+  if (s.value.what != Complete::nothing) return s;
+  if (name == "FILE") s.value.what = Complete::files;
+  if (name == "DIR") s.value.what = Complete::directories;
+  // An IsMember check's choices, {a,b,c}.
+  const std::size_t open = type.find(":{");
+  if (open != std::string::npos && type.back() == '}') {
+    const std::string set = type.substr(open + 2, type.size() - open - 3);
+    for (std::size_t at = 0; at <= set.size();) {
+      const std::size_t comma = std::min(set.find(',', at), set.size());
+      s.value.words.push_back(set.substr(at, comma - at));
+      at = comma + 1;
+    }
+    s.value.what = Complete::words;
   }
   return s;
 }
@@ -153,6 +168,8 @@ std::string bash_action(const ValueSpec& v, std::size_t indent) {
                     : "_roofline_words \"$(_roofline_names gpus)\"; _roofline_files";
     case Complete::directories:
       return "_roofline_dirs";
+    case Complete::files:
+      return "_roofline_paths";
   }
   return ":";
 }
@@ -219,6 +236,13 @@ _roofline_dirs() {
   local -a dirs
   mapfile -t dirs < <(compgen -d -- "$cur")
   COMPREPLY+=("${dirs[@]}")
+  compopt -o filenames 2>/dev/null
+}
+
+_roofline_paths() {  # any file or directory
+  local -a paths
+  mapfile -t paths < <(compgen -f -- "$cur")
+  COMPREPLY+=("${paths[@]}")
   compopt -o filenames 2>/dev/null
 }
 
@@ -356,6 +380,8 @@ std::string zsh_action(const ValueSpec& v) {
       return v.list ? "{_roofline_presets -l gpus}" : "{_roofline_presets gpus}";
     case Complete::directories:
       return "_directories";
+    case Complete::files:
+      return "_files";
   }
   return " ";
 }
@@ -484,7 +510,8 @@ std::string fish_quote(const std::string& s) {
   return "'" + replace_all(replace_all(s, "\\", "\\\\"), "'", "\\'") + "'";
 }
 
-// What a value offers: words, a comma list's last element, presets and *.json files, or directories.
+// What a value offers: words, a comma list's last element, presets and *.json files, directories,
+// or any file.
 std::string fish_candidates(const ValueSpec& v) {
   switch (v.what) {
     case Complete::nothing:
@@ -499,6 +526,8 @@ std::string fish_candidates(const ValueSpec& v) {
                     : " -a '(__roofline_names gpus) (__roofline_files)'";
     case Complete::directories:
       return " -a '(__fish_complete_directories)'";
+    case Complete::files:
+      return " -F";
   }
   return "";
 }
@@ -506,8 +535,8 @@ std::string fish_candidates(const ValueSpec& v) {
 std::string fish_option(const std::string& condition, const OptionSpec& o) {
   std::string s = "complete -c roofline -n " + fish_quote(condition);
   for (const std::string& n : o.names) s += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
-  // -x: the option takes a value, and files only where the value offers them.
-  if (o.takes_value) s += " -x" + fish_candidates(o.value);
+  // -r: the option takes a value; -x: and not a file, unless the value offers files itself.
+  if (o.takes_value) s += (o.value.what == Complete::files ? " -r" : " -x") + fish_candidates(o.value);
   return s + " -d " + fish_quote(o.help) + "\n";
 }
 

@@ -23,6 +23,7 @@ enum class Complete : unsigned char {
   models,       ///< a model preset (from `roofline models --names`), `words`, or a *.json file
   gpus,         ///< an accelerator preset (from `roofline gpus --names`) or a *.json file
   directories,  ///< a directory
+  files,        ///< any file (a file to write)
 };
 
 /// The value of an option or a positional argument.
@@ -63,7 +64,9 @@ inline constexpr std::array kShells = {"bash", "zsh", "fish"};
 using ValueLookup = std::function<ValueSpec(std::string_view command, const CLI::Option& option)>;
 
 /// Walks a CLI11 app whose subcommands have all their options: the app's own options are the global
-/// ones, each subcommand a command. Hidden options (no group) are left out.
+/// ones, each subcommand a command. Hidden options (no group) are left out. Where `values` offers
+/// nothing for an option, the choices of its CLI11 check (IsMember) are its words, and a value named
+/// FILE or DIR completes paths.
 CompletionSpec completion_spec(const CLI::App& app, const ValueLookup& values);
 
 /// The completion script for `shell` (one of kShells).

@@ -11,6 +11,25 @@ units::Bytes LayerActivations::total() const {
          layer_input;
 }
 
+LayerWidths layer_widths(const ModelConfig& m, bool moe_layer) {
+  LayerWidths w;
+  w.w_q = m.n_heads * m.head_dim;
+  w.w_k = m.n_kv_heads * m.head_dim;
+  w.w_v = w.w_k;
+  w.w_o = w.w_q;
+  if (m.mla.enabled()) {
+    w.w_q = m.n_heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    w.w_k = w.w_q;
+    w.w_v = m.n_heads * m.mla.v_head_dim;
+    w.w_o = w.w_v;
+    w.latents = 2 * m.mla.q_lora_rank + 2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
+  }
+  const bool moe = moe_layer && m.moe.enabled();
+  w.k = moe ? m.moe.top_k : 0;
+  w.f = moe ? m.moe.top_k * m.moe.d_ff_expert + m.moe.n_shared_experts * m.moe.d_ff_shared : m.d_ff;
+  return w;
+}
+
 LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, bool moe_layer) {
   const double s = o.seq_len;
   const double b = o.micro_batch;
@@ -31,21 +50,12 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   }
 
   // Widths of the attention tensors the backward needs.
-  const double d_h = static_cast<double>(m.head_dim);
-  double w_q = a * d_h;
-  double w_k = static_cast<double>(m.n_kv_heads) * d_h;
-  double w_v = w_k;
-  double w_o = w_q;
-  if (m.mla.enabled()) {
-    const double qk_head = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
-    w_q = a * qk_head;
-    w_k = a * qk_head;
-    w_v = a * static_cast<double>(m.mla.v_head_dim);
-    w_o = w_v;
-    const double latents = 2.0 * static_cast<double>(m.mla.q_lora_rank) +
-                           2.0 * static_cast<double>(m.mla.kv_lora_rank) + static_cast<double>(m.mla.qk_rope_head_dim);
-    r.mla_latents = units::Bytes{sb * latents * e / rep};
-  }
+  const LayerWidths widths = layer_widths(m, moe_layer);
+  const auto w_q = static_cast<double>(widths.w_q);
+  const auto w_k = static_cast<double>(widths.w_k);
+  const auto w_v = static_cast<double>(widths.w_v);
+  const auto w_o = static_cast<double>(widths.w_o);
+  if (m.mla.enabled()) r.mla_latents = units::Bytes{sb * static_cast<double>(widths.latents) * e / rep};
 
   r.norm_inputs = units::Bytes{static_cast<double>(m.norms_per_layer) * sb * h * e / rep};
   r.attn_input = units::Bytes{sb * h * e / rep};
@@ -71,12 +81,9 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   if (o.dropout) r.attn_dropout_mask = units::Bytes{sb * h * mask / rep};
 
   // MLP: f is the width one token passes through; MoE: k routed experts and the shared experts.
-  const bool moe = moe_layer && m.moe.enabled();
-  const double f = moe ? static_cast<double>(m.moe.top_k) * static_cast<double>(m.moe.d_ff_expert) +
-                             static_cast<double>(m.moe.n_shared_experts) * static_cast<double>(m.moe.d_ff_shared)
-                       : static_cast<double>(m.d_ff);
+  const auto f = static_cast<double>(widths.f);
   if (!m.parallel_block) r.mlp_input = units::Bytes{sb * h * e / rep};
-  if (moe) r.moe_dispatched_input = units::Bytes{static_cast<double>(m.moe.top_k) * sb * h * e / rep};
+  if (widths.k > 0) r.moe_dispatched_input = units::Bytes{static_cast<double>(widths.k) * sb * h * e / rep};
   if (m.mlp == MlpKind::gated) r.mlp_gate_output = units::Bytes{sb * f * e / t};
   r.mlp_up_output = units::Bytes{sb * f * e / t};
   r.mlp_activation_output = units::Bytes{sb * f * e / t};

@@ -39,6 +39,33 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
   return p;
 }
 
+DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
+                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode) {
+  if (mode == DecodeBytes::all_weights) return params_per_device(c, d);
+  if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
+    const double n = static_cast<double>(m.moe.n_experts);
+    const double k = static_cast<double>(m.moe.top_k);
+    const double touched =
+        moe_mode == MoeDecodeBytes::top_k ? std::min(n, k) : expected_experts_touched(n, k, expert_tokens);
+    d.expert_share = n > 0.0 ? touched / n : 1.0;
+  }
+  DeviceParams r = params_per_device(c, d);
+  const auto t = static_cast<double>(d.tensor);
+  double skipped = 0.0;
+  if (!m.tied_embeddings) {
+    const double e = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model);
+    const double held = static_cast<double>(c.embedding) / t;
+    skipped += std::max(0.0, held - std::min(tokens, static_cast<double>(m.vocab_size)) / t * e);
+  }
+  if (c.positions > 0) {  // learned positions: replicated, n rows read
+    const double rows = std::min(tokens, static_cast<double>(m.learned_positions));
+    skipped += std::max(0.0, static_cast<double>(c.positions) - rows * static_cast<double>(m.d_model));
+  }
+  r.first_stage -= skipped;
+  if (d.pipeline == 1) r.last_stage = r.first_stage;
+  return r;
+}
+
 DecodeStep decode_step(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
   return verification_step(m, c, w, hw, 1.0);
 }

@@ -496,4 +496,22 @@ std::vector<LayerOp> head_ops(const ModelConfig& m, const ParamCounts& c, const 
   return ops.take();
 }
 
+units::Bytes mean_layer_elementwise_bytes_per_token(const ModelConfig& m, const ParamCounts& c, double b) {
+  LayerPass one;
+  one.activation_bytes = b;
+  double sum = 0.0;
+  double layers = 0.0;
+  for (const LayerKind& kind : layer_kinds(m)) {
+    double per_layer = 0.0;
+    for (const LayerOp& op : layer_ops(m, c, kind, one)) {
+      const bool elementwise = op.kind == OpKind::norm || op.kind == OpKind::rope || op.kind == OpKind::activation ||
+                               op.kind == OpKind::residual || op.kind == OpKind::combine;
+      if (elementwise) per_layer += op.activation_bytes.base();
+    }
+    sum += per_layer * as_double(kind.layers);
+    layers += as_double(kind.layers);
+  }
+  return units::Bytes{layers > 0.0 ? sum / layers : 0.0};
+}
+
 }  // namespace roofline

@@ -48,16 +48,33 @@ std::optional<FsdpStrategy> fsdp_strategy(std::string_view name) {
 
 namespace {
 
-// Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t), the router
+// How one device holds a layer: matrices over t ranks, routed experts over e t_e ranks (in the
+// share counted).
+struct Split {
+  double t = 1.0;
+  double e = 1.0;
+  double te = 1.0;
+  double share = 1.0;
+};
+
+Split split_of(ParallelDegrees d) {
+  const auto t = static_cast<double>(d.tensor);
+  return {.t = t,
+          .e = static_cast<double>(d.expert),
+          .te = d.expert_tensor > 0 ? static_cast<double>(d.expert_tensor) : t,
+          .share = d.expert_share};
+}
+
+// Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t_e), the router
 // (and the shared-expert gate) and every vector (norm gains, biases) replicated.
-double layer_params_on_device(const LayerKindParams& k, double t, double e) {
+double layer_params_on_device(const LayerKindParams& k, Split s) {
   double sum = 0.0;
   for (const ParamComponent& part : k.parts) {
     const auto n = static_cast<double>(part.count);
     if (part.id == "experts") {
-      sum += n / (e * t);
+      sum += n * s.share / (s.e * s.te);
     } else if (part.matrix && part.id != "router" && part.id != "shared_expert_gate") {
-      sum += n / t;
+      sum += n / s.t;
     } else {
       sum += n;
     }
@@ -67,13 +84,13 @@ double layer_params_on_device(const LayerKindParams& k, double t, double e) {
 
 // Layer parameters on one device of the stage holding layers [begin, end), the kinds laid out in
 // the order ParamCounts lists them (dense first, then MoE).
-double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t end, double t, double e) {
+double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t end, Split split) {
   double sum = 0.0;
   std::int64_t first = 0;
   for (const LayerKindParams& k : c.layer_kinds) {
     const std::int64_t last = first + k.n_layers;
     const std::int64_t overlap = std::max<std::int64_t>(0, std::min(last, end) - std::max(first, begin));
-    sum += static_cast<double>(overlap) * layer_params_on_device(k, t, e);
+    sum += static_cast<double>(overlap) * layer_params_on_device(k, split);
     first = last;
   }
   return sum;
@@ -83,7 +100,7 @@ double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t
 
 DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
   const auto t = static_cast<double>(d.tensor);
-  const auto e = static_cast<double>(d.expert);
+  const Split split = split_of(d);
   const std::int64_t p = d.pipeline;
   std::int64_t layers = 0;
   for (const LayerKindParams& k : c.layer_kinds) layers += k.n_layers;
@@ -95,8 +112,8 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
     last_layers = first_layers;
   } else {
     const std::int64_t per_stage = (layers + p - 1) / p;
-    first_layers = stage_layer_params(c, 0, per_stage, t, e);
-    last_layers = stage_layer_params(c, layers - per_stage, layers, t, e);
+    first_layers = stage_layer_params(c, 0, per_stage, split);
+    last_layers = stage_layer_params(c, layers - per_stage, layers, split);
   }
   // First stage: the vocab-parallel table (/t), the position table and embedding norm (replicated),
   // OPT's project_in (/t).
@@ -116,9 +133,8 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
 
 double largest_unit_params(const ParamCounts& c, ParallelDegrees d) {
   const auto t = static_cast<double>(d.tensor);
-  const auto e = static_cast<double>(d.expert);
   double unit = std::max(static_cast<double>(c.embedding), static_cast<double>(c.head_matmul)) / t;
-  for (const LayerKindParams& k : c.layer_kinds) unit = std::max(unit, layer_params_on_device(k, t, e));
+  for (const LayerKindParams& k : c.layer_kinds) unit = std::max(unit, layer_params_on_device(k, split_of(d)));
   return unit;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 
 namespace roofline::io {
@@ -216,6 +217,15 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
     h.interconnect_bandwidth =
         with_context(ic, "bandwidth_per_direction", ic.str("bandwidth_per_direction"), parse_bandwidth);
     h.interconnect_links = ic.opt_integer("links").value_or(0);
+    if (auto lat = ic.opt_str("latency")) {
+      h.interconnect_latency = units::Seconds{with_context(ic, "latency", *lat, [](const std::string& t) {
+        // A preset names its unit: a bare "0.6" would be 0.6 s.
+        if (t.empty() || std::isalpha(static_cast<unsigned char>(t.back())) == 0) {
+          throw InputError("\"" + t + "\": a duration needs its unit, such as \"0.6 us\"");
+        }
+        return parse_seconds(t);
+      })};
+    }
     ic.finish();
   }
   if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);

@@ -260,6 +260,21 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   }
 }
 
+// Serving keeps experts whole, E/e a device, on e ranks of a stage's t d devices: an expert group
+// spans whole replicas (e a multiple of t: DP attention + EP) or lies within one (e divides t).
+void check_serving_experts(const Scenario& sc, Diagnostics& diag) {
+  const Deployment& dep = sc.deployment;
+  if (dep.expert <= 1) return;
+  const std::int64_t stage = dep.tensor * dep.data;
+  if (stage % dep.expert != 0) {
+    diag.input("--ep: " + str(dep.expert) + " expert ranks are not a divisor of a stage's --tp " + str(dep.tensor) +
+               " x --dp " + str(dep.data) + " = " + str(stage) + " devices");
+  } else if (dep.expert % dep.tensor != 0 && dep.tensor % dep.expert != 0) {
+    diag.input("--ep: " + str(dep.expert) + " expert ranks neither span whole replicas of --tp " + str(dep.tensor) +
+               " nor divide one");
+  }
+}
+
 // The batch: b, s and m (or the global batch that sets m).
 void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   TrainingInputs& t = sc.training;
@@ -534,9 +549,9 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
   } else if (spec.tp || spec.pp || spec.dp || spec.ep) {
     // Serving on a real layout: a replica of t x p devices, d replicas.
     resolve_layout(spec, sc, diag);
+    check_serving_experts(sc, diag);
     sc.deployment.explicit_layout = true;
   }
-  if (spec.link_latency) sc.deployment.link_latency = units::Seconds{*spec.link_latency};
   sc.deployment.link_efficiency = spec.link_efficiency.value_or(1.0);
   sc.deployment.micro_batches = spec.micro_batches.value_or(1);
   if (spec.micro_batches && *spec.micro_batches > 1 && sc.deployment.pipeline == 1) {
@@ -575,6 +590,17 @@ void apply_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training) {
       for (const PeakOverride& p : spec.gpu_peaks) h.set_peak(p.dtype.value_or(sc.workload.compute_dtype), p.rate);
     }
     if (spec.reserve && spec.reserve->fraction) sc.workload.reserve = h.memory_capacity * *spec.reserve->fraction;
+  }
+  // The link's per-hop latency: --link-latency, else the accelerator's, else none (bandwidth only).
+  Deployment& dep = sc.deployment;
+  dep.link_latency = units::Seconds{};
+  dep.link_latency_source = LinkLatencySource::none;
+  if (spec.link_latency) {
+    dep.link_latency = units::Seconds{*spec.link_latency};
+    dep.link_latency_source = LinkLatencySource::flag;
+  } else if (sc.accelerator && sc.accelerator->hw.interconnect_latency.base() > 0.0) {
+    dep.link_latency = sc.accelerator->hw.interconnect_latency;
+    dep.link_latency_source = LinkLatencySource::accelerator;
   }
   r.notes.resize(r.fixed_notes);
   r.warnings.clear();

@@ -22,6 +22,8 @@ struct Tool {
   std::string model;
   std::vector<std::string> dirs;
   std::string secret;
+  std::string kind;
+  std::string out;
 
   Tool() {
     app.add_option("--format", format, "Output format")->check(CLI::IsMember({"a", "b"}))->type_name("FORMAT");
@@ -30,6 +32,8 @@ struct Tool {
     run->add_option("MODEL", model, "The model");
     run->add_option("--dir", dirs, "A directory [repeatable]")->type_name("DIR");
     run->add_option("--secret", secret, "Hidden")->group("");
+    run->add_option("--kind", kind, "What to draw")->check(CLI::IsMember({"bars", "lines"}))->type_name("KIND");
+    run->add_option("-o,--out", out, "Write it here")->type_name("FILE");
   }
 
   [[nodiscard]] CompletionSpec spec() const {
@@ -63,10 +67,16 @@ TEST_CASE("the walk finds every option, flag and positional argument as CLI11 ho
   const CommandSpec& run = spec.commands[0];
   CHECK(run.name == "run");
   CHECK(run.help == "Run it");
-  REQUIRE(run.options.size() == 2);  // --help and --dir; --secret has no group, so it is hidden
+  REQUIRE(run.options.size() == 4);  // --help, --dir, --kind, --out; --secret has no group: hidden
   CHECK(run.options[1].names == std::vector<std::string>{"--dir"});
   CHECK(run.options[1].repeatable);
   CHECK(run.options[1].value.what == Complete::directories);
+  // What the lookup leaves open: the choices of a CLI11 check, and paths for a FILE.
+  CHECK(run.options[2].value.what == Complete::words);
+  CHECK(run.options[2].value.words == std::vector<std::string>{"bars", "lines"});
+  CHECK(run.options[2].value.name == "KIND");
+  CHECK(run.options[3].names == std::vector<std::string>{"-o", "--out"});
+  CHECK(run.options[3].value.what == Complete::files);
   REQUIRE(run.positionals.size() == 1);
   CHECK(run.positionals[0].name == "MODEL");
 }
@@ -74,8 +84,10 @@ TEST_CASE("the walk finds every option, flag and positional argument as CLI11 ho
 TEST_CASE("each script completes what the spec says", "[completion]") {
   const CompletionSpec spec = Tool().spec();
   const std::string bash = completion_script("bash", spec);
-  CHECK(contains(bash, "    run) echo \"-h --help --dir\" ;;\n"));
-  CHECK(contains(bash, "    run) echo \"--dir\" ;;\n"));  // the options that take a value
+  CHECK(contains(bash, "    run) echo \"-h --help --dir --kind -o --out\" ;;\n"));
+  CHECK(contains(bash, "    run) echo \"--dir --kind -o --out\" ;;\n"));  // the options that take a value
+  CHECK(contains(bash, "    *:--kind)\n      _roofline_words \"bars lines\"\n"));
+  CHECK(contains(bash, "    *:-o | *:--out)\n      _roofline_paths\n"));
   CHECK(contains(bash, "    *:--format)\n      _roofline_words \"a b\"\n"));
   CHECK(contains(bash, "    run:0)\n      _roofline_words \"- $(_roofline_names models)\"; _roofline_files\n"));
   CHECK(contains(bash, "complete -F _roofline roofline\n"));
@@ -87,6 +99,7 @@ TEST_CASE("each script completes what the spec says", "[completion]") {
   CHECK(contains(zsh, "'*--dir=[A directory \\[repeatable\\]]:DIR:_directories'"));
   CHECK(contains(zsh, "'1:MODEL:{_roofline_presets models -}'"));
   CHECK(contains(zsh, "      (run) _roofline_cmd_run && ret=0 ;;\n"));
+  CHECK(contains(zsh, "'(-o --out)-o+[Write it here]:FILE:_files'"));
 
   const std::string fish = completion_script("fish", spec);
   CHECK(contains(fish, "complete -c roofline -n __roofline_needs_command -a 'run' -d 'Run it'\n"));
@@ -95,6 +108,7 @@ TEST_CASE("each script completes what the spec says", "[completion]") {
   CHECK(contains(fish,
                  "complete -c roofline -n '__roofline_positional 1 run' -a '(__roofline_names models) - "
                  "(__roofline_files)' -d 'MODEL'\n"));
+  CHECK(contains(fish, "-s o -l out -r -F -d 'Write it here'\n"));
   CHECK_FALSE(contains(bash + zsh + fish, "secret"));
 }
 

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -50,7 +51,20 @@ void run_example(const std::string& line) {
   INFO("example: roofline " << line);
   if (line.find('|') != std::string::npos || line.find('<') != std::string::npos) return;  // shell plumbing
   // An example that saves its output (roofline completion bash > FILE) runs without the redirection.
-  const Result r = run(words(line.substr(0, line.find(" > "))));
+  std::vector<std::string> args = words(line.substr(0, line.find(" > ")));
+  // A picture written to a file (plot -o FILE) goes to a scratch directory, and the file is its output.
+  const auto o = std::find(args.begin(), args.end(), "-o");
+  if (o != args.end() && o + 1 != args.end()) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("roofline-example-" + *(o + 1));
+    *(o + 1) = file.string();
+    const Result r = run(args);
+    INFO(r.err);
+    CHECK(r.code == 0);
+    CHECK(std::filesystem::file_size(file) > 0);
+    std::filesystem::remove(file);
+    return;
+  }
+  const Result r = run(args);
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(!r.out.empty());
@@ -61,7 +75,7 @@ void run_example(const std::string& line) {
 TEST_CASE("every --help example runs", "[examples]") {
   std::vector<std::string> helps = {"--help"};
   for (const char* cmd :
-       {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm", "completion"}) {
+       {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm", "plot", "completion"}) {
     helps.push_back(std::string(cmd) + " --help");
   }
   std::size_t examples = 0;

@@ -57,6 +57,7 @@ const std::vector<Sweep>& sweeps() {
       {{"decode", "mixtral-8x7b", "--gpu", "h200-sxm", "--batch", "16"}, "--context", {"0", "1000", "32768"}},
       {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "500TFLOP/s"}, "--dtype", {"fp8", "bf16"}},
       {{"serve", "llama3-8b", "--gpu", "h100-sxm"}, "--prompt", {"128", "2048", "8192"}},
+      {{"serve", "llama3-8b", "--gpu", "h100-sxm", "--prompt", "1024"}, "--concurrency", {"1", "64", "512"}},
       {{"serve", "llama3-70b", "--gpu", "h100", "--gpus", "2"}, "--output", {"1", "256", "4096"}},
       {{"memory", "llama2-70b", "--gpu", "mi300x", "--context", "4096"}, "--batch", {"8", "64"}},
       {{"memory", "gemma2-9b", "--gpu", "l4", "--reserve", "10%"}, "--kv-dtype", {"bf16", "fp8"}},

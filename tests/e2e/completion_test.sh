@@ -52,6 +52,11 @@ cases=(
   "roofline decode llama3-8b --m|--mfu"
   "roofline gpus --n|--names"
   "roofline completion |fish"
+  "roofline pl|plot"
+  "roofline plot llama3-8b --gpu h100-sxm --kind m|memory"
+  "roofline plot llama3-8b --gpu h100-sxm,mi300|h100-sxm,mi300x"
+  "roofline plot llama3-8b --ge|--gemm"
+  "roofline plot llama3-8b --format s|svg"
   "roofline completion --|!--format"
 )
 

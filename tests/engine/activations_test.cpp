@@ -244,3 +244,40 @@ TEST_CASE("embedding activations: the input dropout's mask, s b h m (/ t with SP
   CHECK(embedding_activations(2048, 1, 12288, 1, true, 8).base() == 2048.0 * 12288 / 8);
   CHECK(embedding_activations(2048, 1, 12288, 1, false, 1).base() == 0.0);  // no dropout: ids only
 }
+
+TEST_CASE("layer widths: what each kept tensor spans per token [KO22 §4.1] [DS24]", "[activations]") {
+  // Llama 3 8B (config.json): 32 x 128 queries, 8 x 128 keys and values, d_ff 14,336.
+  const LayerWidths l3 = layer_widths(test_models::llama3_8b(), false);
+  CHECK(l3.w_q == 4096);
+  CHECK(l3.w_k == 1024);
+  CHECK(l3.w_v == 1024);
+  CHECK(l3.w_o == 4096);
+  CHECK(l3.latents == 0);
+  CHECK(l3.f == 14'336);
+  CHECK(l3.k == 0);
+  // DeepSeek-V3 (config.json): 128 heads of 128 + 64 for q and k, v 128; latents 2 x 1536 + 2 x 512 + 64
+  // = 4160; an MoE layer passes 8 routed experts of 2048 and 1 shared of 2048: f = 18,432.
+  ModelConfig ds;
+  ds.n_heads = 128;
+  ds.n_kv_heads = 128;
+  ds.head_dim = 192;
+  ds.d_ff = 18'432;
+  ds.mla = {
+      .q_lora_rank = 1536, .kv_lora_rank = 512, .qk_rope_head_dim = 64, .qk_nope_head_dim = 128, .v_head_dim = 128};
+  ds.moe.n_experts = 256;
+  ds.moe.top_k = 8;
+  ds.moe.d_ff_expert = 2048;
+  ds.moe.n_shared_experts = 1;
+  ds.moe.d_ff_shared = 2048;
+  const LayerWidths moe = layer_widths(ds, true);
+  CHECK(moe.w_q == 24'576);
+  CHECK(moe.w_k == 24'576);
+  CHECK(moe.w_v == 16'384);
+  CHECK(moe.w_o == 16'384);
+  CHECK(moe.latents == 4160);
+  CHECK(moe.f == 18'432);
+  CHECK(moe.k == 8);
+  // Its dense first layers use d_ff and route nothing.
+  CHECK(layer_widths(ds, false).f == 18'432);
+  CHECK(layer_widths(ds, false).k == 0);
+}

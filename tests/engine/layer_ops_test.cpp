@@ -206,6 +206,32 @@ TEST_CASE("layer: the elementwise rows are elementwise_bytes_per_token_layer, pe
   }
 }
 
+TEST_CASE("report's elementwise bytes per layer are layer's rows, the mean over the layers [S003-3.3]", "[layer]") {
+  // Llama 3 8B: the seed's table, 188,416 B. Mixtral 8x7B by hand (d = 4096, b = 2): norms 2 x 2d b =
+  // 32,768; RoPE 2 (4096 + 1024) b = 20,480; residuals 2 x 3d b = 49,152; SwiGLU over k d_fe = 28,672:
+  // 3 x 28,672 b = 172,032; the combine of 2 experts (2 + 1) d b = 24,576: 299,008 B.
+  const Scenario l3 = preset_on_h100("llama3-8b", {});
+  CHECK(mean_layer_elementwise_bytes_per_token(l3.model, l3.counts, 2.0).base() == 188'416.0);
+  CHECK(mean_layer_elementwise_bytes_per_token(l3.model, l3.counts, 2.0).base() ==
+        elementwise_bytes_per_token_layer(l3.model, 2.0).base());
+  const Scenario mx = preset_on_h100("mixtral-8x7b", {});
+  CHECK(mean_layer_elementwise_bytes_per_token(mx.model, mx.counts, 2.0).base() == 299'008.0);
+  // DeepSeek-V3: 3 dense layers and 58 MoE layers, weighted by their counts.
+  const Scenario ds = preset_on_h100("deepseek-v3", {});
+  double sum = 0.0;
+  for (const LayerKind& kind : layer_kinds(ds.model)) {
+    LayerPass one;
+    double per_layer = 0.0;
+    for (const LayerOp& op : layer_ops(ds.model, ds.counts, kind, one)) {
+      if (op.kind != OpKind::matmul && op.kind != OpKind::attention && op.kind != OpKind::softmax) {
+        per_layer += op.activation_bytes.base();
+      }
+    }
+    sum += per_layer * static_cast<double>(kind.layers);
+  }
+  CHECK(rel(mean_layer_elementwise_bytes_per_token(ds.model, ds.counts, 2.0).base(), sum / 61.0) < 1e-12);
+}
+
 TEST_CASE("layer: fusion removes activation traffic only: elementwise, softmax and the scores [DA22]", "[layer]") {
   const Case c = GENERATE(from_range(cases()));
   CAPTURE(c.model, c.covers);

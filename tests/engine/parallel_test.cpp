@@ -3,10 +3,12 @@
 #include "roofline/parallel.hpp"
 
 #include "roofline/analysis.hpp"
+#include "roofline/decode.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "seed_models.hpp"
 
@@ -124,4 +126,120 @@ TEST_CASE("decode through a pipeline with M batches in flight: max(M, p) slots a
     CHECK(pipelined_decode_interval(r.m, r.p, units::Seconds{1e-3}).base() == r.interval_slots * 1e-3);
     CHECK(pipelined_decode_idle(r.m, r.p) == r.idle);
   }
+}
+
+namespace {
+
+/// Mixtral 8x7B's shape (config.json): GQA 32/8, 8 experts of 14,336, top-2, V = 32,000 untied.
+ModelConfig mixtral_shape() {
+  ModelConfig m = test_models::llama3_8b(32'000);
+  m.moe.n_experts = 8;
+  m.moe.top_k = 2;
+  m.moe.d_ff_expert = 14'336;
+  return m;
+}
+
+Scenario on_h100(const ModelConfig& m) {
+  Scenario s;
+  s.model = m;
+  s.counts = count_params(m);
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::Bytes{85'899'345'920.0};
+  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
+  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
+  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
+  s.accelerator = Accelerator{h, CapacitySource::device};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a serving device's decode read: one device reads params_read's figure [S004] [SH17]", "[parallel]") {
+  const ModelConfig m = mixtral_shape();
+  const ParamCounts c = count_params(m);
+  for (const double n : {1.0, 8.0, 64.0}) {
+    INFO(n << " tokens");
+    CHECK_THAT(params_read_per_device(m, c, {}, n, n, DecodeBytes::touched, MoeDecodeBytes::expected).most_loaded(),
+               WithinRel(params_read(m, c, n, DecodeBytes::touched, MoeDecodeBytes::expected), 1e-12));
+  }
+  // --decode-bytes all: what the device holds.
+  CHECK(params_read_per_device(m, c, {.tensor = 2}, 1, 1, DecodeBytes::all_weights, MoeDecodeBytes::expected)
+            .first_stage == params_per_device(c, {.tensor = 2}).first_stage);
+}
+
+TEST_CASE("DP attention + EP: whole experts on e devices see the tokens of e replicas [SH17] [LE21]", "[parallel]") {
+  Scenario s = on_h100(mixtral_shape());
+  s.deployment = {.devices = 8, .tensor = 1, .pipeline = 1, .data = 8, .expert = 8, .explicit_layout = true};
+  s.workload.batch = 4;
+  s.workload.context = 4096;
+  const DeploymentResult r = analyze_deployment(s);
+  CHECK(r.attention_data_parallel);
+  CHECK(r.expert_tokens == 32.0);  // 4 a replica x 8 replicas
+  // A device holds one whole expert a layer (3 x 4096 x 14,336 = 176,160,768), 32 layers; everything else whole.
+  const ParamCounts& c = s.counts;
+  double experts = 0.0;
+  for (const LayerKindParams& k : c.layer_kinds) experts += static_cast<double>(k.n_layers * k.routed_experts_params);
+  CHECK(experts == 32.0 * 8.0 * 176'160'768.0);
+  CHECK(r.stage_params.most_loaded() == static_cast<double>(c.total) - experts * 7.0 / 8.0);
+  // 32 tokens touch 8 (1 - (3/4)^32) of 8 experts; the gather reads 4 of the 32,000 table rows.
+  const double share = 1.0 - std::pow(0.75, 32.0);
+  const double read = r.stage_params.most_loaded() - experts / 8.0 * (1.0 - share) - (32'000.0 - 4.0) * 4096.0;
+  CHECK_THAT(r.params_read_per_device, WithinRel(read, 1e-12));
+  // Each MoE layer sends k B d 2 B (e - 1)/e = 2 x 4 x 4096 x 2 x 7/8 = 57,344 B out and back.
+  CHECK(r.alltoall_bytes.base() == 57'344.0);
+  CHECK(r.alltoalls_per_stage == 64.0);
+  // Tensor-parallel replicas (t = 2, d = 4) with e = 4: an expert group spans 2 replicas, each of the
+  // t ranks sends half its replica's tokens.
+  s.deployment = {.devices = 8, .tensor = 2, .pipeline = 1, .data = 4, .expert = 4, .explicit_layout = true};
+  const DeploymentResult tp = analyze_deployment(s);
+  CHECK(tp.attention_data_parallel);
+  CHECK(tp.expert_tokens == 8.0);
+  CHECK(tp.alltoall_bytes.base() == 2.0 * 4 * 4096 * 2 * 0.75 / 2.0);
+  // EP within a replica (t = 4, e = 4): the replica's own tokens.
+  s.deployment = {.devices = 4, .tensor = 4, .pipeline = 1, .data = 1, .expert = 4, .explicit_layout = true};
+  const DeploymentResult within = analyze_deployment(s);
+  CHECK_FALSE(within.attention_data_parallel);
+  CHECK(within.expert_tokens == 4.0);
+}
+
+TEST_CASE("plan: pipelines keep p micro-batches in flight, MoE adds DP attention + EP groups [NA21-2.2]",
+          "[parallel]") {
+  Scenario s = on_h100(mixtral_shape());
+  s.workload.context = 8192;
+  s.workload.prompt = 2048;
+  PlanInputs in;
+  in.users = 5000;
+  in.tokens_per_s_per_user = 20.0;
+  const std::vector<PlanRow> rows = analyze_plan(s, in);
+  bool saw_ep = false;
+  bool saw_pipeline = false;
+  for (const PlanRow& r : rows) {
+    INFO(r.tensor << " x " << r.pipeline << " x " << r.data << ", e = " << r.expert);
+    if (r.expert > 1) {
+      saw_ep = true;
+      CHECK(r.data == r.expert);
+      CHECK(r.tensor * r.pipeline == 1);
+      CHECK(8 % r.expert == 0);
+    }
+    CHECK(r.micro_batches == r.pipeline);
+    saw_pipeline = saw_pipeline || r.pipeline > 1;
+    if (!r.feasible()) continue;
+    CHECK(r.concurrency == r.micro_batches * r.data * r.batch);
+    CHECK(r.devices == r.groups * r.tensor * r.pipeline * r.data);
+    CHECK(r.step.base() <= 0.05);
+    // The interval at n is the layout's own: the same probe through analyze_deployment.
+    Scenario probe = s;
+    probe.deployment = {.devices = r.group_devices(),
+                        .tensor = r.tensor,
+                        .pipeline = r.pipeline,
+                        .data = r.data,
+                        .expert = r.expert,
+                        .explicit_layout = true,
+                        .micro_batches = r.micro_batches};
+    probe.workload.batch = r.batch;
+    CHECK(analyze_deployment(probe, false).interval.base() == r.step.base());
+  }
+  CHECK(saw_ep);
+  CHECK(saw_pipeline);
 }

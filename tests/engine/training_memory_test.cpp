@@ -206,6 +206,11 @@ TEST_CASE("parameters per device: routed experts divide by e, the router is repl
   const DeviceParams d = params_per_device(c, {.tensor = 2, .pipeline = 2, .expert = 4});
   CHECK(d.first_stage == 428.0);
   CHECK(d.last_stage == 430.0);
+  // Serving keeps experts whole (t_e = 1): 800 / 4 = 200 a layer, 50 + 200 + 40 + 8 = 298, x 2 + 32 = 628
+  // first; and a decode step reading a quarter of them: 50 + 50 + 48 = 148, x 2 + 32 = 328.
+  CHECK(params_per_device(c, {.tensor = 2, .pipeline = 2, .expert = 4, .expert_tensor = 1}).first_stage == 628.0);
+  CHECK(params_per_device(c, {.tensor = 2, .pipeline = 2, .expert = 4, .expert_tensor = 1, .expert_share = 0.25})
+            .first_stage == 328.0);
   // A count alone (counts_of_total): blocks spread over t p devices.
   CHECK(params_per_device(counts_of_total(8'000), {.tensor = 2, .pipeline = 4}).most_loaded() == 1'000.0);
 }

@@ -57,6 +57,8 @@ const std::vector<BadPreset> kBad = {
      true},
     {"gpu-links-not-integer.json", Kind::gpu, "{file}: /interconnect/links: expected an integer, got \"18\""},
     {"gpu-links-fractional.json", Kind::gpu, "{file}: /interconnect/links: expected an integer, got 18.5"},
+    {"gpu-latency-no-unit.json", Kind::gpu,
+     "{file}: /interconnect/latency: \"0.6\": a duration needs its unit, such as \"0.6 us\""},
     {"gpu-aliases-not-array.json", Kind::gpu, "{file}: /aliases: expected an array of strings"},
     {"gpu-zero-bandwidth.json", Kind::gpu, "{file}: /memory_bandwidth: must be a positive finite value"},
     {"gpu-invalid-json.json", Kind::gpu,

@@ -137,8 +137,8 @@ TEST_CASE("io: sweep: the workload axes are marked in the input table", "[io][sw
     if (d.sweep == io::Sweep::counts) counts.emplace_back(d.name);
     if (d.sweep == io::Sweep::names) names.emplace_back(d.name);
   }
-  CHECK(counts == std::vector<std::string>{"gpus", "batch", "context", "prompt", "output", "tp", "pp", "dp",
-                                           "micro-batch", "seq"});
+  CHECK(counts == std::vector<std::string>{"gpus", "batch", "context", "prompt", "output", "concurrency", "tp", "pp",
+                                           "dp", "micro-batch", "seq"});
   CHECK(names == std::vector<std::string>{"dtype", "kv-dtype"});
 }
 

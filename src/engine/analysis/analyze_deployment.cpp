@@ -22,10 +22,15 @@ struct DeviceMemory {
   double kv_share = 1.0;
 };
 
-DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p) {
+// Serving with expert parallelism keeps experts whole, E/e a device; without it, t splits each.
+ParallelDegrees serving_degrees(std::int64_t t, std::int64_t p, std::int64_t e) {
+  return {.tensor = t, .pipeline = p, .expert = e, .expert_tensor = e > 1 ? 1 : 0};
+}
+
+DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p, std::int64_t e) {
   const ModelConfig& m = s.model;
   DeviceMemory d;
-  d.params = params_per_device(s.counts, {.tensor = t, .pipeline = p, .expert = s.deployment.expert});
+  d.params = params_per_device(s.counts, serving_degrees(t, p, e));
   d.weights = weight_bytes(d.params.most_loaded(), s.workload.weight_bits);
   // MLA's latent is one head that every tensor rank keeps whole.
   const double heads = m.mla.enabled() ? 1.0 : static_cast<double>(m.n_kv_heads);
@@ -33,8 +38,9 @@ DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p) {
   return d;
 }
 
+// The search splits experts by tensor parallelism (e = 1): t x p alone decides the fit.
 bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_per_sequence) {
-  const DeviceMemory d = device_memory(s, t, p);
+  const DeviceMemory d = device_memory(s, t, p, 1);
   const units::Bytes need =
       d.weights + kv_per_sequence * (d.kv_share * static_cast<double>(s.workload.batch)) + s.workload.reserve;
   return need <= s.accelerator->hw.memory_capacity;
@@ -90,7 +96,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const auto batch = static_cast<double>(w.batch);
 
   // Memory of the binding device.
-  const DeviceMemory d = device_memory(s, dep.tensor, dep.pipeline);
+  const DeviceMemory d = device_memory(s, dep.tensor, dep.pipeline, dep.expert);
   r.stage_params = d.params;
   r.last_stage_binds = d.params.last_stage > d.params.first_stage;
   r.weights_per_device = d.weights;
@@ -116,12 +122,20 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   // its 1/(t p) of the FLOPs, and all-reduces twice per layer; the batch then hops to the next.
   const Machine machine{.peak = device_peak(s).value_or(units::FlopPerSecond{HUGE_VAL}) * w.mfu,
                         .bandwidth = hw.memory_bandwidth * w.bw_efficiency};
-  r.params_read_share =
-      params_read(m, s.counts, batch, w.decode_bytes, w.moe_decode) / static_cast<double>(s.counts.total);
+  // An expert group of e ranks spans e/t replicas when e > t: their attention runs data-parallel
+  // and every replica's tokens reach the group's experts.
+  const auto e = static_cast<double>(dep.expert);
+  r.attention_data_parallel = m.moe.enabled() && dep.expert > dep.tensor;
+  r.expert_tokens = batch * std::max(1.0, e / t);
+  const DeviceParams read = params_read_per_device(m, s.counts, serving_degrees(dep.tensor, dep.pipeline, dep.expert),
+                                                   batch, r.expert_tokens, w.decode_bytes, w.moe_decode);
+  r.params_read_per_device = read.most_loaded();
+  r.weights_read_per_device = weight_bytes(r.params_read_per_device, w.weight_bits);
+  r.params_read_share = r.params_read_per_device / d.params.most_loaded();
   r.flops_per_device =
       (forward_flops_per_token(s.counts, w.basis) + attention_flops_decode_token(m, static_cast<double>(w.context))) *
       (batch / (t * p));
-  r.bytes_per_device = r.weights_per_device * r.params_read_share + r.kv_per_sequence_per_device * batch;
+  r.bytes_per_device = r.weights_read_per_device + r.kv_per_sequence_per_device * batch;
   r.t_compute = r.flops_per_device / machine.peak;
   r.t_memory = r.bytes_per_device / machine.bandwidth;
   r.t_stage = roofline_time(r.flops_per_device, r.bytes_per_device, machine.peak, machine.bandwidth);
@@ -132,12 +146,11 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.allreduces_per_stage = 2.0 * static_cast<double>(m.n_layers) / p;
   r.hop_bytes = activation;
   // Expert parallelism: each MoE layer sends the k routed copies of every token away and back,
-  // (e - 1)/e of them to other ranks  [LE21]
+  // (e - 1)/e of them to other ranks; the t ranks of a replica each send 1/t of its tokens  [LE21]
   if (m.moe.enabled() && dep.expert > 1) {
     double moe_layers = 0.0;
     for (std::int64_t i = 0; i < m.n_layers; ++i) moe_layers += m.is_moe_layer(i) ? 1.0 : 0.0;
-    const auto e = static_cast<double>(dep.expert);
-    r.alltoall_bytes = activation * (static_cast<double>(m.moe.top_k) * (e - 1.0) / e);
+    r.alltoall_bytes = activation * (static_cast<double>(m.moe.top_k) * (e - 1.0) / e / t);
     r.alltoalls_per_stage = 2.0 * moe_layers / p;
   }
   if (r.link.base() > 0.0) {

@@ -1,6 +1,7 @@
 // Model-only analyses: params, flops, kv, elementwise.
 #include "roofline/analysis.hpp"
 #include "roofline/flops.hpp"
+#include "roofline/layer_ops.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/training.hpp"
@@ -160,7 +161,7 @@ ElementwiseResult analyze_elementwise(const Scenario& s) {
   const ModelConfig& m = s.model;
   ElementwiseResult r;
   r.activation_bytes = dtype_bytes(s.workload.activation_dtype);
-  r.per_token_per_layer = elementwise_bytes_per_token_layer(m, r.activation_bytes);
+  r.per_token_per_layer = mean_layer_elementwise_bytes_per_token(m, s.counts, r.activation_bytes);
   r.layer_weight_bytes = weight_bytes(mean_layer_matrix_params(m, s.counts), s.workload.weight_bits);
   r.crossover = units::Tokens{fusion_crossover_tokens(r.layer_weight_bytes, r.per_token_per_layer)};
   r.share_at_one_token = units::Fraction{elementwise_traffic_share(r.layer_weight_bytes, r.per_token_per_layer, 1.0)};

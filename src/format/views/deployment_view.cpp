@@ -14,14 +14,32 @@ struct D {
 bool pipelined(const D& x) { return x.r.pipeline > 1; }
 bool linked(const D& x) { return x.r.link.base() > 0.0; }
 
+std::string latency_note(LinkLatencySource source, units::Seconds alpha) {
+  if (source == LinkLatencySource::flag && alpha.base() == 0.0) return "bandwidth only: --link-latency 0";
+  switch (source) {
+    case LinkLatencySource::accelerator:
+      return "alpha: the accelerator's";
+    case LinkLatencySource::flag:
+      return "alpha: --link-latency";
+    case LinkLatencySource::none:
+      break;
+  }
+  return "bandwidth only: no link latency known";
+}
+
 const std::vector<Field<D>> kDeployment = {
     {"layout", "layout t x p x d", "NA21", "G = t p d",
      [](const D& x) { return cell(fmt::format("{} x {} x {}", x.r.tensor, x.r.pipeline, x.r.data)); }, nullptr,
      [](const D& x) { return fmt::format("{} devices", grouped(x.r.devices)); }},
-    {"expert_parallel", "expert parallel e", "", "", [](const D& x) { return cell(x.r.expert); }, nullptr, nullptr,
+    {"expert_parallel", "expert parallel e", "", "", [](const D& x) { return cell(x.r.expert); }, nullptr,
+     [](const D& x) {
+       if (x.r.expert == 1) return std::string("experts split over t");
+       return x.r.attention_data_parallel ? fmt::format("DP attention x {} + EP", x.r.expert / x.r.tensor)
+                                          : std::string("whole experts within a replica");
+     },
      [](const D& x) { return x.in.scenario.model.moe.enabled(); }},
     {"params_per_device", "parameters on the binding device", "NA21",
-     "max(first, last stage): layers / t / p, experts / (e t), embedding first, head last",
+     "max(first, last stage): layers / t / p, routed experts / e whole (--ep) or / t, embedding first, head last",
      [](const D& x) { return cell(static_cast<std::int64_t>(x.r.stage_params.most_loaded())); },
      [](const D& x) {
        return fmt::format("max({}, {})", num(x.r.stage_params.first_stage), num(x.r.stage_params.last_stage));
@@ -85,10 +103,21 @@ const std::vector<Field<D>> kDeployment = {
      }},
     {"stage_flop", "decode FLOPs per device", "S003-2.5", "B (C_fwd + A(T)) / (t p)",
      [](const D& x) { return cell(x.r.flops_per_device); }},
-    {"stage_bytes", "decode bytes per device", "S003-2.5", "M_w,dev x read share + B M_KV,dev",
+    {"expert_tokens", "tokens a device's experts see", "SH17", "n_e = B max(1, e / t)",
+     [](const D& x) { return number(x.r.expert_tokens); },
+     [](const D& x) { return fmt::format("{} x max(1, {} / {})", x.r.batch, x.r.expert, x.r.tensor); }, nullptr,
+     [](const D& x) { return x.in.scenario.model.moe.enabled(); }},
+    {"weights_read_bytes_per_device", "decode weights read per device", "S004",
+     "Psi_dev,read b_w: routed experts in the share E (1 - (1 - k/E)^n_e) / E, the gathered table rows",
+     [](const D& x) { return cell(x.r.weights_read_per_device); },
+     [](const D& x) {
+       return fmt::format("{} x {} / 8", num(x.r.params_read_per_device), num(x.in.scenario.workload.weight_bits));
+     },
+     [](const D& x) { return fmt::format("{:.4g} % of the weights held", 100.0 * x.r.params_read_share); }},
+    {"stage_bytes", "decode bytes per device", "S003-2.5", "Q_w,dev + B M_KV,dev",
      [](const D& x) { return cell(x.r.bytes_per_device); },
      [](const D& x) {
-       return fmt::format("{} x {} + {} x {}", num(x.r.weights_per_device), num(x.r.params_read_share), x.r.batch,
+       return fmt::format("{} + {} x {}", num(x.r.weights_read_per_device), x.r.batch,
                           num(x.r.kv_per_sequence_per_device));
      }},
     {"stage_time_s", "one stage's step", "S003-2.5", "max(Q_dev / BW, F_dev / P)",
@@ -106,8 +135,8 @@ const std::vector<Field<D>> kDeployment = {
      },
      [](const D&) { return std::string("on the critical path, not hidden"); },
      [](const D& x) { return x.r.tensor > 1 && linked(x); }},
-    {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21", "2 L_moe/p (alpha + k B d e (e_p - 1)/e_p / BW_link)",
-     [](const D& x) { return cell(x.r.t_alltoall); },
+    {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21",
+     "2 L_moe/p (alpha + k B d e (e_p - 1)/e_p / t / BW_link)", [](const D& x) { return cell(x.r.t_alltoall); },
      [](const D& x) {
        return fmt::format("{} x ({} + {} / {})", num(x.r.alltoalls_per_stage), num(x.r.latency),
                           num(x.r.alltoall_bytes), num(x.r.link));
@@ -122,9 +151,7 @@ const std::vector<Field<D>> kDeployment = {
        return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage), num(x.r.t_allreduce),
                           num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
      },
-     [](const D& x) {
-       return x.r.latency.base() > 0.0 ? std::string() : std::string("bandwidth only (no --link-latency)");
-     }},
+     [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }},
     {"comm_share_fraction", "  communication share", "TH05-4",
      "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",
      [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }},

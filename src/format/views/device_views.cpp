@@ -483,7 +483,8 @@ const std::vector<SweepColumn> kServeSweep = {{"latency.ttft_floor_s", "TTFT"},
                                               {"latency.e2e_floor_s", "end to end"},
                                               {"latency.output_tokens_per_s", "output rate"},
                                               {"capacity.fits", "fits"},
-                                              {"capacity.max_concurrent_sequences", "most sequences"}};
+                                              {"capacity.max_concurrent_sequences", "most sequences"},
+                                              {"steady_state.steady_tpot_s", "steady TPOT"}};
 
 }  // namespace
 
@@ -539,10 +540,12 @@ void sweep_figures(const io::Resolved& in, const ServeResult& r, SweepFigures& f
   static const Field<S>& rate = field_named(kLatency, "output_tokens_per_s");
   static const Field<C>& fits = field_named(kCapacity, "fits");
   static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
+  static const Field<S>& steady_tpot = field_named(kSteady, "steady_tpot_s");
   const S s{in, r};
   const C c{in, r.capacity};
   f.columns = &kServeSweep;
-  f.cells = {cell_of(ttft, s), cell_of(tpot, s), cell_of(e2e, s), cell_of(rate, s), cell_of(fits, c), cell_of(most, c)};
+  f.cells = {cell_of(ttft, s), cell_of(tpot, s), cell_of(e2e, s),        cell_of(rate, s),
+             cell_of(fits, c), cell_of(most, c), cell_of(steady_tpot, s)};
   f.fits = r.capacity.fits;
 }
 

@@ -120,6 +120,7 @@ Report gpus_report(const io::PresetRegistry& reg) {
   }
   t.columns.push_back({"interconnect", "interconnect", Unit::text, true});
   t.columns.push_back({"interconnect_bytes_per_s_per_direction", "link/dir", Unit::bytes_per_s, true});
+  t.columns.push_back({"interconnect_latency_s", "link alpha", Unit::seconds, true});
   t.columns.push_back({"l2_cache_bytes", "L2", Unit::bytes, true});
   t.columns.push_back({"display_name", "display name", Unit::text, true});
   t.columns.push_back({"aliases", "aliases", Unit::text, true});
@@ -147,6 +148,7 @@ Report gpus_report(const io::PresetRegistry& reg) {
     }
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_name});
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_bandwidth.base()});
+    row.push_back(h.interconnect_latency.base() > 0.0 ? Value{h.interconnect_latency.base()} : Value{});
     row.push_back(h.l2_cache.base() > 0.0 ? Value{h.l2_cache.base()} : Value{});
     row.emplace_back(h.display_name);
     row.emplace_back(join(h.aliases));

@@ -105,19 +105,14 @@ LayerSymbols layer_symbols(const T& x) {
   y.t = x.r.tensor;
   y.rep = x.r.sequence_parallel ? x.r.tensor : 1;
   y.norms = m.norms_per_layer;
-  y.w_q = m.n_heads * m.head_dim;
-  y.w_k = m.n_kv_heads * m.head_dim;
-  y.w_v = y.w_k;
-  y.w_o = y.w_q;
-  if (m.mla.enabled()) {
-    y.w_q = m.n_heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
-    y.w_k = y.w_q;
-    y.w_v = m.n_heads * m.mla.v_head_dim;
-    y.w_o = y.w_v;
-    y.latents = 2 * m.mla.q_lora_rank + 2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
-  }
-  y.k = moe ? m.moe.top_k : 0;
-  y.f = moe ? m.moe.top_k * m.moe.d_ff_expert + m.moe.n_shared_experts * m.moe.d_ff_shared : m.d_ff;
+  const LayerWidths w = layer_widths(m, moe);
+  y.w_q = w.w_q;
+  y.w_k = w.w_k;
+  y.w_v = w.w_v;
+  y.w_o = w.w_o;
+  y.latents = w.latents;
+  y.k = w.k;
+  y.f = w.f;
   y.e = dtype_bytes(x.in.scenario.workload.activation_dtype);
   return y;
 }

@@ -1,0 +1,111 @@
+// The roofline as numbers for a picture: each data type's roof and ridge of the effective machine
+// [WI09] [D13], workloads placed at their result's F / Q and min(P, I BW), and a capacity split into
+// weights, KV, reserve and what is left [S003-3.4]. On ModelConfig and HardwareConfig literals.
+#include "roofline/roofline_points.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "seed_models.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+HardwareConfig h100() {
+  HardwareConfig h;
+  h.name = "h100";
+  h.display_name = "H100";
+  h.memory_capacity = units::gib(80);
+  h.memory_bandwidth = units::tb_per_s(3.35);
+  h.set_peak(DType::fp64, units::tflop_per_s(34));
+  h.set_peak(DType::bf16, units::tflop_per_s(989.4));
+  h.set_peak(DType::fp8, units::tflop_per_s(1978.9));
+  return h;
+}
+
+Scenario llama3_8b_on_h100(Workload w, std::int64_t devices = 1) {
+  Scenario s;
+  s.model = roofline::test_models::llama3_8b();
+  s.counts = count_params(s.model);
+  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.deployment.devices = devices;
+  s.workload = w;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ceilings: a roof per data type with a peak, ridge = P / BW on the effective machine [WI09]",
+          "[roofline_points]") {
+  const RooflineCeilings r = analyze_ceilings(llama3_8b_on_h100(Workload{}));
+  REQUIRE(r.ceilings.size() == 3);
+  CHECK(r.ceilings[0].dtype == DType::fp64);
+  CHECK(r.ceilings[1].dtype == DType::bf16);
+  CHECK(r.ceilings[2].dtype == DType::fp8);
+  CHECK(r.compute_dtype == DType::bf16);
+  CHECK_THAT(r.bandwidth.base(), WithinRel(3.35e12, 1e-15));
+  // Williams et al.'s ridge; seed 003's 295.3 FLOP/B for the H100 in bf16.
+  CHECK_THAT(r.ceilings[1].ridge.base(), WithinRel(989.4e12 / 3.35e12, 1e-15));
+  CHECK_THAT(r.ceilings[2].ridge.base(), WithinRel(1978.9e12 / 3.35e12, 1e-15));
+  CHECK_THAT(r.ceilings[0].peak.base(), WithinRel(34e12, 1e-15));
+  // Four ideal devices at 50 % MFU and 80 % of the bandwidth: both sides scale, the ridge by 0.5 / 0.8.
+  const RooflineCeilings d = analyze_ceilings(llama3_8b_on_h100(Workload{.bw_efficiency = 0.8, .mfu = 0.5}, 4));
+  CHECK_THAT(d.ceilings[1].peak.base(), WithinRel(4 * 0.5 * 989.4e12, 1e-15));
+  CHECK_THAT(d.bandwidth.base(), WithinRel(4 * 0.8 * 3.35e12, 1e-15));
+  CHECK_THAT(d.ceilings[1].ridge.base(), WithinRel(989.4e12 * 0.5 / (3.35e12 * 0.8), 1e-15));
+}
+
+TEST_CASE("points: the result's intensity, attainable = min(P, I BW) [WI09]", "[roofline_points]") {
+  const Scenario s = llama3_8b_on_h100(Workload{.batch = 8, .context = 4096});
+  const DecodeResult d = analyze_decode(s);
+  const RooflinePoint p = decode_point(d);
+  CHECK(p.kind == PointKind::decode);
+  CHECK(p.batch == 8);
+  CHECK(p.context == 4096);
+  CHECK(p.intensity.base() == d.step.intensity.base());
+  CHECK_THAT(p.attainable.base(), WithinRel(p.intensity.base() * 3.35e12, 1e-15));  // memory-bound
+  // The point's height is the step's rate: F / max(F/P, Q/BW).
+  CHECK_THAT(p.attainable.base(), WithinRel(d.step.flops.base() / d.step.t_step.base(), 1e-12));
+  // Prefill of 2,048 tokens is past the ridge: at the peak.
+  const RooflinePoint f = prefill_point(analyze_prefill(s));
+  CHECK(f.intensity.base() > 989.4e12 / 3.35e12);
+  CHECK_THAT(f.attainable.base(), WithinRel(989.4e12, 1e-15));
+  CHECK(f.bound == Bound::compute);
+  // A square bf16 GEMM: I = n/3; one of 96 x 96 x 96 is memory-bound at 32 FLOP/B.
+  const Machine m = analyze_hardware(s).machine;
+  const RooflinePoint g =
+      gemm_point(analyze_gemm({.m = 96, .n = 96, .k = 96, .dtype = DType::bf16}, s.accelerator->hw), m);
+  CHECK_THAT(g.intensity.base(), WithinRel(32.0, 1e-15));
+  CHECK_THAT(g.attainable.base(), WithinRel(32.0 * 3.35e12, 1e-15));
+  CHECK(g.bound == Bound::memory);
+}
+
+TEST_CASE("layer points: the first layer's operators that read no weights, each at its F / Q", "[roofline_points]") {
+  const LayerResult r = analyze_layer(llama3_8b_on_h100(Workload{.batch = 1, .context = 8000}), {});
+  const std::vector<RooflinePoint> ops = layer_op_points(r);
+  // Llama: two norms, RoPE, QK^T, softmax, attention x V, act(gate) x up, two residual adds.
+  REQUIRE(ops.size() == 9);
+  for (const RooflinePoint& p : ops) {
+    CAPTURE(p.op_id);
+    CHECK(p.op_kind != OpKind::matmul);
+    CHECK_THAT(p.attainable.base(), WithinRel(p.intensity.base() * 3.35e12, 1e-12));
+  }
+  // RMSNorm: 2d FLOPs over d weights + d in + d out, all bf16: 2d / 6d.
+  CHECK_THAT(ops.front().intensity.base(), WithinRel(1.0 / 3.0, 1e-12));
+}
+
+TEST_CASE("memory breakdown: weights + B M_KV(T) + R, and C minus their sum [S003-3.4]", "[roofline_points]") {
+  const CapacityResult c = analyze_capacity(llama3_8b_on_h100(Workload{.batch = 64, .context = 8192}));
+  const MemoryBreakdown m = memory_breakdown(c);
+  // 131,072 B of KV a token (32 layers x 2 x 8 x 128 x 2 B) x 8,192 tokens x 64 sequences.
+  CHECK(m.kv.base() == 131072.0 * 8192.0 * 64.0);
+  CHECK(m.weights.base() == c.weights.base());
+  CHECK(m.required.base() == (m.weights + m.kv + m.reserve).base());
+  CHECK(m.unused.base() == 80.0 * 0x1p30 - m.required.base());
+  CHECK(m.fits);
+  const MemoryBreakdown over =
+      memory_breakdown(analyze_capacity(llama3_8b_on_h100(Workload{.batch = 512, .context = 8192})));
+  CHECK_FALSE(over.fits);
+  CHECK(over.unused.base() < 0.0);
+}
