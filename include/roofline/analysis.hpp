@@ -233,6 +233,7 @@ struct DeploymentResult {
   std::int64_t batch = 1;                     ///< sequences per replica
   std::int64_t context = 0;                   ///< T, the cache each sequence holds
   // Decode, one token per sequence, through the p stages.
+  double experts_per_device = 0.0;       ///< E/e whole routed experts a layer (--ep), 0 when t splits them
   bool attention_data_parallel = false;  ///< e > t: an expert group spans e/t replicas (DP attention + EP)
   double expert_tokens = 0.0;            ///< n_e = B max(1, e/t): tokens a device's routed experts see
   double params_read_per_device = 0.0;   ///< the binding stage's read: experts in the share n_e touches

@@ -352,6 +352,9 @@ std::string render_table(const SweepCommand& cmd, const std::vector<io::SweepAxi
   return format::render(rep, o);
 }
 
+// A table explains each point in full: beyond this many, JSON is the form that scales.
+constexpr std::int64_t kMaxExplainedPoints = 64;
+
 // Writes as it goes: a sweep of a million points is never held whole.
 class Stream {
  public:
@@ -406,18 +409,34 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
   s.flush();
 }
 
+// A table with --explain: after the sweep's rows, each point's own report with its formulas, as
+// the point run alone prints it (CSV, like a single run's, carries values only).
+void explain_points(const SweepCommand& cmd, io::ScenarioSpec& spec, Grid& grid, std::int64_t points, io::Resolved& r,
+                    const format::RenderOptions& render, Stream& s) {
+  grid.first(spec);
+  for (std::int64_t i = 0; i < points; ++i) {
+    if (i > 0) grid.next(spec);
+    resolve_at(grid, spec, r, cmd.training);
+    const format::Report report = cmd.run(r).first;
+    const std::string heading = fmt::format("Point {} of {}: {}", grouped(i + 1), grouped(points), grid.flags());
+    s.add(render.format == format::OutputFormat::markdown ? "\n## " + heading + "\n\n" : "\n" + heading + "\n\n");
+    s.add(format::render(report, render));
+  }
+}
+
 }  // namespace
 
 int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
               const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
   const std::int64_t points = io::sweep_points(axes);
-  if (output.render.explain && output.render.format != format::OutputFormat::json) {
-    throw UsageError("--explain with a sweep of " + grouped(points) +
-                     " points: use --format json, where each point carries its formulas, or run one point alone");
-  }
   const Compact* compact = compact_of(cmd.name);
   const bool tabular =
       output.render.format == format::OutputFormat::table || output.render.format == format::OutputFormat::markdown;
+  if (output.render.explain && tabular && points > kMaxExplainedPoints) {
+    throw UsageError("--explain with a sweep of " + grouped(points) + " points: a table explains " +
+                     grouped(kMaxExplainedPoints) + " points at most; use --format json, where each point carries " +
+                     "its formulas");
+  }
   if (tabular && compact == nullptr) {
     throw UsageError("a sweep of " + std::string(cmd.name) + " has no table yet; use --format csv or --format json");
   }
@@ -439,6 +458,7 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
       resolve_at(grid, spec, r, cmd.training);  // the first point, for the headline and the fixed notes
       Stream s(output.out);
       s.add(render_table(cmd, axes, r, p, output.render));
+      if (output.render.explain) explain_points(cmd, spec, grid, points, r, output.render, s);
       s.flush();
     } else {
       write_points(cmd, axes, spec, grid, points, r, p, output);

@@ -126,6 +126,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   // and every replica's tokens reach the group's experts.
   const auto e = static_cast<double>(dep.expert);
   r.attention_data_parallel = m.moe.enabled() && dep.expert > dep.tensor;
+  if (m.moe.enabled() && dep.expert > 1) r.experts_per_device = static_cast<double>(m.moe.n_experts) / e;
   r.expert_tokens = batch * std::max(1.0, e / t);
   const DeviceParams read = params_read_per_device(m, s.counts, serving_degrees(dep.tensor, dep.pipeline, dep.expert),
                                                    batch, r.expert_tokens, w.decode_bytes, w.moe_decode);

@@ -38,6 +38,10 @@ const std::vector<Field<D>> kDeployment = {
                                           : std::string("whole experts within a replica");
      },
      [](const D& x) { return x.in.scenario.model.moe.enabled(); }},
+    {"experts_per_device", "  routed experts per device", "LE21", "E / e, whole, each layer",
+     [](const D& x) { return number(x.r.experts_per_device); },
+     [](const D& x) { return fmt::format("{} / {}", x.in.scenario.model.moe.n_experts, x.r.expert); }, nullptr,
+     [](const D& x) { return x.r.experts_per_device > 0.0; }},
     {"params_per_device", "parameters on the binding device", "NA21",
      "max(first, last stage): layers / t / p, routed experts / e whole (--ep) or / t, embedding first, head last",
      [](const D& x) { return cell(static_cast<std::int64_t>(x.r.stage_params.most_loaded())); },
