@@ -3,6 +3,7 @@
 // parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
+#include "cli/completion.hpp"
 #include "cli/plot.hpp"
 #include "cli/sweep.hpp"
 #include "format/views.hpp"
@@ -19,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -53,13 +55,14 @@ struct Invocation {
   io::ScenarioSpec spec;
   std::vector<std::string> gemm_dims;
   std::string gemm_dtype = "bf16";
+  std::string shell;  ///< completion's SHELL
   bool names = false;
   bool explain = false;
   unsigned groups = 0;  ///< the command's input groups
   PlotRequest plot;     ///< plot's own options, lists and terminal
 };
 
-enum class Kind { model, gemm, listing };
+enum class Kind { model, gemm, listing, completion };
 
 struct Command {
   const char* name;
@@ -279,6 +282,8 @@ Outcome run_models(Invocation& inv, const io::Resolved*) {
   return {format::models_report(*inv.reg), std::nullopt, {}};
 }
 
+Outcome run_completion(Invocation& inv, const io::Resolved*);
+
 // Every command: its inputs are the groups it names, and nothing else.
 const Command kCommands[] = {
     {"report", "The whole picture for one model on one accelerator", Kind::model,
@@ -355,6 +360,11 @@ const Command kCommands[] = {
     {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
      "  roofline models\n"
      "  roofline models --names\n"},
+    {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
+     0, false, run_completion,
+     "  roofline completion bash > ~/.local/share/bash-completion/completions/roofline\n"
+     "  roofline completion zsh > ~/.zsh/completions/_roofline\n"
+     "  roofline completion fish > ~/.config/fish/completions/roofline.fish\n"},
 };
 
 const char* kMainFooter =
@@ -506,8 +516,11 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) != 0U) own.push_back(std::string("--") + d.name);
   }
-  for (const char* g : kGlobalValued) own.emplace_back(g);
-  for (const char* g : kGlobalSwitches) own.emplace_back(g);
+  std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
+  globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
+  // A completion script has no format, units or colour: completion takes no global option.
+  if (cmd.kind != Kind::completion) own.insert(own.end(), globals.begin(), globals.end());
+  if (cmd.kind == Kind::completion) own.emplace_back("--help");
   if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
   if (cmd.kind == Kind::listing) own.emplace_back("--names");
   if (cmd.run == run_plot) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
@@ -520,7 +533,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
     const std::string bare = flag.substr(2);
     const bool elsewhere = std::any_of(io::input_defs().begin(), io::input_defs().end(),
                                        [&](const io::InputDef& d) { return bare == d.name; }) ||
-                           flag == "--names" ||
+                           flag == "--names" || std::find(globals.begin(), globals.end(), flag) != globals.end() ||
                            std::find(plot_flags().begin(), plot_flags().end(), flag) != plot_flags().end();
     if (elsewhere) {
       throw UsageError(flag + " does not apply to " + cmd.name + "; see roofline " + cmd.name + " --help");
@@ -553,6 +566,10 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
     return bound;
   }
+  if (cmd.kind == Kind::completion) {
+    sub->add_option("SHELL", inv.shell, "bash, zsh or fish")->required()->type_name("");
+    return bound;
+  }
   bound.reserve(io::input_defs().size());
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) == 0U) continue;
@@ -575,6 +592,77 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     b.option->group(group_title(d.group));
   }
   return bound;
+}
+
+// The main app before its commands: the global options are added by the caller.
+void setup_main_app(CLI::App& app) {
+  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION_LONG);
+  app.footer(kMainFooter);
+  app.require_subcommand(1);
+}
+
+// What a shell completes for the value of `option` in `command` ("" before the command): an
+// input's hint and choices (io::InputDef), the positional arguments. Other options' choices come
+// from their CLI11 checks, and FILE and DIR values complete paths (completion_spec).
+ValueSpec completion_value(std::string_view command, const CLI::Option& option) {
+  const std::string name = option.get_single_name();
+  if (!option.nonpositional()) {
+    if (name == "MODEL") return {Complete::models, {"-"}, false, name};
+    if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
+    return {Complete::nothing, {}, false, name};
+  }
+  const auto def = std::find_if(io::input_defs().begin(), io::input_defs().end(),
+                                [&](const io::InputDef& d) { return name == d.name; });
+  if (def == io::input_defs().end()) return {};
+  const auto cmd =
+      std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return command == c.name; });
+  // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value).
+  const bool owned = cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U;
+  ValueSpec v;
+  if (def->choices != nullptr) v.words = def->choices();
+  switch (def->hint) {
+    case io::ValueHint::text:
+      break;
+    case io::ValueHint::choice:
+      v.what = Complete::words;
+      v.list = owned && def->sweep == io::Sweep::names;
+      break;
+    case io::ValueHint::list:
+      v.what = Complete::words;
+      v.list = true;
+      break;
+    case io::ValueHint::model:
+      v.what = Complete::models;
+      break;
+    case io::ValueHint::gpu:
+      v.what = Complete::gpus;
+      v.list = owned && (cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
+      break;
+  }
+  return v;
+}
+
+// The whole CLI, every command with all its options, as the completion scripts see it.
+CompletionSpec full_completion_spec() {
+  CLI::App app{"", "roofline"};
+  setup_main_app(app);
+  GlobalOptions g;
+  add_global_options(&app, g);
+  // The options' storage, alive as long as the app.
+  std::deque<Invocation> invocations;
+  std::deque<std::vector<Bound>> bound;
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    Invocation& inv = invocations.emplace_back();
+    bound.push_back(add_command_options(c, sub, inv));
+    if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
+    if (c.kind != Kind::completion) add_global_options(sub, g);
+  }
+  return completion_spec(app, completion_value);
+}
+
+Outcome run_completion(Invocation& inv, const io::Resolved*) {
+  return {{}, std::nullopt, completion_script(inv.shell, full_completion_spec())};
 }
 
 // The swept inputs in the order their flags were given: the first is the outermost loop.
@@ -647,9 +735,7 @@ void print_error(std::ostream& err, const std::string& what) {
 int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env) {
   CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
-  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION);
-  app.footer(kMainFooter);
-  app.require_subcommand(1);
+  setup_main_app(app);
   GlobalOptions g;
   Invocation inv;
   std::vector<Bound> bound;
@@ -669,7 +755,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       check_flags(c, args, at + 1);
       bound = add_command_options(c, sub, inv);
       if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
-      add_global_options(sub, g);
+      if (c.kind != Kind::completion) add_global_options(sub, g);
     }
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
