@@ -17,33 +17,33 @@ _roofline_commands="report params flops kv memory decode prefill serve layer tra
 _roofline_options() {
   case $1 in
     "") echo "-h --help --version --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     report) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
       --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis \
       --attention --lm-head --decode-bytes --moe-decode --format --explain --units --color \
-      --preset-dir -q --quiet --no-header" ;;
+      --preset-dir -q --quiet --no-header --yes" ;;
     params) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --params --dtype --weight-bits \
-      --format --explain --units --color --preset-dir -q --quiet --no-header" ;;
+      --format --explain --units --color --preset-dir -q --quiet --no-header --yes" ;;
     flops) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --params -c --context -p --prompt \
       --dtype --weight-bits --flops-basis --attention --lm-head --format --explain --units --color \
-      --preset-dir -q --quiet --no-header" ;;
+      --preset-dir -q --quiet --no-header --yes" ;;
     kv) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense -b --batch -c --context --kv-dtype \
-      --format --explain --units --color --preset-dir -q --quiet --no-header" ;;
+      --format --explain --units --color --preset-dir -q --quiet --no-header --yes" ;;
     memory) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype \
       --reserve --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
-      --format --explain --units --color --preset-dir -q --quiet --no-header" ;;
+      --format --explain --units --color --preset-dir -q --quiet --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
@@ -51,14 +51,14 @@ _roofline_options() {
       --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
       --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
       --flops-basis --decode-bytes --moe-decode --format --explain --units --color --preset-dir -q \
-      --quiet --no-header" ;;
+      --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits --kv-dtype \
       --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis --attention \
       --lm-head --decode-bytes --moe-decode --format --explain --units --color --preset-dir -q \
-      --quiet --no-header" ;;
+      --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
@@ -67,14 +67,14 @@ _roofline_options() {
       --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
       --link-efficiency --micro-batches --link-latency --flops-basis --attention --lm-head \
       --decode-bytes --moe-decode --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-bandwidth \
       --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --kv-dtype \
       --compute-dtype --bw-efficiency --mfu --phase --fused --tokens --attention --lm-head \
       --decode-bytes --moe-decode --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     train) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --params --gpu --gpus --gpu-memory \
@@ -83,13 +83,13 @@ _roofline_options() {
       --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
       --pp-chunks --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
       --tokens --price --flops-basis --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpu-memory --gpu-bandwidth \
       --gpu-peak -c --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype \
       --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format \
-      --explain --units --color --preset-dir -q --quiet --no-header" ;;
+      --explain --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
@@ -97,13 +97,13 @@ _roofline_options() {
       --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
       --kv-block --shared-prefix --tpot --ttft --flops-basis --attention --lm-head --decode-bytes \
       --moe-decode --kind -o --svg --gemm --format --explain --units --color --preset-dir -q \
-      --quiet --no-header" ;;
+      --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     models) echo "-h --help --names --format --explain --units --color --preset-dir -q --quiet \
-      --no-header" ;;
+      --no-header --yes" ;;
     completion) echo "-h --help" ;;
   esac
 }
@@ -189,7 +189,7 @@ _roofline_valued() {
 _roofline_value() {
   case $1 in
     *:--format)
-      _roofline_words "table json csv markdown svg"
+      _roofline_words "table json jsonl csv markdown svg"
       ;;
     *:--units)
       _roofline_words "si iec"
