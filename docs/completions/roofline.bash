@@ -11,7 +11,7 @@
 # offered too. Works with or without the bash-completion package.
 
 _roofline_commands="report params flops kv memory decode prefill serve layer train plan plot gemm \
-  gpus models completion"
+  gpus models batch completion"
 
 # Every option a command accepts, the global ones included ("": before the command).
 _roofline_options() {
@@ -104,6 +104,8 @@ _roofline_options() {
       --no-header --yes" ;;
     models) echo "-h --help --names --format --explain --units --color --preset-dir -q --quiet \
       --no-header --yes" ;;
+    batch) echo "-h --help --format --explain --units --color --preset-dir -q --quiet --no-header \
+      --yes" ;;
     completion) echo "-h --help" ;;
   esac
 }
@@ -181,6 +183,7 @@ _roofline_valued() {
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     models) echo "--format --units --color --preset-dir" ;;
+    batch) echo "--format --units --color --preset-dir" ;;
     completion) echo "" ;;
   esac
 }

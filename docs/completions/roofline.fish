@@ -109,6 +109,8 @@ function __roofline_valued
             printf '%s\n' --format --units --color --preset-dir
         case 'models'
             printf '%s\n' --format --units --color --preset-dir
+        case 'batch'
+            printf '%s\n' --format --units --color --preset-dir
     end
 end
 
@@ -130,6 +132,7 @@ complete -c roofline -n __roofline_needs_command -a 'plot' -d 'The roofline as a
 complete -c roofline -n __roofline_needs_command -a 'gemm' -d 'Intensity, attainable FLOP/s and bound of one matrix multiply'
 complete -c roofline -n __roofline_needs_command -a 'gpus' -d 'Accelerator presets with ridge points per dtype'
 complete -c roofline -n __roofline_needs_command -a 'models' -d 'Model presets with their parameter counts'
+complete -c roofline -n __roofline_needs_command -a 'batch' -d 'A JSON Lines stream of plans: a command and its inputs a line in, its results a line out'
 complete -c roofline -n __roofline_needs_command -a 'completion' -d 'Shell completion script for bash, zsh or fish, generated from this command table'
 complete -c roofline -n '__roofline_needs_command' -s h -l help -d 'Print this help message and exit'
 complete -c roofline -n '__roofline_needs_command' -l version -d 'Display program version information and exit'
@@ -143,7 +146,7 @@ complete -c roofline -n '__roofline_needs_command' -l no-header -d 'CSV without 
 complete -c roofline -n '__roofline_needs_command' -l yes -d 'Run a sweep of more than 10 million points (it asks otherwise)'
 
 # After the command: its options.
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models completion' -s h -l help -d 'Print this help message and exit'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch completion' -s h -l help -d 'Print this help message and exit'
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot' -l layers -x -d 'Decoder layers L'
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot' -l hidden -x -d 'Hidden width d'
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot' -l heads -x -d 'Query heads h'
@@ -185,14 +188,14 @@ complete -c roofline -n '__roofline_using report flops prefill serve layer plot'
 complete -c roofline -n '__roofline_using report flops prefill serve layer plot' -l lm-head -x -a 'last all' -d 'Prefill head positions: last or all [default: last]'
 complete -c roofline -n '__roofline_using report decode prefill serve layer plot' -l decode-bytes -x -a 'touched all-weights' -d 'touched or all-weights [default: touched]'
 complete -c roofline -n '__roofline_using report decode prefill serve layer plot' -l moe-decode -x -a 'expected all-experts top-k' -d 'expected, all-experts or top-k [default: expected]'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l format -x -a 'table json jsonl csv markdown svg' -d 'table, json, jsonl (one line a document, a sweep\'s point a line), csv or markdown; svg for plot [default: table]'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l explain -d 'Show every formula with its values substituted and its source'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l units -x -a 'si iec' -d 'si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l color -x -a 'auto always never' -d 'auto, always or never [default: auto]'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l preset-dir -x -a '(__fish_complete_directories)' -d 'Extra preset directory with models/ and gpus/ (repeatable)'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -s q -l quiet -d 'Silence warnings'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l no-header -d 'CSV without its header line, for concatenating runs'
-complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models' -l yes -d 'Run a sweep of more than 10 million points (it asks otherwise)'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l format -x -a 'table json jsonl csv markdown svg' -d 'table, json, jsonl (one line a document, a sweep\'s point a line), csv or markdown; svg for plot [default: table]'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l explain -d 'Show every formula with its values substituted and its source'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l units -x -a 'si iec' -d 'si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l color -x -a 'auto always never' -d 'auto, always or never [default: auto]'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l preset-dir -x -a '(__fish_complete_directories)' -d 'Extra preset directory with models/ and gpus/ (repeatable)'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -s q -l quiet -d 'Silence warnings'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l no-header -d 'CSV without its header line, for concatenating runs'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot gemm gpus models batch' -l yes -d 'Run a sweep of more than 10 million points (it asks otherwise)'
 complete -c roofline -n '__roofline_using params flops train' -l params -x -d 'A model known only by its parameter count (70B), instead of MODEL: the rules that need N alone'
 complete -c roofline -n '__roofline_using memory decode serve train' -l tp -x -d 'Tensor-parallel degree t [default: 1]; a list or range sweeps it'
 complete -c roofline -n '__roofline_using memory decode serve train' -l pp -x -d 'Pipeline-parallel stages p [default: 1]; a list or range sweeps it'

@@ -3,6 +3,7 @@
 // parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
+#include "cli/batch.hpp"
 #include "cli/completion.hpp"
 #include "cli/plot.hpp"
 #include "cli/sweep.hpp"
@@ -55,14 +56,15 @@ struct Invocation {
   io::ScenarioSpec spec;
   std::vector<std::string> gemm_dims;
   std::string gemm_dtype = "bf16";
-  std::string shell;  ///< completion's SHELL
+  std::string shell;       ///< completion's SHELL
+  std::string batch_file;  ///< batch's FILE ("" or "-": stdin)
   bool names = false;
   bool explain = false;
   unsigned groups = 0;  ///< the command's input groups
   PlotRequest plot;     ///< plot's own options, lists and terminal
 };
 
-enum class Kind { model, gemm, listing, completion };
+enum class Kind { model, gemm, listing, completion, batch };
 
 struct Command {
   const char* name;
@@ -360,6 +362,10 @@ const Command kCommands[] = {
     {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
      "  roofline models\n"
      "  roofline models --names\n"},
+    {"batch", "A JSON Lines stream of plans: a command and its inputs a line in, its results a line out", Kind::batch,
+     0, false, nullptr,
+     "  roofline batch plans.jsonl > answers.jsonl\n"
+     "  echo '{\"command\":\"decode\",\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"batch\":32}' | roofline batch\n"},
     {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
      0, false, run_completion,
      "  roofline completion bash > ~/.local/share/bash-completion/completions/roofline\n"
@@ -570,6 +576,10 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_option("SHELL", inv.shell, "bash, zsh or fish")->required()->type_name("");
     return bound;
   }
+  if (cmd.kind == Kind::batch) {
+    sub->add_option("FILE", inv.batch_file, "JSON Lines of plans; - or none for stdin")->type_name("");
+    return bound;
+  }
   bound.reserve(io::input_defs().size());
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) == 0U) continue;
@@ -682,6 +692,51 @@ SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
             Outcome o = cmd.run(inv, &r);
             return std::pair{std::move(o.report), o.fits};
           }};
+}
+
+// The spec a command resolves: plan and plot take a --gpu list and resolve on its first (run_plan
+// adds the others); layer's --tokens is a prefill's prompt, or a decode step's one token.
+io::ScenarioSpec spec_to_resolve(const Command& cmd, const io::ScenarioSpec& given) {
+  io::ScenarioSpec spec = given;
+  if (cmd.run == run_plan || cmd.run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+  if (cmd.run == run_layer && spec.tokens) {
+    if (spec.phase.value_or(Phase::decode) == Phase::decode) {
+      if (*spec.tokens != 1) {
+        throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
+      }
+    } else if (spec.prompt) {
+      throw UsageError("--tokens and --prompt: give the prefill's prompt once");
+    } else {
+      spec.prompt = spec.tokens;
+    }
+  }
+  return spec;
+}
+
+// batch runs the model commands as run_cli does, without --explain (a line is an answer).
+std::vector<BatchCommand> batch_commands(const io::PresetRegistry& reg) {
+  std::vector<BatchCommand> out;
+  for (const Command& c : kCommands) {
+    if (c.kind != Kind::model || c.run == run_plot) continue;
+    out.push_back({c.name, c.groups, c.needs_gpu, (c.groups & io::kTrain) != 0U,
+                   [&c](const io::ScenarioSpec& spec) { return spec_to_resolve(c, spec); },
+                   [&c, &reg](const io::ScenarioSpec& spec, const io::Resolved& r) {
+                     Invocation inv;
+                     inv.reg = &reg;
+                     inv.spec = spec;
+                     inv.groups = c.groups;
+                     return c.run(inv, &r).report;
+                   }});
+  }
+  return out;
+}
+
+// batch FILE: a regular file or stdin ("-" or none).
+int run_batch_input(const std::string& file, std::istream& in, std::ostream& out, const io::PresetRegistry& reg) {
+  if (file.empty() || file == "-") return run_batch(batch_commands(reg), in, out, reg);
+  std::ifstream f(file, std::ios::binary);
+  if (!f) throw InputError(file + ": cannot open it");
+  return run_batch(batch_commands(reg), f, out, reg);
 }
 
 // --format svg is a picture: plot's only; plot draws a picture or nothing.
@@ -811,6 +866,19 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       inv.plot.units = render_options(g, env).units;
       inv.plot.term = {.columns = env.columns > 0 ? env.columns : 80, .color = render_options(g, env).color};
     }
+    // batch: passes 5 to 8 for every line of its input (cli/batch.cpp).
+    if (cmd->kind == Kind::batch) {
+      if (g.format != "table" && g.format != "jsonl") {
+        throw UsageError("--format " + g.format + ": batch writes JSON Lines, one answer a line");
+      }
+      if (g.explain) throw UsageError("--explain: batch answers with values; run one plan alone to explain it");
+      try {
+        return run_batch_input(inv.batch_file, in, out, reg);
+      } catch (const std::ios_base::failure&) {
+        err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+        return 1;
+      }
+    }
     // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
     if (!axes.empty()) {
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
@@ -820,22 +888,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {
-      io::ScenarioSpec spec = inv.spec;
-      // plan takes a --gpu list: the scenario is resolved on the first; run_plan adds the others.
-      if (cmd->run == run_plan || cmd->run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
-      // layer's --tokens: a prefill's prompt, or a decode step's one token per sequence.
-      if (cmd->run == run_layer && spec.tokens) {
-        if (spec.phase.value_or(Phase::decode) == Phase::decode) {
-          if (*spec.tokens != 1) {
-            throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
-          }
-        } else if (spec.prompt) {
-          throw UsageError("--tokens and --prompt: give the prefill's prompt once");
-        } else {
-          spec.prompt = spec.tokens;
-        }
-      }
-      resolved = io::resolve(spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
+      resolved =
+          io::resolve(spec_to_resolve(*cmd, inv.spec), reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
     }
     // Pass 7: analyze and build the view.
     const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);

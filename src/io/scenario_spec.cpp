@@ -2,6 +2,7 @@
 
 #include "io/enum_table.hpp"
 #include "io/names.hpp"
+#include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
 
 #include "roofline/checked.hpp"
@@ -459,7 +460,7 @@ void json_model(const nlohmann::json& value, ScenarioSpec& spec, Diagnostics& di
   } else if (value.is_object()) {
     spec.model_json_text = value.dump();
   } else {
-    diag.input("/model: expected a preset name, a path or a config object");
+    diag.input("model: expected a preset name, a path or a config object");
   }
 }
 
@@ -471,8 +472,8 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     diag.input("expected a JSON object of inputs");
     return;
   }
+  // Messages name an input as its flag, so a line's error reads as the CLI's would.
   for (const auto& [key, value] : object.items()) {
-    const std::string where = "/" + key;
     if (key == "command") continue;
     if (key == "model") {
       json_model(value, spec, diag);
@@ -480,11 +481,17 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     }
     std::string name = key;
     std::replace(name.begin(), name.end(), '_', '-');
+    const std::string where = "--" + name;
     const auto def = std::find_if(kInputs.begin(), kInputs.end(), [&](const InputDef& d) { return name == d.name; });
     if (def == kInputs.end()) {
-      diag.usage(where + ": unknown input \"" + key + "\"");
+      std::vector<std::string> flags;
+      for (const InputDef& d : kInputs) {
+        if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);
+      }
+      const std::string guess = did_you_mean(where, flags);
+      diag.usage("unknown option " + where + (guess.empty() ? std::string() : "; did you mean " + guess + "?"));
     } else if ((def->group & groups) == 0U) {
-      diag.usage(where + ": \"" + key + "\" does not apply to " + std::string(command));
+      diag.usage(where + " does not apply to " + std::string(command));
     } else if (value.is_array() && def->repeatable) {
       for (const nlohmann::json& v : value) {
         if (const auto text = json_text(v, where, diag)) set_input(spec, *def, *text, where, diag);

@@ -81,9 +81,9 @@ TEST_CASE("JSON inputs: unknown keys and inputs of another command are errors, a
   io::fill_from_json(nlohmann::json::parse(R"({"model":"llama3-8b","batchsize":3,"tokens":"1T","batch":0})"),
                      kDecodeGroups, "decode", spec, diag);
   REQUIRE_THROWS_WITH(diag.check(),
-                      "/batch: \"0\" must be at least 1\n"
-                      "/batchsize: unknown input \"batchsize\"\n"
-                      "/tokens: \"tokens\" does not apply to decode");
+                      "--batch: \"0\" must be at least 1\n"
+                      "unknown option --batchsize; did you mean --batch?\n"
+                      "--tokens does not apply to decode");
 }
 
 TEST_CASE("resolve collects every input error before it throws", "[spec]") {
