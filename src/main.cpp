@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   roofline::cli::Env env;
   env.stdout_is_tty = isatty(STDOUT_FILENO) != 0;
+  env.stderr_is_tty = isatty(STDERR_FILENO) != 0;
   env.no_color = std::getenv("NO_COLOR") != nullptr && *std::getenv("NO_COLOR") != '\0';
   const char* force = std::getenv("CLICOLOR_FORCE");
   env.clicolor_force = force != nullptr && std::string(force) != "0";

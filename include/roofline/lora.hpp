@@ -60,6 +60,15 @@ inline constexpr std::array kLoraMatrixTargets = {
     LoraTargetName{"gate", LoraTargets::gate}, LoraTargetName{"up", LoraTargets::up},
     LoraTargetName{"down", LoraTargets::down}, LoraTargetName{"experts", LoraTargets::experts},
 };
+/// The named sets; the single matrices are kLoraMatrixTargets (experts is not a name: it follows
+/// the MLP matrices unless the list says kLoraNoExperts).
+inline constexpr std::array kLoraTargetSets = {
+    LoraTargetName{"qv", LoraTargets::qv},
+    LoraTargetName{"attention", LoraTargets::attention},
+    LoraTargetName{"mlp", LoraTargets::mlp},
+    LoraTargetName{"all", LoraTargets::all},
+};
+inline constexpr std::string_view kLoraNoExperts = "no-experts";
 
 /// A comma list of q, k, v, o, gate, up, down and the set names qv, attention, mlp, all; naming an
 /// MLP matrix adapts the experts' too unless `no-experts` is in the list. None when the list is

@@ -3,6 +3,8 @@
 // parse them, resolve the scenario, analyze, render, write.
 #include "cli/app.hpp"
 
+#include "cli/batch.hpp"
+#include "cli/completion.hpp"
 #include "cli/plot.hpp"
 #include "cli/sweep.hpp"
 #include "format/compare.hpp"
@@ -21,6 +23,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -40,6 +43,7 @@ struct GlobalOptions {
   bool quiet = false;
   bool no_header = false;
   bool brief = false;
+  bool yes = false;
 };
 
 /// What a command's run produced: the report, and the capacity verdict where it has one.
@@ -58,6 +62,8 @@ struct Invocation {
   io::ScenarioSpec spec;
   std::vector<std::string> gemm_dims;
   std::string gemm_dtype = "bf16";
+  std::string shell;       ///< completion's SHELL
+  std::string batch_file;  ///< batch's FILE ("" or "-": stdin)
   bool names = false;
   bool explain = false;
   unsigned groups = 0;                ///< the command's input groups
@@ -68,7 +74,7 @@ struct Invocation {
   std::istream* in = nullptr;         ///< stdin, for compare's columns (MODEL -)
 };
 
-enum class Kind { model, gemm, listing, compare };
+enum class Kind { model, gemm, listing, completion, batch, compare };
 
 struct Command {
   const char* name;
@@ -363,6 +369,8 @@ Outcome run_compare(Invocation& inv, const io::Resolved*) {
   return out;
 }
 
+Outcome run_completion(Invocation& inv, const io::Resolved*);
+
 // Every command: its inputs are the groups it names, and nothing else.
 const Command kCommands[] = {
     {"report", "The whole picture for one model on one accelerator", Kind::model,
@@ -447,6 +455,15 @@ const Command kCommands[] = {
     {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
      "  roofline models\n"
      "  roofline models --names\n"},
+    {"batch", "A JSON Lines stream of plans: a command and its inputs a line in, its results a line out", Kind::batch,
+     0, false, nullptr,
+     "  roofline batch plans.jsonl > answers.jsonl\n"
+     "  echo '{\"command\":\"decode\",\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"batch\":32}' | roofline batch\n"},
+    {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
+     0, false, run_completion,
+     "  roofline completion bash > ~/.local/share/bash-completion/completions/roofline\n"
+     "  roofline completion zsh > ~/.zsh/completions/_roofline\n"
+     "  roofline completion fish > ~/.config/fish/completions/roofline.fish\n"},
 };
 
 const char* kMainFooter =
@@ -465,13 +482,15 @@ const char* kMainFooter =
 
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
-constexpr std::array kGlobalSwitches = {"--explain",   "--brief", "-q", "--quiet",
-                                        "--no-header", "--help",  "-h", "--version"};
+constexpr std::array kGlobalSwitches = {"--explain", "--brief", "-q", "--quiet",  "--no-header",
+                                        "--yes",     "--help",  "-h", "--version"};
 
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
-  app->add_option("--format", g.format, "table, json, csv or markdown; svg for plot [default: table]")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown", "svg"}))
+  app->add_option("--format", g.format,
+                  "table, json, jsonl (one line a document, a sweep's point a line), csv or markdown; svg for plot "
+                  "[default: table]")
+      ->check(CLI::IsMember({"table", "json", "jsonl", "csv", "markdown", "svg"}))
       ->type_name("FORMAT")
       ->group(grp);
   app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
@@ -490,6 +509,7 @@ void add_global_options(CLI::App* app, GlobalOptions& g) {
       ->group(grp);
   app->add_flag("-q,--quiet", g.quiet, "Silence warnings")->group(grp);
   app->add_flag("--no-header", g.no_header, "CSV without its header line, for concatenating runs")->group(grp);
+  app->add_flag("--yes", g.yes, "Run a sweep of more than 10 million points (it asks otherwise)")->group(grp);
 }
 
 const char* group_title(InputGroup g) {
@@ -548,6 +568,7 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   if (g.format == "json") o.format = format::OutputFormat::json;
   if (g.format == "csv") o.format = format::OutputFormat::csv;
   if (g.format == "markdown") o.format = format::OutputFormat::markdown;
+  if (g.format == "jsonl") o.format = format::OutputFormat::jsonl;
   o.units = g.units == "iec" ? format::UnitSystem::iec : format::UnitSystem::si;
   o.explain = g.explain;
   o.csv_header = !g.no_header;
@@ -643,10 +664,10 @@ void check_brief(const Command& cmd, const Invocation& inv, const GlobalOptions&
                      " has no brief answer; report, params, flops, kv, memory, decode, prefill, serve, layer, train, "
                      "gemm and compare have one");
   }
-  if (g.format == "json") {
+  if (g.format == "json" || g.format == "jsonl") {
     std::string keys;
     for (const char* k : b->keys) keys += (keys.empty() ? "" : ", ") + std::string(".results.") + k;
-    throw UsageError("--brief --format json: JSON holds every key of its schema; " + std::string(q.name) +
+    throw UsageError("--brief --format " + g.format + ": JSON holds every key of its schema; " + std::string(q.name) +
                      "'s brief ones are " + keys + "; --brief prints table, markdown or csv");
   }
   if (sweep) {
@@ -658,7 +679,7 @@ void check_brief(const Command& cmd, const Invocation& inv, const GlobalOptions&
 // side by side.
 void check_compare(const Command& cmd, const GlobalOptions& g, bool sweep) {
   if (cmd.kind != Kind::compare) return;
-  if (g.explain && g.format != "json") {
+  if (g.explain && g.format != "json" && g.format != "jsonl") {
     throw UsageError("--explain: compare's " + g.format +
                      " sets figures side by side; --format json holds each column's formulas, and the single command "
                      "with --explain shows one");
@@ -675,8 +696,11 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) != 0U) own.push_back(std::string("--") + d.name);
   }
-  for (const char* g : kGlobalValued) own.emplace_back(g);
-  for (const char* g : kGlobalSwitches) own.emplace_back(g);
+  std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
+  globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
+  // A completion script has no format, units or colour: completion takes no global option.
+  if (cmd.kind != Kind::completion) own.insert(own.end(), globals.begin(), globals.end());
+  if (cmd.kind == Kind::completion) own.emplace_back("--help");
   if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
   if (cmd.kind == Kind::listing) own.emplace_back("--names");
   if (cmd.run == run_plot) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
@@ -689,7 +713,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
     const std::string bare = flag.substr(2);
     const bool elsewhere = std::any_of(io::input_defs().begin(), io::input_defs().end(),
                                        [&](const io::InputDef& d) { return bare == d.name; }) ||
-                           flag == "--names" ||
+                           flag == "--names" || std::find(globals.begin(), globals.end(), flag) != globals.end() ||
                            std::find(plot_flags().begin(), plot_flags().end(), flag) != plot_flags().end();
     if (elsewhere) {
       throw UsageError(flag + " does not apply to " + cmd.name + "; see roofline " + cmd.name + " --help");
@@ -751,6 +775,14 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
     return bound;
   }
+  if (cmd.kind == Kind::completion) {
+    sub->add_option("SHELL", inv.shell, "bash, zsh or fish")->required()->type_name("");
+    return bound;
+  }
+  if (cmd.kind == Kind::batch) {
+    sub->add_option("FILE", inv.batch_file, "JSON Lines of plans; - or none for stdin")->type_name("");
+    return bound;
+  }
   bound.reserve(io::input_defs().size());
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) == 0U) continue;
@@ -775,6 +807,77 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
   return bound;
 }
 
+// The main app before its commands: the global options are added by the caller.
+void setup_main_app(CLI::App& app) {
+  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION_LONG);
+  app.footer(kMainFooter);
+  app.require_subcommand(1);
+}
+
+// What a shell completes for the value of `option` in `command` ("" before the command): an
+// input's hint and choices (io::InputDef), the positional arguments. Other options' choices come
+// from their CLI11 checks, and FILE and DIR values complete paths (completion_spec).
+ValueSpec completion_value(std::string_view command, const CLI::Option& option) {
+  const std::string name = option.get_single_name();
+  if (!option.nonpositional()) {
+    if (name == "MODEL") return {Complete::models, {"-"}, false, name};
+    if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
+    return {Complete::nothing, {}, false, name};
+  }
+  const auto def = std::find_if(io::input_defs().begin(), io::input_defs().end(),
+                                [&](const io::InputDef& d) { return name == d.name; });
+  if (def == io::input_defs().end()) return {};
+  const auto cmd =
+      std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return command == c.name; });
+  // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value).
+  const bool owned = cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U;
+  ValueSpec v;
+  if (def->choices != nullptr) v.words = def->choices();
+  switch (def->hint) {
+    case io::ValueHint::text:
+      break;
+    case io::ValueHint::choice:
+      v.what = Complete::words;
+      v.list = owned && def->sweep == io::Sweep::names;
+      break;
+    case io::ValueHint::list:
+      v.what = Complete::words;
+      v.list = true;
+      break;
+    case io::ValueHint::model:
+      v.what = Complete::models;
+      break;
+    case io::ValueHint::gpu:
+      v.what = Complete::gpus;
+      v.list = owned && (cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
+      break;
+  }
+  return v;
+}
+
+// The whole CLI, every command with all its options, as the completion scripts see it.
+CompletionSpec full_completion_spec() {
+  CLI::App app{"", "roofline"};
+  setup_main_app(app);
+  GlobalOptions g;
+  add_global_options(&app, g);
+  // The options' storage, alive as long as the app.
+  std::deque<Invocation> invocations;
+  std::deque<std::vector<Bound>> bound;
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    Invocation& inv = invocations.emplace_back();
+    bound.push_back(add_command_options(c, sub, inv));
+    if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
+    if (c.kind != Kind::completion) add_global_options(sub, g);
+  }
+  return completion_spec(app, completion_value);
+}
+
+Outcome run_completion(Invocation& inv, const io::Resolved*) {
+  return {{}, std::nullopt, completion_script(inv.shell, full_completion_spec())};
+}
+
 // The swept inputs in the order their flags were given: the first is the outermost loop.
 void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& bound, const CLI::App& sub) {
   const std::vector<CLI::Option*>& order = sub.parse_order();
@@ -792,6 +895,51 @@ SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
             Outcome o = cmd.run(inv, &r);
             return std::pair{std::move(o.report), o.fits};
           }};
+}
+
+// The spec a command resolves: plan and plot take a --gpu list and resolve on its first (run_plan
+// adds the others); layer's --tokens is a prefill's prompt, or a decode step's one token.
+io::ScenarioSpec spec_to_resolve(const Command& cmd, const io::ScenarioSpec& given) {
+  io::ScenarioSpec spec = given;
+  if (cmd.run == run_plan || cmd.run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+  if (cmd.run == run_layer && spec.tokens) {
+    if (spec.phase.value_or(Phase::decode) == Phase::decode) {
+      if (*spec.tokens != 1) {
+        throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
+      }
+    } else if (spec.prompt) {
+      throw UsageError("--tokens and --prompt: give the prefill's prompt once");
+    } else {
+      spec.prompt = spec.tokens;
+    }
+  }
+  return spec;
+}
+
+// batch runs the model commands as run_cli does, without --explain (a line is an answer).
+std::vector<BatchCommand> batch_commands(const io::PresetRegistry& reg) {
+  std::vector<BatchCommand> out;
+  for (const Command& c : kCommands) {
+    if (c.kind != Kind::model || c.run == run_plot) continue;
+    out.push_back({c.name, c.groups, c.needs_gpu, (c.groups & io::kTrain) != 0U,
+                   [&c](const io::ScenarioSpec& spec) { return spec_to_resolve(c, spec); },
+                   [&c, &reg](const io::ScenarioSpec& spec, const io::Resolved& r) {
+                     Invocation inv;
+                     inv.reg = &reg;
+                     inv.spec = spec;
+                     inv.groups = c.groups;
+                     return c.run(inv, &r).report;
+                   }});
+  }
+  return out;
+}
+
+// batch FILE: a regular file or stdin ("-" or none).
+int run_batch_input(const std::string& file, std::istream& in, std::ostream& out, const io::PresetRegistry& reg) {
+  if (file.empty() || file == "-") return run_batch(batch_commands(reg), in, out, reg);
+  std::ifstream f(file, std::ios::binary);
+  if (!f) throw InputError(file + ": cannot open it");
+  return run_batch(batch_commands(reg), f, out, reg);
 }
 
 // --format svg is a picture: plot's only; plot draws a picture or nothing.
@@ -845,9 +993,7 @@ void print_error(std::ostream& err, const std::string& what) {
 int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env) {
   CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
-  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION);
-  app.footer(kMainFooter);
-  app.require_subcommand(1);
+  setup_main_app(app);
   GlobalOptions g;
   Invocation inv;
   std::vector<Bound> bound;
@@ -872,7 +1018,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       bound = add_command_options(reads, sub, inv);
       if (c.kind == Kind::compare && inv.question != nullptr) compare_help(sub, bound);
       if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
-      add_global_options(sub, g);
+      if (c.kind != Kind::completion) add_global_options(sub, g);
     }
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -932,31 +1078,30 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       inv.plot.units = render_options(g, env).units;
       inv.plot.term = {.columns = env.columns > 0 ? env.columns : 80, .color = render_options(g, env).color};
     }
+    // batch: passes 5 to 8 for every line of its input (cli/batch.cpp).
+    if (cmd->kind == Kind::batch) {
+      if (g.format != "table" && g.format != "jsonl") {
+        throw UsageError("--format " + g.format + ": batch writes JSON Lines, one answer a line");
+      }
+      if (g.explain) throw UsageError("--explain: batch answers with values; run one plan alone to explain it");
+      try {
+        return run_batch_input(inv.batch_file, in, out, reg);
+      } catch (const std::ios_base::failure&) {
+        err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+        return 1;
+      }
+    }
     // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
     if (!axes.empty()) {
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
       return run_sweep(sweep_command(*cmd, inv), inv.spec, axes, reg, in,
-                       {out, err, render_options(g, env), g.quiet, inv.spec.require_fit});
+                       {out, err, render_options(g, env), g.quiet, inv.spec.require_fit, g.yes, env.stderr_is_tty});
     }
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
     if (cmd->kind == Kind::model) {
-      io::ScenarioSpec spec = inv.spec;
-      // plan takes a --gpu list: the scenario is resolved on the first; run_plan adds the others.
-      if (cmd->run == run_plan || cmd->run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
-      // layer's --tokens: a prefill's prompt, or a decode step's one token per sequence.
-      if (cmd->run == run_layer && spec.tokens) {
-        if (spec.phase.value_or(Phase::decode) == Phase::decode) {
-          if (*spec.tokens != 1) {
-            throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
-          }
-        } else if (spec.prompt) {
-          throw UsageError("--tokens and --prompt: give the prefill's prompt once");
-        } else {
-          spec.prompt = spec.tokens;
-        }
-      }
-      resolved = io::resolve(spec, reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
+      resolved =
+          io::resolve(spec_to_resolve(*cmd, inv.spec), reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
     }
     // Pass 7: analyze and build the view.
     const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);

@@ -10,6 +10,7 @@ namespace roofline::cli {
 /// What the process environment says about colour and presets.
 struct Env {
   bool stdout_is_tty = false;
+  bool stderr_is_tty = false;   ///< a long sweep shows its progress there
   bool no_color = false;        ///< NO_COLOR is set
   bool clicolor_force = false;  ///< CLICOLOR_FORCE is set and not "0"
   bool term_dumb = false;

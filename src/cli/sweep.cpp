@@ -3,6 +3,7 @@
 // and JSON and CSV run each point's single-run report in pass 2 and stream as they go.
 #include "cli/sweep.hpp"
 
+#include "format/jsonl.hpp"
 #include "format/sweep.hpp"
 #include "format/views.hpp"
 
@@ -424,11 +425,92 @@ void explain_points(const SweepCommand& cmd, io::ScenarioSpec& spec, Grid& grid,
   }
 }
 
+// "\rroofline: 1,048,576 of 10,000,000 points" on a terminal's stderr, overwritten in place.
+class Progress {
+ public:
+  Progress(std::ostream& err, bool on, std::int64_t points) : err_(err), on_(on), points_(points) {}
+  void at(std::int64_t done) {
+    if (!on_ || (done & kEvery) != 0) return;
+    err_ << "\rroofline: " << grouped(done) << " of " << grouped(points_) << " points" << std::flush;
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) err_ << "\r\033[K" << std::flush;
+  }
+
+ private:
+  static constexpr std::int64_t kEvery = (std::int64_t{1} << 18) - 1;
+  std::ostream& err_;
+  bool on_;
+  std::int64_t points_;
+  bool shown_ = false;
+};
+
+// --format jsonl: each point's line as soon as it is computed, the sweep's figures (the table's
+// columns; a command without them gives its whole results), in constant memory. A point's problem
+// is its own line, {"point": ..., "error": ...}, and the stream goes on; the exit code says so.
+int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
+                 std::int64_t points, io::Resolved& r, const SweepOutput& output) {
+  Stream s(output.out);
+  Progress progress(output.err, output.progress, points);
+  Distinct warnings;
+  SweepFigures f;
+  std::string line;
+  bool failed = false;
+  std::optional<bool> all_fit;
+  r.echo_inputs = false;
+  grid.first(spec);
+  for (std::int64_t i = 0; i < points; ++i) {
+    if (i > 0) grid.next(spec);
+    line.clear();
+    try {
+      resolve_at(grid, spec, r, cmd.training);
+      for (const std::string& w : r.warnings) warnings.add(w);
+      std::optional<bool> fits;
+      if (compact != nullptr) {
+        f.fits.reset();
+        f.knee.reset();
+        f.warnings.clear();
+        compact->figures(r, f);
+        for (const std::string& w : f.warnings) warnings.add(w);
+        format::append_sweep_jsonl(line, grid.point(), f);
+        fits = f.fits;
+      } else {
+        const auto [report, verdict] = cmd.run(r);
+        format::append_sweep_jsonl_results(line, grid.point(), report);
+        fits = verdict;
+      }
+      if (fits) all_fit = all_fit.value_or(true) && *fits;
+    } catch (const Error& e) {
+      format::append_sweep_jsonl_error(line, grid.point(), e.what());
+      failed = true;
+    }
+    s.add(line);
+    progress.at(i + 1);
+  }
+  s.flush();
+  progress.done();
+  if (!output.quiet) {
+    for (const std::string& w : warnings.list("warnings")) output.err << "roofline: warning: " << w << "\n";
+  }
+  if (failed) return 1;
+  if (output.require_fit && !all_fit) {
+    throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
+  }
+  return output.require_fit && !*all_fit ? 3 : 0;
+}
+
 }  // namespace
 
 int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
               const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
-  const std::int64_t points = io::sweep_points(axes);
+  const bool streamed =
+      output.render.format == format::OutputFormat::jsonl || output.render.format == format::OutputFormat::csv;
+  const std::int64_t points = io::sweep_points(axes, streamed ? io::kMaxStreamedPoints : io::kMaxSweepPoints);
+  if (points > kAskAbove && !output.yes) {
+    throw UsageError("a sweep of " + grouped(points) + " points writes " + grouped(points) +
+                     " rows; add --yes to run it");
+  }
   const Compact* compact = compact_of(cmd.name);
   const bool tabular =
       output.render.format == format::OutputFormat::table || output.render.format == format::OutputFormat::markdown;
@@ -444,6 +526,14 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
   Grid grid(axes);
   grid.first(spec);
   io::Resolved r = io::resolve_fixed(spec, reg, in, cmd.needs_gpu);
+  if (output.render.format == format::OutputFormat::jsonl) {
+    try {
+      return stream_jsonl(cmd, compact, spec, grid, points, r, output);
+    } catch (const std::ios_base::failure&) {
+      output.err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+      return 1;
+    }
+  }
   Pass1 p = check_points(cmd, compact, spec, grid, points, r, tabular);
   if (output.require_fit && !p.all_fit) {
     throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");

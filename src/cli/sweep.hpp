@@ -35,7 +35,12 @@ struct SweepOutput {
   format::RenderOptions render;
   bool quiet = false;
   bool require_fit = false;
+  bool yes = false;       ///< --yes: run a sweep past kAskAbove points
+  bool progress = false;  ///< stderr is a terminal: show the points done on it
 };
+
+/// A sweep of more points than this asks for --yes before it runs.
+inline constexpr std::int64_t kAskAbove = 10'000'000;
 
 /// Runs `cmd` at every point of the grid of `axes`, the first axis the outermost loop; `spec` holds
 /// the inputs that do not vary. Every point is resolved and checked before anything is written, and

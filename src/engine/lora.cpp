@@ -10,16 +10,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-// The named sets; the single matrices are kLoraMatrixTargets (experts is not a name: it follows
-// the MLP matrices unless "no-experts").
-constexpr std::array kTargetSets = {
-    LoraTargetName{"qv", LoraTargets::qv},
-    LoraTargetName{"attention", LoraTargets::attention},
-    LoraTargetName{"mlp", LoraTargets::mlp},
-    LoraTargetName{"all", LoraTargets::all},
-};
-
-constexpr std::string_view kNoExperts = "no-experts";
 constexpr LoraTargets kMlpMatrices = LoraTargets::gate | LoraTargets::up | LoraTargets::down;
 
 constexpr std::string_view trimmed(std::string_view s) {
@@ -32,7 +22,7 @@ constexpr std::optional<LoraTargets> target_named(std::string_view name) {
   for (const LoraTargetName& t : kLoraMatrixTargets) {
     if (t.name == name && t.target != LoraTargets::experts) return t.target;
   }
-  for (const LoraTargetName& t : kTargetSets) {
+  for (const LoraTargetName& t : kLoraTargetSets) {
     if (t.name == name) return t.target;
   }
   return std::nullopt;
@@ -121,7 +111,7 @@ std::optional<LoraTargets> parse_lora_targets(std::string_view list) {
   while (true) {
     const std::size_t comma = list.find(',');
     const std::string_view name = trimmed(list.substr(0, comma));
-    if (name == kNoExperts) {
+    if (name == kLoraNoExperts) {
       no_experts = true;
     } else if (const std::optional<LoraTargets> t = target_named(name)) {
       set = set | *t;

@@ -317,7 +317,7 @@ Report csv_report(const Comparison& c, const std::vector<ComparedRow>& rows) {
 }
 
 // JSON: the single commands' documents as an array, each with its ratios over the first.
-std::string render_json(const Comparison& c, const std::vector<ComparedRow>& rows, bool explain) {
+std::string render_json(const Comparison& c, const std::vector<ComparedRow>& rows, bool explain, bool one_line) {
   nlohmann::json j;
   j["schema_version"] = kSchemaVersion;
   j["command"] = "compare";
@@ -348,7 +348,7 @@ std::string render_json(const Comparison& c, const std::vector<ComparedRow>& row
   j["notes"] = {fmt::format("ratios: each column's numbers over the first column's ({}); null where that is 0",
                             c.columns.front().name)};
   j["warnings"] = compared_messages(c, &Report::warnings);
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return j.dump(one_line ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace
@@ -408,7 +408,8 @@ std::string render(const Comparison& c, const RenderOptions& o) {
   const std::vector<ComparedRow> rows = compared_rows(c);
   switch (o.format) {
     case OutputFormat::json:
-      return render_json(c, rows, o.explain);
+    case OutputFormat::jsonl:  // the same document on one line
+      return render_json(c, rows, o.explain, o.format == OutputFormat::jsonl);
     case OutputFormat::csv:
       return render(csv_report(c, rows), o);
     case OutputFormat::table:

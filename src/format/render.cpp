@@ -6,7 +6,7 @@
 
 namespace roofline::format {
 
-std::string render_json(const Report& r, bool explain);  // report.cpp
+std::string render_json(const Report& r, bool explain, bool one_line = false);  // report.cpp
 
 namespace {
 
@@ -263,6 +263,8 @@ std::string render(const Report& r, const RenderOptions& o) {
       return render_csv(r, o.csv_header);
     case OutputFormat::markdown:
       return render_markdown(r, o);
+    case OutputFormat::jsonl:
+      return render_json(r, o.explain, true);
   }
   return {};
 }

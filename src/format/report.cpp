@@ -56,7 +56,7 @@ nlohmann::json results_json(const Report& r, nlohmann::json* formulas) {
   return results;
 }
 
-std::string render_json(const Report& r, bool explain) {
+std::string render_json(const Report& r, bool explain, bool one_line) {
   nlohmann::json j;
   j["schema_version"] = kSchemaVersion;
   j["command"] = r.command;
@@ -67,7 +67,8 @@ std::string render_json(const Report& r, bool explain) {
   j["warnings"] = r.warnings;
   if (explain) j["explain"] = std::move(formulas);
   // Invalid UTF-8 in a user's file name or preset text is replaced, never an internal error.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // JSON Lines: the same document on one line.
+  return j.dump(one_line ? -1 : 2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace roofline::format

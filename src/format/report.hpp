@@ -93,7 +93,7 @@ struct Report {
 };
 
 enum class UnitSystem { si, iec };
-enum class OutputFormat { table, json, csv, markdown };
+enum class OutputFormat { table, json, csv, markdown, jsonl };
 
 struct RenderOptions {
   OutputFormat format = OutputFormat::table;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace roofline::io {
 
@@ -30,16 +31,25 @@ const char* enum_name(E v, const EnumTable<E, N>& table) {
   return "?";
 }
 
-/// `"x" is not one of: a, b, c`, the one wording for a bad choice. Lists each value's canonical
-/// (first) name only; later spellings of the same value are accepted but not advertised.
+/// Each value's canonical (first) name, in table order; later spellings of the same value are
+/// accepted but not advertised (in messages and in shell completion).
 template <typename E, std::size_t N>
-std::string not_one_of(std::string_view got, const EnumTable<E, N>& table) {
-  std::string allowed;
+std::vector<std::string> canonical_names(const EnumTable<E, N>& table) {
+  std::vector<std::string> names;
+  names.reserve(N);
   for (std::size_t i = 0; i < N; ++i) {
     bool seen = false;
     for (std::size_t k = 0; k < i; ++k) seen = seen || table[k].second == table[i].second;
-    if (!seen) allowed += (allowed.empty() ? "" : ", ") + std::string(table[i].first);
+    if (!seen) names.emplace_back(table[i].first);
   }
+  return names;
+}
+
+/// `"x" is not one of: a, b, c`, the one wording for a bad choice, listing the canonical names.
+template <typename E, std::size_t N>
+std::string not_one_of(std::string_view got, const EnumTable<E, N>& table) {
+  std::string allowed;
+  for (const std::string& name : canonical_names(table)) allowed += (allowed.empty() ? "" : ", ") + name;
   return "\"" + std::string(got) + "\" is not one of: " + allowed;
 }
 

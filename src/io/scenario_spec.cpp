@@ -2,10 +2,13 @@
 
 #include "io/enum_table.hpp"
 #include "io/names.hpp"
+#include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
 
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
+#include "roofline/lora.hpp"
+#include "roofline/training_memory.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +35,9 @@ constexpr std::array kMoeDecode = {std::pair{"expected", MoeDecodeBytes::expecte
 constexpr std::array kPhases = {std::pair{"prefill", Phase::prefill}, std::pair{"decode", Phase::decode}};
 constexpr std::array kCapacity = {std::pair{"device", CapacitySource::device},
                                   std::pair{"override", CapacitySource::override_bytes}};
+constexpr std::array kRecomputeModes = {std::pair{"none", Recompute::none},
+                                        std::pair{"selective", Recompute::selective},
+                                        std::pair{"full", Recompute::full}};
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -53,6 +59,32 @@ DType parse_dtype(const std::string& text) {
 }
 
 namespace {
+
+// The choices a shell completes, from the tables the parsers read.
+std::vector<std::string> dtype_names() {
+  std::vector<std::string> names;
+  names.reserve(kAllDTypes.size());
+  for (DType t : kAllDTypes) names.emplace_back(dtype_name(t));
+  return names;
+}
+
+template <typename Row, std::size_t N>
+std::vector<std::string> names_of(const std::array<Row, N>& rows) {
+  std::vector<std::string> names;
+  names.reserve(N);
+  for (const Row& r : rows) names.emplace_back(r.name);
+  return names;
+}
+
+std::vector<std::string> lora_target_names() {
+  std::vector<std::string> names;
+  for (const LoraTargetName& t : kLoraMatrixTargets) {
+    if (t.target != LoraTargets::experts) names.emplace_back(t.name);
+  }
+  for (const LoraTargetName& t : kLoraTargetSets) names.emplace_back(t.name);
+  names.emplace_back(kLoraNoExperts);
+  return names;
+}
 
 std::int64_t positive_count(const std::string& text) {
   const std::int64_t n = parse_count(text);
@@ -115,9 +147,11 @@ const std::vector<InputDef> kInputs = {
     {"max-seq-len", nullptr, kModelOverrides, "N", "Trained context length",
      [](ScenarioSpec& s, const std::string& t) { s.overrides.max_seq_len = parse_count(t); }},
     {"mlp", nullptr, kModelOverrides, "KIND", "gated (3 matrices) or plain (2)",
-     [](ScenarioSpec& s, const std::string& t) { s.overrides.mlp = choice(t, kMlpKindNames); }},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.mlp = choice(t, kMlpKindNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kMlpKindNames); }},
     {"norm", nullptr, kModelOverrides, "KIND", "rmsnorm, layernorm, layernorm_nobias or nonparametric (none)",
-     [](ScenarioSpec& s, const std::string& t) { s.overrides.norm = choice(t, kNormKindNames); }},
+     [](ScenarioSpec& s, const std::string& t) { s.overrides.norm = choice(t, kNormKindNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kNormKindNames); }},
     {"tied", nullptr, kModelOverrides, "", "Tie the output head to the embedding",
      [](ScenarioSpec& s, const std::string&) {
        if (s.overrides.tied == false) throw UsageError("--tied and --untied exclude each other");
@@ -149,7 +183,7 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.params_only = positive_count(t); }},
     // Accelerator.
     {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
-     [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }},
+     [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }, false, Sweep::none, ValueHint::gpu},
     {"gpus", nullptr, kDevices, "N", "Devices, acting as one ideal device [default: 1]",
      [](ScenarioSpec& s, const std::string& t) { s.devices = positive_count(t); }, false, Sweep::counts},
     {"gpu-memory", nullptr, kGpuMemory, "SIZE", "Capacity per device, e.g. 192GB or 80GiB",
@@ -170,16 +204,20 @@ const std::vector<InputDef> kInputs = {
     {"output", nullptr, kOutput, "N", "Generated tokens per request [default: 256]",
      [](ScenarioSpec& s, const std::string& t) { s.output = parse_count(t); }, false, Sweep::counts},
     {"dtype", nullptr, kWeights, "DTYPE", "Weight data type [default: bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.dtype = parse_dtype(t); }, false, Sweep::names},
+     [](ScenarioSpec& s, const std::string& t) { s.dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
+     dtype_names},
     {"weight-bits", nullptr, kWeights, "BITS|FORMAT",
      "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, int8-g128, q4_0, q8_0, "
      "q4_k, q5_k, q6_k",
-     [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }, false, Sweep::none,
+     ValueHint::choice, [] { return names_of(kNamedWeightFormats); }},
     {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type [default: bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }, false, Sweep::names},
+     [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
+     dtype_names},
     {"compute-dtype", nullptr, kComputeDtype, "DTYPE",
      "Which dense peak applies [default: the weight type; 4-bit and group-quantized weights compute in bf16]",
-     [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = parse_dtype(t); }},
+     [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = parse_dtype(t); }, false, Sweep::none,
+     ValueHint::choice, dtype_names},
     {"reserve", nullptr, kReserve, "SIZE|PCT",
      "Runtime reserve per device: a size (2GiB) or a share of capacity (10%) [default: 0]",
      [](ScenarioSpec& s, const std::string& t) { s.reserve = reserve(t); }},
@@ -217,7 +255,8 @@ const std::vector<InputDef> kInputs = {
     {"draft", nullptr, kSpeculative, "MODEL|mtp",
      "Speculative decoding with this draft model (preset, alias or config), or mtp: the model's own "
      "multi-token-prediction modules",
-     [](ScenarioSpec& s, const std::string& t) { s.draft = lower(t) == "mtp" ? std::string("mtp") : t; }},
+     [](ScenarioSpec& s, const std::string& t) { s.draft = lower(t) == "mtp" ? std::string("mtp") : t; }, false,
+     Sweep::none, ValueHint::model, [] { return std::vector<std::string>{"mtp"}; }},
     {"acceptance", nullptr, kSpeculative, "FRACTION",
      "Probability that the target accepts a drafted token, α [default: 0.8, assumed]",
      [](ScenarioSpec& s, const std::string& t) {
@@ -234,7 +273,8 @@ const std::vector<InputDef> kInputs = {
     {"phase", nullptr, kLayer, "PHASE",
      "The pass: prefill (--prompt tokens of each of --batch sequences) or decode (one token per sequence at "
      "--context) [default: decode]",
-     [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhases); }},
+     [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhases); }, false, Sweep::none, ValueHint::choice,
+     [] { return canonical_names(kPhases); }},
     {"fused", nullptr, kLayer, "",
      "Rows with flash attention (no score matrix in memory) and the norms, RoPE, activation and residual adds "
      "fused into their matmuls [default: unfused rows; the totals show both]",
@@ -268,6 +308,10 @@ const std::vector<InputDef> kInputs = {
        const std::int64_t z = parse_count(t);
        if (z > 3) throw InputError("\"" + t + "\" is not a ZeRO stage; allowed 0, 1, 2, 3");
        s.zero = static_cast<ZeroStage>(z);
+     },
+     false, Sweep::none, ValueHint::choice,
+     [] {
+       return std::vector<std::string>{"0", "1", "2", "3"};
      }},
     {"fsdp", nullptr, kTrain, "STRATEGY", "FSDP name for a ZeRO stage: full-shard, shard-grad-op, no-shard, hybrid",
      [](ScenarioSpec& s, const std::string& t) {
@@ -275,7 +319,8 @@ const std::vector<InputDef> kInputs = {
        if (!f) throw UsageError("\"" + t + "\" is not one of: full-shard, shard-grad-op, no-shard, hybrid");
        s.fsdp = std::string(f->name);
        s.zero = f->stage;
-     }},
+     },
+     false, Sweep::none, ValueHint::choice, [] { return names_of(kFsdpStrategies); }},
     {"shard-group", nullptr, kTrain, "N",
      "ZeRO shards within groups of N data ranks, replicated across groups [default: all d; 8 with --fsdp hybrid]",
      [](ScenarioSpec& s, const std::string& t) { s.shard_group = positive_count(t); }},
@@ -288,7 +333,8 @@ const std::vector<InputDef> kInputs = {
          throw UsageError("\"" + t + "\" is not one of: " + allowed);
        }
        s.optimizer = *r;
-     }},
+     },
+     false, Sweep::none, ValueHint::choice, [] { return names_of(kOptimizerRecipes); }},
     {"micro-batch", nullptr, kTrain, "N", "Sequences per micro-batch b [default: 1]",
      [](ScenarioSpec& s, const std::string& t) { s.micro_batch = positive_count(t); }, false, Sweep::counts},
     {"seq", nullptr, kTrain, "N", "Training sequence length s [default: the model's context]",
@@ -298,11 +344,8 @@ const std::vector<InputDef> kInputs = {
     {"global-batch", nullptr, kTrain, "N", "Sequences per step; sets m = global / (b d)",
      [](ScenarioSpec& s, const std::string& t) { s.global_batch = positive_count(t); }},
     {"recompute", nullptr, kTrain, "MODE", "Activation recomputation: none, selective or full [default: none]",
-     [](ScenarioSpec& s, const std::string& t) {
-       constexpr std::array kModes = {std::pair{"none", Recompute::none}, std::pair{"selective", Recompute::selective},
-                                      std::pair{"full", Recompute::full}};
-       s.recompute = choice(t, kModes);
-     }},
+     [](ScenarioSpec& s, const std::string& t) { s.recompute = choice(t, kRecomputeModes); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kRecomputeModes); }},
     {"recompute-every", nullptr, kTrain, "K",
      "With --recompute full: checkpoint one layer in K, rebuilding K layers at a time [default: 1]",
      [](ScenarioSpec& s, const std::string& t) { s.recompute_every = positive_count(t); }},
@@ -311,7 +354,8 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }},
     {"model-flops", nullptr, kTrain, "CONVENTION",
      "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron [default: 6n]",
-     [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlops); }},
+     [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlops); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kModelFlops); }},
     {"hfu", nullptr, kTrain, "FRACTION",
      "Step time on the executed FLOPs (recomputation included) at this utilisation, instead of --mfu",
      [](ScenarioSpec& s, const std::string& t) { s.hfu = fraction_in_unit_interval(t); }},
@@ -327,7 +371,8 @@ const std::vector<InputDef> kInputs = {
                           "\" is not a list of q, k, v, o, gate, up, down, qv, attention, mlp, all, no-experts");
        }
        s.lora_targets = *targets;
-     }},
+     },
+     false, Sweep::none, ValueHint::list, lora_target_names},
     {"qlora", nullptr, kTrain, "",
      "QLoRA: the frozen base's linear layers in 4-bit NF4 with double quantisation [default: rank 64, all targets]",
      [](ScenarioSpec& s, const std::string&) { s.qlora = true; }},
@@ -348,15 +393,20 @@ const std::vector<InputDef> kInputs = {
      }},
     // Conventions.
     {"flops-basis", nullptr, kFlopsBasis, "BASIS", "physical, non-embedding or all-params [default: physical]",
-     [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kBases); }},
+     [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kBases); }, false, Sweep::none, ValueHint::choice,
+     [] { return canonical_names(kBases); }},
     {"attention", nullptr, kAttentionMode, "MODE", "causal or full [default: causal]",
-     [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttention); }},
+     [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttention); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kAttention); }},
     {"lm-head", nullptr, kLmHead, "WHERE", "Prefill head positions: last or all [default: last]",
-     [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kHead); }},
+     [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kHead); }, false, Sweep::none, ValueHint::choice,
+     [] { return canonical_names(kHead); }},
     {"decode-bytes", nullptr, kDecodeBytes, "MODE", "touched or all-weights [default: touched]",
-     [](ScenarioSpec& s, const std::string& t) { s.decode_bytes = choice(t, kDecodeBytesNames); }},
+     [](ScenarioSpec& s, const std::string& t) { s.decode_bytes = choice(t, kDecodeBytesNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kDecodeBytesNames); }},
     {"moe-decode", nullptr, kDecodeBytes, "MODE", "expected, all-experts or top-k [default: expected]",
-     [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecode); }},
+     [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecode); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kMoeDecode); }},
 };
 
 std::string join_lines(const std::vector<std::string>& v) {
@@ -410,7 +460,7 @@ void json_model(const nlohmann::json& value, ScenarioSpec& spec, Diagnostics& di
   } else if (value.is_object()) {
     spec.model_json_text = value.dump();
   } else {
-    diag.input("/model: expected a preset name, a path or a config object");
+    diag.input("model: expected a preset name, a path or a config object");
   }
 }
 
@@ -422,8 +472,8 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     diag.input("expected a JSON object of inputs");
     return;
   }
+  // Messages name an input as its flag, so a line's error reads as the CLI's would.
   for (const auto& [key, value] : object.items()) {
-    const std::string where = "/" + key;
     if (key == "command") continue;
     if (key == "model") {
       json_model(value, spec, diag);
@@ -431,11 +481,17 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     }
     std::string name = key;
     std::replace(name.begin(), name.end(), '_', '-');
+    const std::string where = "--" + name;
     const auto def = std::find_if(kInputs.begin(), kInputs.end(), [&](const InputDef& d) { return name == d.name; });
     if (def == kInputs.end()) {
-      diag.usage(where + ": unknown input \"" + key + "\"");
+      std::vector<std::string> flags;
+      for (const InputDef& d : kInputs) {
+        if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);
+      }
+      const std::string guess = did_you_mean(where, flags);
+      diag.usage("unknown option " + where + (guess.empty() ? std::string() : "; did you mean " + guess + "?"));
     } else if ((def->group & groups) == 0U) {
-      diag.usage(where + ": \"" + key + "\" does not apply to " + std::string(command));
+      diag.usage(where + " does not apply to " + std::string(command));
     } else if (value.is_array() && def->repeatable) {
       for (const nlohmann::json& v : value) {
         if (const auto text = json_text(v, where, diag)) set_input(spec, *def, *text, where, diag);

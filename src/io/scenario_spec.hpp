@@ -158,6 +158,15 @@ class Diagnostics {
 /// Whether an input takes a sweep (io/sweep.hpp): a list or range of counts, or a list of names.
 enum class Sweep : unsigned char { none, counts, names };
 
+/// What an input's value can be, for shell completion (`roofline completion`).
+enum class ValueHint : unsigned char {
+  text,    ///< free text: a count, a size, a rate, a time
+  choice,  ///< one of choices() (a comma list of them when the input sweeps names)
+  list,    ///< a comma list of choices()
+  model,   ///< a model preset, alias or file, or one of choices()
+  gpu,     ///< an accelerator preset, alias or file (plan takes a comma list)
+};
+
 /// One user input: its flag name, the group that owns it, help text and how it sets the spec.
 struct InputDef {
   const char* name = nullptr;        ///< flag name without dashes ("kv-dtype"); the JSON key is the same
@@ -169,6 +178,9 @@ struct InputDef {
   void (*set)(ScenarioSpec& spec, const std::string& text) = nullptr;
   bool repeatable = false;
   Sweep sweep = Sweep::none;  ///< a workload axis: "1,8,32" or "1..1024*2" runs the command at each value
+  ValueHint hint = ValueHint::text;
+  /// The names the value takes (canonical spellings, from the tables the parser reads), or nullptr.
+  std::vector<std::string> (*choices)() = nullptr;
 };
 
 template <typename F>

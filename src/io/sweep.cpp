@@ -171,7 +171,7 @@ SweepAxis sweep_axis(const InputDef& def, std::string_view text, Diagnostics& di
   return axis;
 }
 
-std::int64_t sweep_points(const std::vector<SweepAxis>& axes) {
+std::int64_t sweep_points(const std::vector<SweepAxis>& axes, std::int64_t limit) {
   std::int64_t points = 1;
   bool overflow = false;
   std::string flags;
@@ -182,9 +182,10 @@ std::int64_t sweep_points(const std::vector<SweepAxis>& axes) {
     sizes += (sizes.empty() ? "" : " x ") + grouped(n);
     if (!overflow) overflow = __builtin_mul_overflow(points, n, &points);
   }
-  if (overflow || points > kMaxSweepPoints) {
-    throw InputError(flags + ": " + sizes + (overflow ? std::string() : " = " + grouped(points)) +
-                     " points; a sweep has at most " + grouped(kMaxSweepPoints));
+  if (overflow || points > limit) {
+    std::string why = " points; a sweep has at most " + grouped(limit);
+    if (limit < kMaxStreamedPoints) why += " (--format jsonl or csv streams up to " + grouped(kMaxStreamedPoints) + ")";
+    throw InputError(flags + ": " + sizes + (overflow ? std::string() : " = " + grouped(points)) + why);
   }
   return points;
 }

@@ -46,8 +46,12 @@ struct SweepAxis {
 /// as one run would. Errors are recorded under "--name" and leave the axis empty.
 SweepAxis sweep_axis(const InputDef& def, std::string_view text, Diagnostics& diag);
 
+/// The most points of a sweep streamed as it is computed (--format jsonl or csv): at a million
+/// points a second, about 12 days.
+inline constexpr std::int64_t kMaxStreamedPoints = 1'000'000'000'000;
+
 /// The points of the grid of `axes`. Throws InputError naming the flags and the count when it
-/// passes kMaxSweepPoints.
-std::int64_t sweep_points(const std::vector<SweepAxis>& axes);
+/// passes `limit` (kMaxSweepPoints for a sweep held whole, kMaxStreamedPoints for a stream).
+std::int64_t sweep_points(const std::vector<SweepAxis>& axes, std::int64_t limit = kMaxSweepPoints);
 
 }  // namespace roofline::io

@@ -127,6 +127,41 @@ TEST_CASE("a sweep's JSON points hold the single runs' results", "[sweep]") {
   }
 }
 
+TEST_CASE("a sweep's JSON lines hold the single runs' values, one line a point", "[sweep]") {
+  for (const Sweep& s : sweeps()) {
+    std::vector<std::string> args = s.command;
+    args.insert(args.end(), {s.flag, joined(s.values), "--format", "jsonl"});
+    INFO(joined(args));
+    const std::vector<std::string> lines = lines_of(run_ok(args));
+    REQUIRE(lines.size() == s.values.size());
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+      std::vector<std::string> single = s.command;
+      single.insert(single.end(), {s.flag, s.values[i], "--format", "json"});
+      const nlohmann::json one = nlohmann::json::parse(run_ok(single)).at("results");
+      const nlohmann::json line = nlohmann::json::parse(lines[i]);
+      const nlohmann::json& value = line.at("point").at(s.flag.substr(2));
+      CHECK((value.is_number() ? std::to_string(value.get<std::int64_t>()) : value.get<std::string>()) == s.values[i]);
+      // "section.key": the single run's value, exactly (the figures, or the whole results).
+      if (line.contains("results")) {
+        CHECK(line.at("results") == one);
+        continue;
+      }
+      REQUIRE(!line.at("figures").empty());
+      for (const auto& [key, v] : line.at("figures").items()) {
+        const std::size_t dot = key.find('.');
+        const nlohmann::json& section = one.at(key.substr(0, dot));
+        INFO(key);
+        // A figure the single run leaves out (not applicable) keeps its column as null.
+        if (!section.contains(key.substr(dot + 1))) {
+          CHECK(v.is_null());
+          continue;
+        }
+        CHECK(v == section.at(key.substr(dot + 1)));
+      }
+    }
+  }
+}
+
 TEST_CASE("a grid runs the first flag given as the outermost loop", "[sweep]") {
   const auto first_columns = [](const std::vector<std::string>& args) {
     std::vector<std::string> out;

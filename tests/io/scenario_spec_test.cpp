@@ -4,6 +4,8 @@
 
 #include "roofline/analysis.hpp"
 #include "roofline/errors.hpp"
+#include "roofline/quant.hpp"
+#include "roofline/training_memory.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -79,9 +81,9 @@ TEST_CASE("JSON inputs: unknown keys and inputs of another command are errors, a
   io::fill_from_json(nlohmann::json::parse(R"({"model":"llama3-8b","batchsize":3,"tokens":"1T","batch":0})"),
                      kDecodeGroups, "decode", spec, diag);
   REQUIRE_THROWS_WITH(diag.check(),
-                      "/batch: \"0\" must be at least 1\n"
-                      "/batchsize: unknown input \"batchsize\"\n"
-                      "/tokens: \"tokens\" does not apply to decode");
+                      "--batch: \"0\" must be at least 1\n"
+                      "unknown option --batchsize; did you mean --batch?\n"
+                      "--tokens does not apply to decode");
 }
 
 TEST_CASE("resolve collects every input error before it throws", "[spec]") {
@@ -121,4 +123,62 @@ TEST_CASE("an override on a preset makes a modified model that compares with not
   CHECK(r.warnings.empty());
   const ParamsResult p = analyze_params(r.scenario);
   CHECK_FALSE(p.published_applies);
+}
+
+// Shell completion offers an input's choices (roofline completion): each must be a value the input
+// takes, or the scripts would suggest an error.
+TEST_CASE("every completion choice of an input is a value it accepts", "[spec][completion]") {
+  std::size_t inputs_with_choices = 0;
+  for (const io::InputDef& d : io::input_defs()) {
+    INFO("--" << d.name);
+    const bool chooses = d.hint == io::ValueHint::choice || d.hint == io::ValueHint::list;
+    CHECK((!chooses || d.choices != nullptr));
+    if (d.choices == nullptr) continue;
+    ++inputs_with_choices;
+    const std::vector<std::string> words = d.choices();
+    CHECK_FALSE(words.empty());
+    // A choice is a value alone; a list's elements make a value together (no-experts selects nothing alone).
+    std::vector<std::string> values = words;
+    if (d.hint == io::ValueHint::list) {
+      values = {""};
+      for (const std::string& w : words) values[0] += (values[0].empty() ? "" : ",") + w;
+    }
+    for (const std::string& v : values) {
+      INFO(v);
+      io::ScenarioSpec spec;
+      io::Diagnostics diag;
+      io::set_input(spec, d, v, diag);
+      CHECK(diag.empty());
+    }
+    // And the input refuses what is not a choice, so the check above means something.
+    if (d.hint != io::ValueHint::model) {
+      io::ScenarioSpec spec;
+      io::Diagnostics diag;
+      io::set_input(spec, d, "no-such-choice", diag);
+      CHECK_FALSE(diag.empty());
+    }
+  }
+  // mlp, norm, dtype, weight-bits, kv-dtype, compute-dtype, draft, phase, zero, fsdp, optimizer,
+  // recompute, model-flops, lora-targets, flops-basis, attention, lm-head, decode-bytes, moe-decode.
+  CHECK(inputs_with_choices == 19);
+}
+
+TEST_CASE("completion choices list every value of the tables the parsers read", "[spec][completion]") {
+  const auto choices = [](const char* name) {
+    for (const io::InputDef& d : io::input_defs()) {
+      if (d.name == std::string(name)) return d.choices();
+    }
+    FAIL("no input " << name);
+    return std::vector<std::string>{};
+  };
+  using V = std::vector<std::string>;
+  CHECK(choices("kv-dtype") == V{"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"});
+  CHECK(choices("recompute") == V{"none", "selective", "full"});
+  // One canonical name per value: layernorm-nobias and none are accepted spellings, not offered.
+  CHECK(choices("norm") == V{"rmsnorm", "layernorm", "layernorm_nobias", "nonparametric"});
+  CHECK(choices("optimizer").size() == kOptimizerRecipes.size());
+  CHECK(choices("weight-bits").size() == kNamedWeightFormats.size());
+  CHECK(choices("lora-targets") ==
+        V{"q", "k", "v", "o", "gate", "up", "down", "qv", "attention", "mlp", "all", "no-experts"});
+  CHECK(choices("draft") == V{"mtp"});
 }

@@ -152,12 +152,17 @@ TEST_CASE("io: sweep: a grid's points, capped at a million", "[io][sweep]") {
   CHECK(io::sweep_points({batch, context}) == 1'000'000);
   CHECK_THROWS_WITH(io::sweep_points({batch, context, kv}),
                     "--batch x --context x --kv-dtype: 1,000 x 1,000 x 2 = 2,000,000 points; a sweep has at most "
-                    "1,000,000");
+                    "1,000,000 (--format jsonl or csv streams up to 1,000,000,000,000)");
   const io::SweepAxis big = io::sweep_axis(def("seq"), "1..1000000", diag);
   REQUIRE(diag.empty());
   CHECK_THROWS_WITH(io::sweep_points({big, big, big, big}),
                     "--seq x --seq x --seq x --seq: 1,000,000 x 1,000,000 x 1,000,000 x 1,000,000 points; a sweep "
-                    "has at most 1,000,000");
+                    "has at most 1,000,000 (--format jsonl or csv streams up to 1,000,000,000,000)");
+  // Streamed, the grid may pass a million points, up to its own limit.
+  CHECK(io::sweep_points({batch, context, kv}, io::kMaxStreamedPoints) == 2'000'000);
+  CHECK_THROWS_WITH(io::sweep_points({big, big, big}, io::kMaxStreamedPoints),
+                    "--seq x --seq x --seq: 1,000,000 x 1,000,000 x 1,000,000 = 1,000,000,000,000,000,000 points; a "
+                    "sweep has at most 1,000,000,000,000");
 }
 
 namespace {

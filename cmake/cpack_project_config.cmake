@@ -1,0 +1,17 @@
+# Read by cpack for each generator (CPACK_PROJECT_CONFIG_FILE, cmake/packaging.cmake): the Debian
+# package's Depends from dpkg-shlibdeps when it is installed, otherwise from the build options.
+if(CPACK_GENERATOR STREQUAL "DEB")
+  if(NOT DEFINED ROOFLINE_DEB_SHLIBDEPS)
+    find_program(ROOFLINE_DPKG_SHLIBDEPS dpkg-shlibdeps)
+    if(ROOFLINE_DPKG_SHLIBDEPS)
+      set(ROOFLINE_DEB_SHLIBDEPS ON)
+    else()
+      set(ROOFLINE_DEB_SHLIBDEPS OFF)
+    endif()
+  endif()
+  if(ROOFLINE_DEB_SHLIBDEPS)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  else()
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_ROOFLINE_DEB_DEPENDS}")
+  endif()
+endif()

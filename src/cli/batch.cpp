@@ -1,0 +1,142 @@
+#include "cli/batch.hpp"
+
+#include "format/jsonl.hpp"
+
+#include "roofline/errors.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <istream>
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+
+namespace roofline::cli {
+namespace {
+
+// Buffered output, written in 1 MiB pieces: a stream of 100,000 answers is not 100,000 writes.
+class Out {
+ public:
+  explicit Out(std::ostream& out) : out_(out) {}
+  std::string& buf() { return buf_; }
+  void maybe_flush() {
+    if (buf_.size() >= kChunk) flush();
+  }
+  void flush() {
+    out_ << buf_;
+    out_.flush();
+    buf_.clear();
+    if (!out_) throw std::ios_base::failure("write");
+  }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::ostream& out_;
+  std::string buf_;
+};
+
+// The inputs resolve_fixed reads (everything but the sweepable workload inputs, which
+// resolve_point sets at every point), as one key: lines that share them share the resolution.
+std::string fixed_key(const nlohmann::json& line, const BatchCommand& cmd) {
+  std::string key = cmd.needs_gpu ? "g" : "-";
+  for (const auto& [name, value] : line.items()) {
+    if (name == "command") continue;
+    std::string flag = name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    const auto& defs = io::input_defs();
+    const auto def = std::find_if(defs.begin(), defs.end(), [&](const io::InputDef& d) { return flag == d.name; });
+    if (def != defs.end() && def->sweep != io::Sweep::none) continue;
+    key += '\x1f';
+    key += name;
+    key += '=';
+    key += value.dump();
+  }
+  return key;
+}
+
+const BatchCommand& command_of(const nlohmann::json& line, const std::vector<BatchCommand>& commands) {
+  if (!line.is_object()) throw InputError("a line is a JSON object of a command and its inputs");
+  const auto c = line.find("command");
+  if (c == line.end() || !c->is_string()) {
+    throw UsageError("/command: each line names its command, e.g. {\"command\":\"decode\", ...}");
+  }
+  const std::string name = c->get<std::string>();
+  for (const BatchCommand& b : commands) {
+    if (b.name == name) return b;
+  }
+  std::string allowed;
+  for (const BatchCommand& b : commands) allowed += (allowed.empty() ? "" : ", ") + std::string(b.name);
+  throw UsageError("/command: \"" + name + "\" is not a command batch runs; allowed: " + allowed);
+}
+
+void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, const format::Report& r) {
+  fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"command\":", line_no);
+  format::append_json_string(out, cmd.name);
+  out += ",\"results\":";
+  format::append_results_json(out, r);
+  out += ",\"notes\":";
+  format::append_json_strings(out, r.notes);
+  out += ",\"warnings\":";
+  format::append_json_strings(out, r.warnings);
+  out += "}\n";
+}
+
+void error_line(std::string& out, std::int64_t line_no, std::string_view message, int exit_code) {
+  fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"error\":", line_no);
+  format::append_json_string(out, message);
+  fmt::format_to(std::back_inserter(out), ",\"exit_code\":{}}}\n", exit_code);
+}
+
+}  // namespace
+
+int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, std::ostream& out,
+              const io::PresetRegistry& reg) {
+  Out o(out);
+  std::unordered_map<std::string, io::Resolved> resolved;
+  std::istringstream no_stdin;
+  std::string text;
+  std::int64_t line_no = 0;
+  bool failed = false;
+  while (std::getline(lines, text)) {
+    ++line_no;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
+    try {
+      const nlohmann::json line = nlohmann::json::parse(text, nullptr, true, false);
+      const BatchCommand& cmd = command_of(line, commands);
+      io::ScenarioSpec spec;
+      io::Diagnostics diag;
+      io::fill_from_json(line, cmd.groups, cmd.name, spec, diag);
+      diag.check();
+      if (spec.model == "-")
+        throw UsageError("model \"-\": batch reads its lines from stdin; give a file or a config object");
+      const io::ScenarioSpec to_resolve = cmd.prepare(spec);
+      const std::string key = fixed_key(line, cmd);
+      auto at = resolved.find(key);
+      if (at == resolved.end()) {
+        io::Resolved r = io::resolve_fixed(to_resolve, reg, no_stdin, cmd.needs_gpu);
+        r.echo_inputs = false;
+        at = resolved.emplace(key, std::move(r)).first;
+      }
+      // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
+      // input of the point again.
+      io::resolve_point(to_resolve, at->second, cmd.training);
+      answer(o.buf(), line_no, cmd, cmd.run(spec, at->second));
+    } catch (const nlohmann::json::parse_error& e) {
+      error_line(o.buf(), line_no, std::string("not JSON: ") + e.what(), 1);
+      failed = true;
+    } catch (const Error& e) {
+      error_line(o.buf(), line_no, e.what(), e.exit_code());
+      failed = true;
+    } catch (const OverflowError& e) {
+      error_line(o.buf(), line_no, std::string(e.what()) + "; the inputs are too large to count exactly", 1);
+      failed = true;
+    }
+    o.maybe_flush();
+  }
+  o.flush();
+  return failed ? 1 : 0;
+}
+
+}  // namespace roofline::cli
