@@ -98,8 +98,18 @@ _roofline_options() {
       --kv-block --shared-prefix --tpot --ttft --flops-basis --attention --lm-head --decode-bytes \
       --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
       -q --quiet --no-header --yes" ;;
-    compare) echo "-h --help --format --explain --brief --units --color --preset-dir -q --quiet \
-      --no-header --yes" ;;
+    compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
+      --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --params --gpu --gpus --gpu-memory \
+      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
+      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
+      --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency \
+      --micro-batches --link-latency --sp --zero --fsdp --shard-group --optimizer --micro-batch \
+      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
+      --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -182,7 +192,16 @@ _roofline_valued() {
       --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --flops-basis \
       --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --units \
       --color --preset-dir" ;;
-    compare) echo "--format --units --color --preset-dir" ;;
+    compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
+      --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
+      --shared-ffn --first-dense --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
+      --batch -c --context -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype \
+      --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency \
+      --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp \
+      --ep --link-efficiency --micro-batches --link-latency --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     models) echo "--format --units --color --preset-dir" ;;
@@ -229,12 +248,12 @@ _roofline_value() {
       | train:--gpu | gemm:--gpu)
       _roofline_words "$(_roofline_names gpus)"; _roofline_files
       ;;
-    plan:--gpu | plot:--gpu)
+    plan:--gpu | plot:--gpu | compare:--gpu)
       _roofline_list "$(_roofline_names gpus)"; [[ $cur == *,* ]] || _roofline_files
       ;;
     report:--dtype | params:--dtype | flops:--dtype | memory:--dtype | decode:--dtype \
       | prefill:--dtype | serve:--dtype | layer:--dtype | plan:--dtype | plot:--dtype \
-      | *:--kv-dtype)
+      | compare:--dtype | *:--kv-dtype)
       _roofline_list "fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
       ;;
     gemm:--dtype | *:--compute-dtype)
@@ -299,6 +318,12 @@ _roofline_positional() {
     report:0 | params:0 | flops:0 | kv:0 | memory:0 | decode:0 | prefill:0 | serve:0 | layer:0 \
       | train:0 | plan:0 | plot:0)
       _roofline_words "- $(_roofline_names models)"; _roofline_files
+      ;;
+    compare:0)
+      _roofline_words "report params flops kv memory decode prefill serve train"
+      ;;
+    compare:1)
+      _roofline_list "$(_roofline_names models)"; [[ $cur == *,* ]] || _roofline_files
       ;;
     completion:0)
       _roofline_words "bash zsh fish"

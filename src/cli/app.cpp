@@ -819,7 +819,10 @@ void setup_main_app(CLI::App& app) {
 // from their CLI11 checks, and FILE and DIR values complete paths (completion_spec).
 ValueSpec completion_value(std::string_view command, const CLI::Option& option) {
   const std::string name = option.get_single_name();
+  const bool compare = command == "compare";  // its MODEL and --gpu take lists
   if (!option.nonpositional()) {
+    if (name == "QUESTION") return {Complete::words, {kCompareQuestions.begin(), kCompareQuestions.end()}, false, name};
+    if (name == "MODEL" && compare) return {Complete::models, {}, true, name};  // a comma list of models
     if (name == "MODEL") return {Complete::models, {"-"}, false, name};
     if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
     return {Complete::nothing, {}, false, name};
@@ -829,8 +832,9 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
   if (def == io::input_defs().end()) return {};
   const auto cmd =
       std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return command == c.name; });
-  // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value).
-  const bool owned = cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U;
+  // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value);
+  // compare reads its questions' inputs.
+  const bool owned = compare || (cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U);
   ValueSpec v;
   if (def->choices != nullptr) v.words = def->choices();
   switch (def->hint) {
@@ -849,7 +853,7 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
       break;
     case io::ValueHint::gpu:
       v.what = Complete::gpus;
-      v.list = owned && (cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
+      v.list = owned && (compare || cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
       break;
   }
   return v;
@@ -867,7 +871,18 @@ CompletionSpec full_completion_spec() {
   for (const Command& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
     Invocation& inv = invocations.emplace_back();
-    bound.push_back(add_command_options(c, sub, inv));
+    // compare: its question and models, and the options of every question it asks.
+    Command reads = c;
+    if (c.kind == Kind::compare) {
+      add_compare_positionals(sub, inv);
+      for (const Command& q : kCommands) {
+        if (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), std::string_view(q.name)) !=
+            kCompareQuestions.end()) {
+          reads.groups |= q.groups;
+        }
+      }
+    }
+    bound.push_back(add_command_options(reads, sub, inv));
     if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
     if (c.kind != Kind::completion) add_global_options(sub, g);
   }

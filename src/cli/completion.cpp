@@ -161,6 +161,7 @@ std::string bash_action(const ValueSpec& v, std::size_t indent) {
       return call + wrapped(v.words, indent + 2, indent + call.size()) + "\"";
     }
     case Complete::models:
+      if (v.list) return "_roofline_list \"$(_roofline_names models)\"; [[ $cur == *,* ]] || _roofline_files";
       return "_roofline_words \"" + join(v.words) + (v.words.empty() ? "" : " ") +
              "$(_roofline_names models)\"; _roofline_files";
     case Complete::gpus:
@@ -375,7 +376,8 @@ std::string zsh_action(const ValueSpec& v) {
     case Complete::words:
       return v.list ? "{_roofline_list " + join(v.words) + "}" : "(" + join(v.words) + ")";
     case Complete::models:
-      return "{_roofline_presets models" + (v.words.empty() ? "" : " " + join(v.words)) + "}";
+      return std::string(v.list ? "{_roofline_presets -l models" : "{_roofline_presets models") +
+             (v.words.empty() ? "" : " " + join(v.words)) + "}";
     case Complete::gpus:
       return v.list ? "{_roofline_presets -l gpus}" : "{_roofline_presets gpus}";
     case Complete::directories:
@@ -519,6 +521,7 @@ std::string fish_candidates(const ValueSpec& v) {
     case Complete::words:
       return " -a " + fish_quote(v.list ? "(__roofline_list " + join(v.words) + ")" : join(v.words));
     case Complete::models:
+      if (v.list) return " -a '(__roofline_list (__roofline_names models)) (__roofline_files)'";
       return " -a " + fish_quote("(__roofline_names models) " + (v.words.empty() ? "" : join(v.words) + " ") +
                                  "(__roofline_files)");
     case Complete::gpus:

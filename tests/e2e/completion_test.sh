@@ -58,6 +58,13 @@ cases=(
   "roofline plot llama3-8b --ge|--gemm"
   "roofline plot llama3-8b --format s|svg"
   "roofline completion --|!--format"
+  "roofline comp|compare"
+  "roofline compare de|decode"
+  "roofline compare decode llama3-|llama3-8b"
+  "roofline compare params llama3-8b,llama3-7|llama3-8b,llama3-70b"
+  "roofline compare decode llama3-8b --gpu h100-sxm,mi3|h100-sxm,mi300x"
+  "roofline compare serve llama3-8b --gpu h100-sxm,mi300x --out|--output"
+  "roofline decode llama3-8b --gpu h100-sxm --br|--brief"
 )
 
 lines=()
