@@ -383,6 +383,10 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
                   std::int64_t points, io::Resolved& r, const Pass1& p, const SweepOutput& output) {
   Stream s(output.out);
   const bool json = output.render.format == format::OutputFormat::json;
+  // CSV and JSON carry keys and values: the labels, notes beside values and formulas a person reads
+  // are left unbuilt, unless --explain asks for the formulas.
+  std::optional<format::ValuesOnly> machine;
+  if (!output.render.explain) machine.emplace();
   std::string tail;
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
