@@ -457,7 +457,7 @@ const Command kCommands[] = {
      "  roofline models --names\n"},
     {"batch", "A JSON Lines stream of plans: a command and its inputs a line in, its results a line out", Kind::batch,
      0, false, nullptr,
-     "  roofline batch plans.jsonl > answers.jsonl\n"
+     "  roofline batch tests/fixtures/plans.jsonl\n"
      "  echo '{\"command\":\"decode\",\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"batch\":32}' | roofline batch\n"},
     {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
      0, false, run_completion,

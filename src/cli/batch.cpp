@@ -1,5 +1,6 @@
 #include "cli/batch.hpp"
 
+#include "format/field.hpp"
 #include "format/jsonl.hpp"
 
 #include "roofline/errors.hpp"
@@ -12,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace roofline::cli {
 namespace {
@@ -39,15 +41,25 @@ class Out {
 
 // The inputs resolve_fixed reads (everything but the sweepable workload inputs, which
 // resolve_point sets at every point), as one key: lines that share them share the resolution.
+bool is_point_input(const std::string& key) {
+  static const std::unordered_set<std::string> point = [] {
+    std::unordered_set<std::string> names;
+    for (const io::InputDef& d : io::input_defs()) {
+      if (d.sweep == io::Sweep::none) continue;
+      std::string name = d.name;
+      names.insert(name);
+      std::replace(name.begin(), name.end(), '-', '_');
+      names.insert(name);
+    }
+    return names;
+  }();
+  return point.count(key) != 0;
+}
+
 std::string fixed_key(const nlohmann::json& line, const BatchCommand& cmd) {
   std::string key = cmd.needs_gpu ? "g" : "-";
   for (const auto& [name, value] : line.items()) {
-    if (name == "command") continue;
-    std::string flag = name;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    const auto& defs = io::input_defs();
-    const auto def = std::find_if(defs.begin(), defs.end(), [&](const io::InputDef& d) { return flag == d.name; });
-    if (def != defs.end() && def->sweep != io::Sweep::none) continue;
+    if (name == "command" || is_point_input(name)) continue;
     key += '\x1f';
     key += name;
     key += '=';
@@ -94,6 +106,7 @@ void error_line(std::string& out, std::int64_t line_no, std::string_view message
 int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, std::ostream& out,
               const io::PresetRegistry& reg) {
   Out o(out);
+  const format::ValuesOnly machine;  // the answers are JSON: no labels, notes beside values or formulas
   std::unordered_map<std::string, io::Resolved> resolved;
   std::istringstream no_stdin;
   std::string text;

@@ -3,6 +3,7 @@
 // and JSON and CSV run each point's single-run report in pass 2 and stream as they go.
 #include "cli/sweep.hpp"
 
+#include "format/field.hpp"
 #include "format/jsonl.hpp"
 #include "format/sweep.hpp"
 #include "format/views.hpp"
@@ -382,6 +383,10 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
                   std::int64_t points, io::Resolved& r, const Pass1& p, const SweepOutput& output) {
   Stream s(output.out);
   const bool json = output.render.format == format::OutputFormat::json;
+  // CSV and JSON carry keys and values: the labels, notes beside values and formulas a person reads
+  // are left unbuilt, unless --explain asks for the formulas.
+  std::optional<format::ValuesOnly> machine;
+  if (!output.render.explain) machine.emplace();
   std::string tail;
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
@@ -459,6 +464,10 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
   bool failed = false;
   std::optional<bool> all_fit;
   r.echo_inputs = false;
+  const format::ValuesOnly machine;  // a line carries values: no labels, notes or formulas to build
+  format::SweepLineKeys keys;
+  std::vector<Value> point(grid.size());
+  for (std::size_t a = 0; a < grid.size(); ++a) keys.axes.push_back(format::json_key(grid.name(a)));
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
@@ -473,7 +482,13 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
         f.warnings.clear();
         compact->figures(r, f);
         for (const std::string& w : f.warnings) warnings.add(w);
-        format::append_sweep_jsonl(line, grid.point(), f);
+        if (keys.columns != f.columns) {
+          keys.columns = f.columns;
+          keys.figures.clear();
+          for (const format::SweepColumn& c : *f.columns) keys.figures.push_back(format::json_key(c.key));
+        }
+        for (std::size_t a = 0; a < grid.size(); ++a) point[a] = grid.value(a);
+        format::append_sweep_jsonl(line, keys, point, f.cells);
         fits = f.fits;
       } else {
         const auto [report, verdict] = cmd.run(r);

@@ -66,6 +66,22 @@ struct Field {
   std::string (*label_fn)(const C&) = nullptr;
 };
 
+/// Set while a report is built for a machine reader (batch, a sweep's JSON lines): the views then
+/// skip what only a person reads (labels, notes beside values, formulas, the headline). The values
+/// are the same; only text no JSON result carries is left out. Scoped by ValuesOnly.
+inline thread_local bool t_values_only = false;
+
+class ValuesOnly {
+ public:
+  ValuesOnly() : saved_(t_values_only) { t_values_only = true; }
+  ~ValuesOnly() { t_values_only = saved_; }
+  ValuesOnly(const ValuesOnly&) = delete;
+  ValuesOnly& operator=(const ValuesOnly&) = delete;
+
+ private:
+  bool saved_;
+};
+
 /// Builds a section from a field table; substitutions only when `explain`.
 template <typename C>
 Section make_section(std::string key, std::string title, const std::vector<Field<C>>& fields, const C& c,
@@ -73,6 +89,7 @@ Section make_section(std::string key, std::string title, const std::vector<Field
   Section s;
   s.key = std::move(key);
   s.title = std::move(title);
+  s.rows.reserve(fields.size());
   for (const Field<C>& f : fields) {
     if (f.present != nullptr && !f.present(c)) {
       Row row;
@@ -84,6 +101,12 @@ Section make_section(std::string key, std::string title, const std::vector<Field
     Cell v = f.value(c);
     Row row;
     row.key = f.key;
+    if (t_values_only) {
+      row.value = std::move(v.value);
+      row.unit = v.unit;
+      s.rows.push_back(std::move(row));
+      continue;
+    }
     row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
     row.value = std::move(v.value);
     row.unit = v.unit;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 
@@ -40,7 +42,15 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (std::size_t i = 0; i < s.size();) {
+  // Most text needs no escape: copy the run up to the first byte that does.
+  std::size_t plain = 0;
+  while (plain < s.size()) {
+    const auto c = static_cast<unsigned char>(s[plain]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+    ++plain;
+  }
+  out.append(s.substr(0, plain));
+  for (std::size_t i = plain; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const std::size_t n = utf8_length(s, i);
@@ -87,19 +97,35 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+namespace {
+
+void append_integer(std::string& out, std::int64_t v) {
+  std::array<char, 24> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  out.append(buf.data(), r.ptr);
+}
+
+// The shortest text that reads back as the same double, always with a '.' or an exponent.
+void append_double(std::string& out, double v) {
+  std::array<char, 32> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  const std::string_view text(buf.data(), static_cast<std::size_t>(r.ptr - buf.data()));
+  out += text;
+  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+}  // namespace
+
 void append_json_value(std::string& out, const Value& v, Unit u) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) {
-    fmt::format_to(std::back_inserter(out), "{}", *i);
+    append_integer(out, *i);
   } else if (const auto* d = std::get_if<double>(&v)) {
     if (!std::isfinite(*d)) {
       out += "null";
     } else if (integral_unit(u) && std::fabs(*d) < 0x1p53 && *d == std::floor(*d)) {
-      fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(*d));
+      append_integer(out, static_cast<std::int64_t>(*d));
     } else {
-      // The shortest text that reads back as the same double; always with a '.' or an exponent.
-      const auto start = out.size();
-      fmt::format_to(std::back_inserter(out), "{}", *d);
-      if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
+      append_double(out, *d);
     }
   } else if (const auto* b = std::get_if<bool>(&v)) {
     out += *b ? "true" : "false";
@@ -199,6 +225,30 @@ void append_sweep_jsonl(std::string& out, const SweepPoint& point, const SweepFi
     append_json_string(out, (*f.columns)[c].key);
     out += ':';
     append_json_value(out, f.cells[c].value, f.cells[c].unit);
+  }
+  out += "}}\n";
+}
+
+std::string json_key(std::string_view key) {
+  std::string out;
+  append_json_string(out, key);
+  out += ':';
+  return out;
+}
+
+void append_sweep_jsonl(std::string& out, const SweepLineKeys& keys, const std::vector<Value>& point,
+                        const std::vector<Cell>& cells) {
+  out += "{\"point\":{";
+  for (std::size_t i = 0; i < point.size(); ++i) {
+    if (i > 0) out += ',';
+    out += keys.axes[i];
+    append_json_value(out, point[i], Unit::count);
+  }
+  out += "},\"figures\":{";
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    if (c > 0) out += ',';
+    out += keys.figures[c];
+    append_json_value(out, cells[c].value, cells[c].unit);
   }
   out += "}}\n";
 }

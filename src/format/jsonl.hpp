@@ -28,6 +28,16 @@ void append_json_strings(std::string& out, const std::vector<std::string>& v);
 /// One sweep point as a line: {"point":{axis:value,...},"figures":{key:value,...}}\n.
 void append_sweep_jsonl(std::string& out, const SweepPoint& point, const SweepFigures& f);
 
+/// The same line at a million a second: the keys escaped once, as "key": (see SweepLineKeys).
+struct SweepLineKeys {
+  std::vector<std::string> axes;     ///< "name": per axis
+  std::vector<std::string> figures;  ///< "key": per figure column
+  const std::vector<SweepColumn>* columns = nullptr;
+};
+std::string json_key(std::string_view key);
+void append_sweep_jsonl(std::string& out, const SweepLineKeys& keys, const std::vector<Value>& point,
+                        const std::vector<Cell>& cells);
+
 /// A point whose command has no sweep figures: {"point":{...},"results":{...}}\n.
 void append_sweep_jsonl_results(std::string& out, const SweepPoint& point, const Report& r);
 

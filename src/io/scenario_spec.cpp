@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_map>
 
 namespace roofline::io {
 namespace {
@@ -482,8 +483,14 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     std::string name = key;
     std::replace(name.begin(), name.end(), '_', '-');
     const std::string where = "--" + name;
-    const auto def = std::find_if(kInputs.begin(), kInputs.end(), [&](const InputDef& d) { return name == d.name; });
-    if (def == kInputs.end()) {
+    static const std::unordered_map<std::string_view, const InputDef*> by_name = [] {
+      std::unordered_map<std::string_view, const InputDef*> m;
+      for (const InputDef& d : kInputs) m.emplace(d.name, &d);
+      return m;
+    }();
+    const auto found = by_name.find(name);
+    const InputDef* def = found == by_name.end() ? nullptr : found->second;
+    if (def == nullptr) {
       std::vector<std::string> flags;
       for (const InputDef& d : kInputs) {
         if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);

@@ -134,6 +134,13 @@ int main() {
        1},
       {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..100", "--context", "0..9k+1k", "--format", "json"},
        1},
+      // Streamed: a line a point as it is computed (issue 9's million points a second).
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..1000", "--context", "0..999k+1k", "--format",
+        "jsonl"},
+       1},
+      {{"memory", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1..1000", "--context", "0..999k+1k", "--format",
+        "jsonl"},
+       1},
   };
   for (const auto& [args, n] : sweeps) {
     std::size_t bytes = 0;
@@ -153,7 +160,26 @@ int main() {
                 failures > 0 ? " FAILED" : "");
   }
 
-  // 6. Whole commands in-process: parse flags, load presets, resolve, analyze, render JSON.
+  // 6. batch: 100,000 JSON lines of decode and memory plans (a model and an accelerator, each line
+  //    its own batch and context), answered a line each (issue 9's 100,000 plans a second).
+  for (const char* command : {"decode", "memory"}) {
+    std::string lines;
+    const char* gpus[] = {"h100-sxm", "mi300x"};
+    for (int i = 0; i < 100000; ++i) {
+      lines += std::string("{\"command\":\"") + command + "\",\"model\":\"llama3-8b\",\"gpu\":\"" + gpus[i % 2] +
+               "\",\"batch\":" + std::to_string(1 + i % 512) + ",\"context\":" + std::to_string(1024 + 7 * i) + "}\n";
+    }
+    std::istringstream in(lines);
+    std::ostringstream out;
+    std::ostringstream err;
+    const auto t0 = Clock::now();
+    const int code = roofline::cli::run_cli({"batch"}, in, out, err, {});
+    const double s = seconds_since(t0);
+    std::printf("batch of 100,000 %s plans: %.3f s = %.0f plans/s, %.1f MB written%s\n", command, s, 100000 / s,
+                static_cast<double>(out.str().size()) / 1e6, code != 0 ? " FAILED" : "");
+  }
+
+  // 7. Whole commands in-process: parse flags, load presets, resolve, analyze, render JSON.
   const std::vector<std::vector<std::string>> commands = {
       {"params", "llama3-8b", "--format", "json"},
       {"decode", "llama3-8b", "--gpu", "h100-sxm", "--format", "json"},

@@ -73,9 +73,11 @@ void run_example(const std::string& line) {
 }  // namespace
 
 TEST_CASE("every --help example runs", "[examples]") {
+  // From the repository root, where the fixture paths of the examples resolve.
+  std::filesystem::current_path(ROOFLINE_SOURCE_DIR);
   std::vector<std::string> helps = {"--help"};
-  for (const char* cmd : {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "gemm", "plot",
-                          "completion", "compare"}) {
+  for (const char* cmd : {"report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "layer", "train",
+                          "plan", "gemm", "plot", "batch", "completion", "compare"}) {
     helps.push_back(std::string(cmd) + " --help");
   }
   std::size_t examples = 0;

@@ -136,8 +136,10 @@ nlohmann::json inputs_json(const io::Resolved& in) {
 Report start_report(const char* command, const io::Resolved& in, unsigned groups) {
   Report r;
   r.command = command;
-  const std::string conventions = conventions_line(in, groups);
-  r.headline = model_line(in) + (conventions.empty() ? "" : "\n" + conventions);
+  if (!t_values_only) {
+    const std::string conventions = conventions_line(in, groups);
+    r.headline = model_line(in) + (conventions.empty() ? "" : "\n" + conventions);
+  }
   if (in.echo_inputs) r.inputs = std::make_shared<const nlohmann::json>(inputs_json(in));
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
