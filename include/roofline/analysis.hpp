@@ -159,7 +159,12 @@ struct DecodeResult {
   std::optional<units::Tokens> projection_compute_bound_tokens;
   CapacityResult capacity;  ///< at this batch and context
 };
-DecodeResult analyze_decode(const Scenario& s);
+/// What analyze_decode computes beyond the step: the two compute-bound batch searches cost most of
+/// it, and a sweep's streamed lines do not show them.
+struct DecodeOptions {
+  bool searches = true;
+};
+DecodeResult analyze_decode(const Scenario& s, DecodeOptions o = {});
 
 // --- prefill -------------------------------------------------------------------------------------
 

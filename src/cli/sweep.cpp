@@ -49,7 +49,8 @@ const Compact kCompact[] = {
     {"flops", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_flops(in.scenario), f); }},
     {"kv", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_kv(in.scenario), f); }},
     {"memory", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_capacity(in.scenario), f); }},
-    {"decode", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_decode(in.scenario), f); }},
+    {"decode", [](const io::Resolved& in,
+                  SweepFigures& f) { sweep_figures(in, analyze_decode(in.scenario, {.searches = f.knee_wanted}), f); }},
     {"prefill", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_prefill(in.scenario), f); }},
     {"serve", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_serve(in.scenario), f); }},
     {"train", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_train(in.scenario), f); }},
@@ -465,6 +466,7 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
   std::optional<bool> all_fit;
   r.echo_inputs = false;
   const format::ValuesOnly machine;  // a line carries values: no labels, notes or formulas to build
+  f.knee_wanted = false;             // no knee notes or marks in a stream
   format::SweepLineKeys keys;
   std::vector<Value> point(grid.size());
   for (std::size_t a = 0; a < grid.size(); ++a) keys.axes.push_back(format::json_key(grid.name(a)));

@@ -57,6 +57,9 @@ struct SweepFigures {
     std::optional<std::int64_t> kv_batch_cap;  ///< nullopt: no KV at this context, so no cap
   };
   std::optional<Knee> knee;
+  /// The knee's compute-bound batch is wanted (a table's notes and marks); a streamed line shows
+  /// none, so its analysis skips the searches.
+  bool knee_wanted = true;
 };
 
 void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f);

@@ -146,6 +146,21 @@ TEST_CASE("decode without a published peak keeps the memory side exact", "[analy
   CHECK(d.step.t_compute.base() == 0.0);
 }
 
+TEST_CASE("decode without its searches: the same step, fit and ceilings, no compute-bound batches", "[analysis]") {
+  const Scenario s = on_h100(roofline::test_models::llama3_8b(), Workload{.batch = 64, .context = 512});
+  const DecodeResult full = analyze_decode(s);
+  const DecodeResult quick = analyze_decode(s, {.searches = false});
+  REQUIRE(full.compute_bound_batch_no_kv.has_value());  // 296 at this ridge: the searches ran
+  CHECK_FALSE(quick.compute_bound_batch.has_value());
+  CHECK_FALSE(quick.compute_bound_batch_no_kv.has_value());
+  CHECK(quick.step.t_step == full.step.t_step);
+  CHECK(quick.step.bytes == full.step.bytes);
+  CHECK(quick.touched_no_kv.tokens_per_s == full.touched_no_kv.tokens_per_s);
+  CHECK(quick.capacity.fits == full.capacity.fits);
+  CHECK(quick.capacity.max_sequences == full.capacity.max_sequences);
+  CHECK(quick.ridge == full.ridge);
+}
+
 TEST_CASE("a model known only by N: every basis counts 2N, 6ND for training [KA20 §2.1]", "[analysis]") {
   const ParamCounts c = counts_of_total(70'000'000'000);
   for (FlopBasis b : {FlopBasis::physical, FlopBasis::non_embedding, FlopBasis::all_params}) {

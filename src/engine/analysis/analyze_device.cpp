@@ -72,7 +72,7 @@ HardwareResult analyze_hardware(const Scenario& s) {
   return r;
 }
 
-DecodeResult analyze_decode(const Scenario& s) {
+DecodeResult analyze_decode(const Scenario& s, DecodeOptions o) {
   const ModelConfig& m = s.model;
   const Workload& w = s.workload;
   DecodeResult r;
@@ -91,10 +91,12 @@ DecodeResult analyze_decode(const Scenario& s) {
   w0.decode_bytes = DecodeBytes::all_weights;
   r.all_weights_no_kv = decode_step(m, s.counts, w0, r.machine);
   if (r.has_peak) {
-    r.compute_bound_batch = decode_compute_bound_batch(m, s.counts, w, r.machine);
-    Workload wk = w;
-    wk.context = 0;
-    r.compute_bound_batch_no_kv = decode_compute_bound_batch(m, s.counts, wk, r.machine);
+    if (o.searches) {
+      r.compute_bound_batch = decode_compute_bound_batch(m, s.counts, w, r.machine);
+      Workload wk = w;
+      wk.context = 0;
+      r.compute_bound_batch_no_kv = decode_compute_bound_batch(m, s.counts, wk, r.machine);
+    }
     r.ridge = ridge_point(r.machine.peak, r.machine.bandwidth);
     const double t = projection_compute_bound_tokens(static_cast<double>(m.d_model), *r.ridge);
     if (t > 0.0) r.projection_compute_bound_tokens = units::Tokens{t};
