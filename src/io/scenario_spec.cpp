@@ -465,6 +465,27 @@ void json_model(const nlohmann::json& value, ScenarioSpec& spec, Diagnostics& di
   }
 }
 
+// The input a JSON key names ("kv_dtype" or "kv-dtype"), or nullptr.
+const InputDef* input_named(const std::string& name) {
+  static const std::unordered_map<std::string_view, const InputDef*> by_name = [] {
+    std::unordered_map<std::string_view, const InputDef*> m;
+    for (const InputDef& d : kInputs) m.emplace(d.name, &d);
+    return m;
+  }();
+  const auto found = by_name.find(name);
+  return found == by_name.end() ? nullptr : found->second;
+}
+
+// "unknown option --batchsize; did you mean --batch?", as the CLI says it.
+std::string unknown_input(const std::string& flag, unsigned groups) {
+  std::vector<std::string> flags;
+  for (const InputDef& d : kInputs) {
+    if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);
+  }
+  const std::string guess = did_you_mean(flag, flags);
+  return "unknown option " + flag + (guess.empty() ? std::string() : "; did you mean " + guess + "?");
+}
+
 }  // namespace
 
 void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
@@ -483,20 +504,9 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     std::string name = key;
     std::replace(name.begin(), name.end(), '_', '-');
     const std::string where = "--" + name;
-    static const std::unordered_map<std::string_view, const InputDef*> by_name = [] {
-      std::unordered_map<std::string_view, const InputDef*> m;
-      for (const InputDef& d : kInputs) m.emplace(d.name, &d);
-      return m;
-    }();
-    const auto found = by_name.find(name);
-    const InputDef* def = found == by_name.end() ? nullptr : found->second;
+    const InputDef* def = input_named(name);
     if (def == nullptr) {
-      std::vector<std::string> flags;
-      for (const InputDef& d : kInputs) {
-        if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);
-      }
-      const std::string guess = did_you_mean(where, flags);
-      diag.usage("unknown option " + where + (guess.empty() ? std::string() : "; did you mean " + guess + "?"));
+      diag.usage(unknown_input(where, groups));
     } else if ((def->group & groups) == 0U) {
       diag.usage(where + " does not apply to " + std::string(command));
     } else if (value.is_array() && def->repeatable) {
