@@ -255,7 +255,9 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   if (m.n_layers % dep.pipeline != 0) {
     diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");
   }
-  if (dep.expert > 1 && (!m.moe.enabled() || m.moe.n_experts % dep.expert != 0)) {
+  if (dep.expert > 1 && !m.moe.enabled()) {
+    diag.input("--ep: the model has no routed experts; expert parallelism needs an MoE model");
+  } else if (dep.expert > 1 && m.moe.n_experts % dep.expert != 0) {
     diag.input("--ep: the " + str(m.moe.n_experts) + " routed experts do not split over " + str(dep.expert) + " ranks");
   }
 }

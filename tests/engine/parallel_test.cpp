@@ -15,6 +15,33 @@
 using namespace roofline;
 using Catch::Matchers::WithinRel;
 
+namespace {
+
+/// Mixtral 8x7B's shape (config.json): GQA 32/8, 8 experts of 14,336, top-2, V = 32,000 untied.
+ModelConfig mixtral_shape() {
+  ModelConfig m = test_models::llama3_8b(32'000);
+  m.moe.n_experts = 8;
+  m.moe.top_k = 2;
+  m.moe.d_ff_expert = 14'336;
+  return m;
+}
+
+Scenario on_h100(const ModelConfig& m) {
+  Scenario s;
+  s.model = m;
+  s.counts = count_params(m);
+  HardwareConfig h;
+  h.name = "h100";
+  h.memory_capacity = units::Bytes{85'899'345'920.0};
+  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
+  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
+  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
+  s.accelerator = Accelerator{h, CapacitySource::device};
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("the KV share of a tensor rank stops falling at h_kv [SH19-3]", "[parallel]") {
   struct Row {
     double kv_heads, t, share;
@@ -47,17 +74,9 @@ TEST_CASE("ring all-reduce with latency: 2 (t - 1) alpha + 2 (t - 1)/t M / BW [T
 }
 
 TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-3.4]", "[parallel]") {
-  Scenario s;
-  s.model = test_models::llama2_70b();  // the 70B shape: 80 layers, d = 8192, 64 heads, 8 KV heads, d_ff 28672
-  s.model.vocab_size = 128'256;
-  s.counts = count_params(s.model);
-  HardwareConfig h;
-  h.name = "h100";
-  h.memory_capacity = units::Bytes{85'899'345'920.0};
-  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
-  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
-  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
-  s.accelerator = Accelerator{h, CapacitySource::device};
+  ModelConfig m = test_models::llama2_70b();  // the 70B shape: 80 layers, d = 8192, 64 heads, 8 KV heads, d_ff 28672
+  m.vocab_size = 128'256;
+  Scenario s = on_h100(m);
   s.deployment = {.devices = 4, .tensor = 4, .pipeline = 1, .data = 1, .explicit_layout = true};
   s.workload.batch = 16;
   s.workload.context = 8000;
@@ -78,16 +97,7 @@ TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-
 }
 
 TEST_CASE("plan: every layout's groups and devices follow from the users per group [S003-3.6]", "[parallel]") {
-  Scenario s;
-  s.model = test_models::llama3_8b();
-  s.counts = count_params(s.model);
-  HardwareConfig h;
-  h.name = "h100";
-  h.memory_capacity = units::Bytes{85'899'345'920.0};
-  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
-  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
-  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
-  s.accelerator = Accelerator{h, CapacitySource::device};
+  Scenario s = on_h100(test_models::llama3_8b());
   s.workload.context = 8192;
   s.workload.prompt = 2048;
   PlanInputs in;
@@ -127,33 +137,6 @@ TEST_CASE("decode through a pipeline with M batches in flight: max(M, p) slots a
     CHECK(pipelined_decode_idle(r.m, r.p) == r.idle);
   }
 }
-
-namespace {
-
-/// Mixtral 8x7B's shape (config.json): GQA 32/8, 8 experts of 14,336, top-2, V = 32,000 untied.
-ModelConfig mixtral_shape() {
-  ModelConfig m = test_models::llama3_8b(32'000);
-  m.moe.n_experts = 8;
-  m.moe.top_k = 2;
-  m.moe.d_ff_expert = 14'336;
-  return m;
-}
-
-Scenario on_h100(const ModelConfig& m) {
-  Scenario s;
-  s.model = m;
-  s.counts = count_params(m);
-  HardwareConfig h;
-  h.name = "h100";
-  h.memory_capacity = units::Bytes{85'899'345'920.0};
-  h.memory_bandwidth = units::BytesPerSecond{3.35e12};
-  h.interconnect_bandwidth = units::BytesPerSecond{450e9};
-  h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
-  s.accelerator = Accelerator{h, CapacitySource::device};
-  return s;
-}
-
-}  // namespace
 
 TEST_CASE("a serving device's decode read: one device reads params_read's figure [S004] [SH17]", "[parallel]") {
   const ModelConfig m = mixtral_shape();
