@@ -3,6 +3,7 @@
 // engine cannot represent is an error, never a guess. Facts per family: docs/hf-import.md.
 #include "io/hf_import.hpp"
 
+#include "io/hf_family.hpp"
 #include "io/preset_json.hpp"
 
 #include "roofline/errors.hpp"
@@ -17,16 +18,10 @@ namespace roofline::io {
 
 using nlohmann::json;
 
-namespace {
+namespace hf {
 
 using i64 = std::int64_t;
 
-// The HF reader is the preset reader (null means absent, whole floats are integers) without
-// finish(): a config.json carries many keys that do not change the arithmetic.
-using Cfg = ObjectReader;
-
-// `a * b` and `a + b` for defaults derived before validate() has bounded their inputs: they
-// saturate instead of overflowing, and validate() then reports the field as out of range.
 i64 saturating_mul(i64 a, i64 b) {
   i64 r = 0;
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
@@ -104,6 +99,8 @@ void read_layer_types(const Cfg& c, ModelConfig& m) {
   }
   c.unsupported("layer_types", "the sliding/global layout is not periodic");
 }
+
+namespace {
 
 void import_llama(const Cfg& c, ModelConfig& m) { read_llama_like(c, m, false); }
 
@@ -430,11 +427,6 @@ void import_starcoder2(const Cfg& c, ModelConfig& m) {
   m.qkv_bias = m.o_bias = m.mlp_bias = bias;
 }
 
-struct Family {
-  const char* model_type;
-  void (*import)(const Cfg&, ModelConfig&);
-};
-
 void import_deepseek_v2(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, false); }
 void import_deepseek_v3(const Cfg& c, ModelConfig& m) { import_deepseek(c, m, true); }
 
@@ -466,6 +458,21 @@ constexpr std::array kFamilies = {Family{"llama", import_llama},
                                   Family{"deepseek_v2", import_deepseek_v2},
                                   Family{"deepseek_v3", import_deepseek_v3}};
 
+}  // namespace
+
+std::span<const Family> classic_families() { return kFamilies; }
+
+}  // namespace hf
+
+namespace {
+
+using hf::Cfg;
+using hf::Family;
+using i64 = std::int64_t;
+
+// Every table of families, walked in order by import_hf_config() and supported_model_types().
+const std::array<std::span<const Family>, 1> kFamilyTables = {hf::classic_families()};
+
 struct Refused {
   const char* model_type;
   const char* why;
@@ -492,9 +499,11 @@ constexpr std::array kRefused = {
 
 std::string supported_model_types() {
   std::string s;
-  for (const Family& f : kFamilies) {
-    if (std::string_view(f.model_type).starts_with("Refined")) continue;
-    s += s.empty() ? f.model_type : std::string(", ") + f.model_type;
+  for (const auto& table : kFamilyTables) {
+    for (const Family& f : table) {
+      if (std::string_view(f.model_type).starts_with("Refined")) continue;
+      s += s.empty() ? f.model_type : std::string(", ") + f.model_type;
+    }
   }
   return s;
 }
@@ -535,6 +544,17 @@ std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
 
 }  // namespace
 
+namespace {
+
+const Family* find_family(std::span<const Family> table, std::string_view type) {
+  for (const Family& f : table) {
+    if (type == f.model_type) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer,
                              std::vector<std::string>* notes) {
   const Cfg c(j, std::string(where), std::string(pointer));
@@ -550,13 +570,14 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
                        ", which roofline does not model; " + hint);
     }
   }
-  for (const Family& f : kFamilies) {
-    if (type != f.model_type) continue;
+  for (const auto& table : kFamilyTables) {
+    const Family* f = find_family(table, type);
+    if (f == nullptr) continue;
     ModelConfig m;
     m.family = type.starts_with("Refined") ? "falcon" : type;
     m.n_kv_heads = kDeriveFromHeads;
     m.head_dim = kDeriveFromHeads;
-    f.import(c, m);
+    f->import(c, m);
     apply_head_defaults(m);
     const auto problems = validate(m);
     if (!problems.empty()) {
