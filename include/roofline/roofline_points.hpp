@@ -40,7 +40,7 @@ struct RooflineCeilings {
 RooflineCeilings analyze_ceilings(const Scenario& s);
 
 /// What a point on the roofline is.
-enum class PointKind { decode, prefill, gemm, layer_op };
+enum class PointKind { decode, prefill, train, gemm, layer_op };
 
 /// One workload on the roofline of its result's machine.
 struct RooflinePoint {
@@ -68,6 +68,14 @@ RooflinePoint prefill_point(const PrefillResult& r);
 /// A GEMM on the roofline of `machine`: I = 2mnk / (b (mk + kn + mn)) from the result,
 /// P_att = min(P, I BW)  [WI09] [S002-intensity]
 RooflinePoint gemm_point(const GemmResult& r, Machine machine);
+
+/// A training micro-batch of b x s tokens on its roofline: the weight GEMMs of every layer and the
+/// head at M = b s. The forward GEMM (M x K)(K x N), the data-gradient GEMM (M x N)(N x K) and the
+/// weight-gradient GEMM (K x M)(M x N) permute the same three sizes, so each has F = 2MNK and
+/// Q = b(MK + KN + MN), and the step's I = sum F / sum Q over a prefill-phase layer result of
+/// b x s tokens, unfused, with the head at all b s positions (a prefill's is at the last only)
+/// [S002-intensity] [KA20 §2.1]
+RooflinePoint train_point(const LayerResult& r);
 
 /// The operators of the first layer kind whose traffic is not a weight read (norms, RoPE,
 /// softmax, activation, residual adds, MoE combine; and the attention core, QK^T and attention x V,

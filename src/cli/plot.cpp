@@ -202,6 +202,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
           // The prefill, the layer's operators and a GEMM at the first batch; the roofs once.
           roof.roof = analyze_ceilings(s);
           roof.points.push_back(prefill_point(analyze_prefill(s)));
+          roof.points.push_back(train_point(analyze_layer(s, {.phase = Phase::prefill, .fused = false})));
           for (const RooflinePoint& p : layer_op_points(analyze_layer(s, {.phase = Phase::decode, .fused = false}))) {
             roof.points.push_back(p);
           }

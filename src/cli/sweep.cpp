@@ -452,10 +452,80 @@ class Progress {
   bool shown_ = false;
 };
 
-// --format jsonl: each point's line as soon as it is computed, the sweep's figures (the table's
-// columns; a command without them gives its whole results), in constant memory. A point's problem
-// is its own line, {"point": ..., "error": ...}, and the stream goes on; the exit code says so.
-int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
+// CSV's rows carry the figures too: the header names the point's axes (point.NAME), the figure
+// keys and a last `error` column, empty on a point that answered. Until a point answers, the
+// figure columns are unknown: the failed points before it wait, then follow the header.
+class CsvRows {
+ public:
+  CsvRows(const Grid& grid, bool header) : grid_(grid), header_(header) {}
+
+  void figures(std::string& line, const std::vector<Value>& point, const SweepFigures& f) {
+    if (columns_ == nullptr) {
+      columns_ = f.columns;
+      if (header_) line += header_line();
+      for (const std::string& p : pending_) line += p;
+      pending_.clear();
+    }
+    append_point(line, point);
+    for (const format::Cell& c : f.cells) {
+      line += ',';
+      format::append_csv_value(line, c.value);
+    }
+    line += ",\n";
+  }
+
+  void error(std::string& line, const std::vector<Value>& point, std::string_view message) {
+    std::string row;
+    append_point(row, point);
+    const std::size_t n = columns_ != nullptr ? columns_->size() : 0;
+    row.append(n, ',');
+    row += ',';
+    format::append_csv_value(row, std::string(message));
+    row += '\n';
+    if (columns_ != nullptr) {
+      line += row;
+    } else {
+      pending_.push_back(std::move(row));
+    }
+  }
+
+  // The points that all failed: a header without figure columns, then their rows.
+  void finish(std::string& line) {
+    if (columns_ != nullptr) return;
+    static const std::vector<format::SweepColumn> kNone;
+    columns_ = &kNone;
+    if (header_) line += header_line();
+    for (const std::string& p : pending_) line += p;
+    pending_.clear();
+  }
+
+ private:
+  void append_point(std::string& line, const std::vector<Value>& point) const {
+    for (std::size_t a = 0; a < point.size(); ++a) {
+      if (a > 0) line += ',';
+      format::append_csv_value(line, point[a]);
+    }
+  }
+  [[nodiscard]] std::string header_line() const {
+    std::string h;
+    for (std::size_t a = 0; a < grid_.size(); ++a) h += (a > 0 ? ",point." : "point.") + std::string(grid_.name(a));
+    for (const format::SweepColumn& c : *columns_) h += "," + std::string(c.key);
+    return h + ",error\n";
+  }
+
+  const Grid& grid_;
+  bool header_;
+  const std::vector<format::SweepColumn>* columns_ = nullptr;
+  std::vector<std::string> pending_;
+};
+
+// --format jsonl, and CSV for a command with sweep figures: each point's line as soon as it is
+// computed, the sweep's figures (the table's columns; a jsonl command without them gives its whole
+// results), in constant memory. A point's problem is its own line ({"point": ..., "error": ...},
+// or the CSV row's error column) and the stream goes on; the exit code says so. A problem at the
+// first point stops the sweep before anything is written, as a single run's would: it is most
+// often in the inputs every point shares.
+int stream_lines(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
                  std::int64_t points, io::Resolved& r, const SweepOutput& output) {
   Stream s(output.out);
   Progress progress(output.err, output.progress, points);
@@ -467,6 +537,8 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
   r.echo_inputs = false;
   const format::ValuesOnly machine;  // a line carries values: no labels, notes or formulas to build
   f.knee_wanted = false;             // no knee notes or marks in a stream
+  std::optional<CsvRows> csv;
+  if (output.render.format == format::OutputFormat::csv) csv.emplace(grid, output.render.csv_header);
   format::SweepLineKeys keys;
   std::vector<Value> point(grid.size());
   for (std::size_t a = 0; a < grid.size(); ++a) keys.axes.push_back(format::json_key(grid.name(a)));
@@ -474,6 +546,7 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
     line.clear();
+    for (std::size_t a = 0; a < grid.size(); ++a) point[a] = grid.value(a);
     try {
       resolve_at(grid, spec, r, cmd.training);
       for (const std::string& w : r.warnings) warnings.add(w);
@@ -484,13 +557,16 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
         f.warnings.clear();
         compact->figures(r, f);
         for (const std::string& w : f.warnings) warnings.add(w);
-        if (keys.columns != f.columns) {
-          keys.columns = f.columns;
-          keys.figures.clear();
-          for (const format::SweepColumn& c : *f.columns) keys.figures.push_back(format::json_key(c.key));
+        if (csv) {
+          csv->figures(line, point, f);
+        } else {
+          if (keys.columns != f.columns) {
+            keys.columns = f.columns;
+            keys.figures.clear();
+            for (const format::SweepColumn& c : *f.columns) keys.figures.push_back(format::json_key(c.key));
+          }
+          format::append_sweep_jsonl(line, keys, point, f.cells);
         }
-        for (std::size_t a = 0; a < grid.size(); ++a) point[a] = grid.value(a);
-        format::append_sweep_jsonl(line, keys, point, f.cells);
         fits = f.fits;
       } else {
         const auto [report, verdict] = cmd.run(r);
@@ -499,11 +575,21 @@ int stream_jsonl(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
       }
       if (fits) all_fit = all_fit.value_or(true) && *fits;
     } catch (const Error& e) {
-      format::append_sweep_jsonl_error(line, grid.point(), e.what());
+      if (i == 0) throw;  // nothing written yet: a problem at the first point is the sweep's own
+      if (csv) {
+        csv->error(line, point, e.what());
+      } else {
+        format::append_sweep_jsonl_error(line, grid.point(), e.what());
+      }
       failed = true;
     }
     s.add(line);
     progress.at(i + 1);
+  }
+  if (csv) {
+    line.clear();
+    csv->finish(line);
+    s.add(line);
   }
   s.flush();
   progress.done();
@@ -543,9 +629,10 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
   Grid grid(axes);
   grid.first(spec);
   io::Resolved r = io::resolve_fixed(spec, reg, in, cmd.needs_gpu);
-  if (output.render.format == format::OutputFormat::jsonl) {
+  if (output.render.format == format::OutputFormat::jsonl ||
+      (output.render.format == format::OutputFormat::csv && compact != nullptr)) {
     try {
-      return stream_jsonl(cmd, compact, spec, grid, points, r, output);
+      return stream_lines(cmd, compact, spec, grid, points, r, output);
     } catch (const std::ios_base::failure&) {
       output.err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
       return 1;

@@ -91,30 +91,22 @@ Section make_section(std::string key, std::string title, const std::vector<Field
   s.title = std::move(title);
   s.rows.reserve(fields.size());
   for (const Field<C>& f : fields) {
+    // Built in place: a Row is seven strings and a value, and a batch line makes dozens.
+    Row& row = s.rows.emplace_back();
+    row.key = f.key;
     if (f.present != nullptr && !f.present(c)) {
-      Row row;
-      row.key = f.key;
       row.absent = true;
-      s.rows.push_back(std::move(row));
       continue;
     }
     Cell v = f.value(c);
-    Row row;
-    row.key = f.key;
-    if (t_values_only) {
-      row.value = std::move(v.value);
-      row.unit = v.unit;
-      s.rows.push_back(std::move(row));
-      continue;
-    }
-    row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
     row.value = std::move(v.value);
     row.unit = v.unit;
+    if (t_values_only) continue;
+    row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
     row.formula_id = f.formula_id;
     row.formula = f.formula;
     if (explain && f.substitute != nullptr) row.substituted = f.substitute(c);
     if (f.note != nullptr) row.note = f.note(c);
-    s.rows.push_back(std::move(row));
   }
   return s;
 }

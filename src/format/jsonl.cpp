@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 
 namespace roofline::format {
 namespace {
@@ -133,6 +134,30 @@ void append_json_value(std::string& out, const Value& v, Unit u) {
     append_json_string(out, *s);
   } else {
     out += "null";
+  }
+}
+
+void append_csv_value(std::string& out, const Value& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    if (s->find_first_of(",\"\n\r") == std::string::npos) {
+      out += *s;
+      return;
+    }
+    out += '"';
+    for (const char c : *s) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+    return;
+  }
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    append_integer(out, *i);
+  } else if (const auto* d = std::get_if<double>(&v)) {
+    // As a single run's CSV writes it (render.cpp raw_value): fmt's shortest round-trip text.
+    if (std::isfinite(*d)) fmt::format_to(std::back_inserter(out), "{}", *d);
+  } else if (const auto* b = std::get_if<bool>(&v)) {
+    out += *b ? "true" : "false";
   }
 }
 

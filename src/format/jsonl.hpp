@@ -19,6 +19,11 @@ void append_json_string(std::string& out, std::string_view s);
 /// Appends one value as render_json writes it.
 void append_json_value(std::string& out, const Value& v, Unit u);
 
+/// Appends one value as a CSV field, as a single run's CSV writes it: numbers in their shortest
+/// round-trip text, a non-finite or absent value empty, text quoted when it holds a comma, quote or
+/// newline.
+void append_csv_value(std::string& out, const Value& v);
+
 /// Appends the report's results object: {"section":{"key":value,...},...,"table":[{...},...]}.
 void append_results_json(std::string& out, const Report& r);
 

@@ -36,7 +36,7 @@ std::string tick_label(const Axis& a, double v);
 /// Where v sits along the axis: 0 at min, 1 at max (outside [0, 1] when off the axis).
 double position(const Axis& a, double v);
 
-enum class Mark { none, circle, square, diamond, triangle, cross };
+enum class Mark { none, circle, square, diamond, triangle, triangle_down, cross };
 
 /// A polyline in data coordinates.
 struct Series {

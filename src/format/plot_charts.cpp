@@ -57,6 +57,8 @@ std::string point_label(const RooflinePoint& p) {
     case PointKind::prefill:
       return p.batch > 1 ? fmt::format("prefill {} x {}", grouped(p.batch), grouped(p.prompt))
                          : "prefill S=" + grouped(p.prompt);
+    case PointKind::train:
+      return fmt::format("train {} x {}", grouped(p.batch), grouped(p.prompt));
     case PointKind::gemm:
       return fmt::format("GEMM {}x{}x{}", p.gemm.m, p.gemm.n, p.gemm.k);
     case PointKind::layer_op:
@@ -71,6 +73,8 @@ Mark mark_of(PointKind k) {
       return Mark::circle;
     case PointKind::prefill:
       return Mark::square;
+    case PointKind::train:
+      return Mark::triangle_down;
     case PointKind::gemm:
       return Mark::diamond;
     case PointKind::layer_op:
@@ -196,7 +200,8 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
   std::string workload;
   const std::vector<RooflinePoint> none;
   const std::vector<RooflinePoint>& shown = gpus.empty() ? none : gpus.front().points;
-  for (const PointKind kind : {PointKind::decode, PointKind::prefill, PointKind::layer_op, PointKind::gemm}) {
+  for (const PointKind kind :
+       {PointKind::decode, PointKind::prefill, PointKind::train, PointKind::layer_op, PointKind::gemm}) {
     const auto p = std::find_if(shown.begin(), shown.end(), [&](const RooflinePoint& q) { return q.kind == kind; });
     if (p == shown.end()) continue;
     switch (kind) {
@@ -207,6 +212,10 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
       case PointKind::prefill:
         c.legend.push_back({"prefill of the prompt", -1, Mark::square, false, false, false, -1});
         workload += "prefill of " + grouped(p->prompt) + " tokens; ";
+        break;
+      case PointKind::train:
+        c.legend.push_back(
+            {"training micro-batch's weight\nGEMMs (b x s tokens)", -1, Mark::triangle_down, false, false, false, -1});
         break;
       case PointKind::layer_op:
         c.legend.push_back({"layer 0's operators, decode\nbatch " + grouped(p->batch) + ", not fused", -1,

@@ -110,6 +110,10 @@ class Svg {
         add(fmt::format(R"(<polygon points="{},{} {},{} {},{}" {}/>)", num(x), num(y - r - 1), num(x + r + 1),
                         num(y + r), num(x - r - 1), num(y + r), paint));
         return;
+      case Mark::triangle_down:
+        add(fmt::format(R"(<polygon points="{},{} {},{} {},{}" {}/>)", num(x), num(y + r + 1), num(x + r + 1),
+                        num(y - r), num(x - r - 1), num(y - r), paint));
+        return;
       case Mark::cross:
         add(fmt::format(R"(<path d="M{} {}L{} {}M{} {}L{} {}" stroke="{}" stroke-width="2" fill="none"/>)", num(x - r),
                         num(y - r), num(x + r), num(y + r), num(x - r), num(y + r), num(x + r), num(y - r), fill));

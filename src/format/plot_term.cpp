@@ -145,6 +145,8 @@ char32_t glyph(Mark m, bool hollow) {
       return hollow ? U'\u25C7' : U'\u25C6';
     case Mark::triangle:
       return hollow ? U'\u25B3' : U'\u25B2';
+    case Mark::triangle_down:
+      return hollow ? U'\u25BD' : U'\u25BC';
     case Mark::cross:
       return U'+';
     case Mark::none:

@@ -35,11 +35,24 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// The text after the first `n` comma-separated fields (the point's columns).
-std::string after_fields(const std::string& line, std::size_t n) {
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < n; ++i) at = line.find(',', at) + 1;
-  return line.substr(at);
+// The fields of one CSV line (quoted fields unquoted; a line holds no quoted newline here).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
 }
 
 struct Sweep {
@@ -81,23 +94,62 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-TEST_CASE("a sweep's CSV rows are the single runs' rows, after the point's columns", "[sweep]") {
+TEST_CASE("a sweep's CSV rows hold the single runs' values of its figures, one row a point", "[sweep]") {
   for (const Sweep& s : sweeps()) {
     std::vector<std::string> args = s.command;
     args.insert(args.end(), {s.flag, joined(s.values), "--format", "csv"});
     INFO(joined(args));
     const std::vector<std::string> rows = lines_of(run_ok(args));
     REQUIRE(rows.size() == s.values.size() + 1);
+    const std::vector<std::string> header = csv_fields(rows[0]);
+    REQUIRE(header.size() > 2);
+    CHECK(header.front() == "point." + s.flag.substr(2));
+    CHECK(header.back() == "error");
     for (std::size_t i = 0; i < s.values.size(); ++i) {
       std::vector<std::string> single = s.command;
       single.insert(single.end(), {s.flag, s.values[i], "--format", "csv"});
       const std::vector<std::string> one = lines_of(run_ok(single));
       REQUIRE(one.size() == 2);
-      CHECK(rows[0] == "point." + s.flag.substr(2) + "," + one[0]);
-      CHECK(rows[i + 1].substr(0, rows[i + 1].find(',')) == s.values[i]);
-      CHECK(after_fields(rows[i + 1], 1) == one[1]);
+      const std::vector<std::string> keys = csv_fields(one[0]);
+      const std::vector<std::string> values = csv_fields(one[1]);
+      const std::vector<std::string> row = csv_fields(rows[i + 1]);
+      REQUIRE(row.size() == header.size());
+      CHECK(row.front() == s.values[i]);
+      CHECK(row.back().empty());
+      // Each figure column is the single run's column of the same key, character for character;
+      // a figure the single run leaves out (not applicable) is empty.
+      for (std::size_t c = 1; c + 1 < header.size(); ++c) {
+        INFO(header[c]);
+        const auto at = std::find(keys.begin(), keys.end(), header[c]);
+        CHECK(row[c] == (at == keys.end() ? std::string() : values.at(static_cast<std::size_t>(at - keys.begin()))));
+      }
     }
   }
+}
+
+TEST_CASE("a streamed CSV sweep gives a failed point its error column and goes on", "[sweep]") {
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code =
+      cli::run_cli({"decode", "llama3-8b", "--gpu", "h100-sxm", "--tp", "1,3,2", "--format", "csv"}, in, out, err, {});
+  CHECK(code == 1);
+  const std::vector<std::string> rows = lines_of(out.str());
+  REQUIRE(rows.size() == 5);  // the header, tp 1, tp 3's two-line quoted message, tp 2
+  const std::vector<std::string> header = csv_fields(rows[0]);
+  CHECK(header.back() == "error");
+  CHECK(csv_fields(rows[1]).back().empty());
+  CHECK(rows[2] ==
+        "3" + std::string(header.size() - 2, ',') + ",\"at --tp 3: --tp: the 32 query heads do not split over 3 ranks");
+  CHECK(rows[3] == "at --tp 3: --tp: the 8 KV heads neither split over nor replicate across 3 ranks\"");
+  CHECK(rows[4].starts_with("2,"));
+  // A problem at the first point is the whole sweep's: one error, nothing on stdout.
+  std::ostringstream out2;
+  std::ostringstream err2;
+  CHECK(cli::run_cli({"decode", "llama3-8b", "--gpu", "h100-sxm", "--tp", "3,1", "--format", "csv"}, in, out2, err2,
+                     {}) != 0);
+  CHECK(out2.str().empty());
+  CHECK(err2.str().starts_with("roofline: error: at --tp 3: --tp: the 32 query heads do not split over 3 ranks\n"));
 }
 
 TEST_CASE("a sweep's JSON points hold the single runs' results", "[sweep]") {

@@ -81,6 +81,23 @@ TEST_CASE("points: the result's intensity, attainable = min(P, I BW) [WI09]", "[
   CHECK(g.bound == Bound::memory);
 }
 
+TEST_CASE("train point: the weight GEMMs of a b x s micro-batch, sum F / sum Q [S002-intensity]", "[roofline_points]") {
+  // Llama 3 8B, one sequence of 4,096 tokens: per layer the matrices hold sum NK = 218,103,808
+  // weights and sum (K + N) = 81,920 (q 8,192, k and v 5,120 each, o 8,192, gate, up and down
+  // 18,432 each); the head 4,096 x 128,256. F = 2 M sum NK; Q = 2 B (sum NK + M sum (K + N)).
+  const Scenario s = llama3_8b_on_h100(Workload{.batch = 1, .prompt = 4096});
+  const RooflinePoint p = train_point(analyze_layer(s, {.phase = Phase::prefill, .fused = false}));
+  const double nk = 32.0 * 218'103'808 + 4096.0 * 128'256;
+  const double kn = 32.0 * 81'920 + (4096.0 + 128'256);
+  CHECK(p.kind == PointKind::train);
+  CHECK(p.prompt == 4096);
+  CHECK_THAT(p.flops.base(), WithinRel(2.0 * 4096 * nk, 1e-15));
+  CHECK_THAT(p.bytes.base(), WithinRel(2.0 * (nk + 4096 * kn), 1e-15));
+  CHECK_THAT(p.intensity.base(), WithinRel(61'478'161'874'944.0 / 37'568'380'928.0, 1e-12));  // 1,636 FLOP/B
+  CHECK(p.bound == Bound::compute);
+  CHECK_THAT(p.attainable.base(), WithinRel(989.4e12, 1e-15));
+}
+
 TEST_CASE("layer points: the first layer's operators that read no weights, each at its F / Q", "[roofline_points]") {
   const LayerResult r = analyze_layer(llama3_8b_on_h100(Workload{.batch = 1, .context = 8000}), {});
   const std::vector<RooflinePoint> ops = layer_op_points(r);

@@ -64,6 +64,32 @@ RooflinePoint gemm_point(const GemmResult& r, Machine machine) {
   return p;
 }
 
+RooflinePoint train_point(const LayerResult& r) {
+  RooflinePoint p;
+  p.kind = PointKind::train;
+  p.batch = r.batch;
+  p.prompt = r.prompt;
+  for (const LayerSection& k : r.layers) {
+    for (const LayerOpResult& op : k.ops) {
+      if (op.op.kind != OpKind::matmul) continue;
+      p.flops += op.op.flops * static_cast<double>(k.kind.layers);
+      p.bytes += op.bytes * static_cast<double>(k.kind.layers);
+    }
+  }
+  // A prefill computes the last position's logits; a training step every position's: the head's
+  // FLOPs and activations at all S positions, its weights read once.
+  const auto positions = static_cast<double>(r.prompt);
+  for (const LayerOpResult& op : r.head.ops) {
+    if (op.op.kind != OpKind::matmul) continue;
+    p.flops += op.op.flops * positions;
+    p.bytes += op.op.weight_bytes + op.op.activation_bytes * positions;
+  }
+  p.intensity = p.flops / p.bytes;
+  p.attainable = attainable(r.machine.peak, r.machine.bandwidth, p.intensity);
+  p.bound = bound_of(p.flops, p.bytes, r.machine.peak, r.machine.bandwidth);
+  return p;
+}
+
 std::vector<RooflinePoint> layer_op_points(const LayerResult& r) {
   std::vector<RooflinePoint> out;
   if (r.layers.empty()) return out;
