@@ -116,20 +116,30 @@ void import_glm4_moe(const Cfg& c, ModelConfig& m) {
 }
 
 // MiniMax-M2: 256 experts (w1, w2, w3) of intermediate_size, a sigmoid router whose
-// e_score_correction_bias exists when use_routing_bias, q/k RMSNorms over the whole projection
-// (qk_norm_type "per_layer": h x d_h and h_kv x d_h). num_mtp_modules / use_mtp describe MTP
-// modules the published checkpoint does not contain: nothing is counted or excluded for them.
+// e_score_correction_bias buffer MiniMaxM2SparseMoeBlock always registers, q/k RMSNorms over the
+// whole projection (h x d_h and h_kv x d_h, FlexOlmoAttention; the published config's
+// qk_norm_type "per_layer"). MiniMaxM2Config has the M2's values as defaults and no switch for
+// either; the remote-code keys use_qk_norm / use_routing_bias are honoured when written false.
+// num_mtp_modules / use_mtp describe MTP modules the published checkpoint does not contain:
+// nothing is counted or excluded for them (a checkpoint note says so).
 void import_minimax_m2(const Cfg& c, ModelConfig& m) {
-  read_llama_like(c, m, false);
-  m.qkv_bias = m.o_bias = m.mlp_bias = false;
-  m.moe.n_experts = c.integer("num_local_experts");
-  m.moe.top_k = c.integer("num_experts_per_tok");
+  m.d_model = c.integer("hidden_size", 3072);
+  m.n_layers = c.integer("num_hidden_layers", 62);
+  m.n_heads = c.integer("num_attention_heads", 48);
+  m.n_kv_heads = c.integer("num_key_value_heads", 8);
+  m.head_dim = c.integer("head_dim", 128);
+  m.d_ff = c.integer("intermediate_size", 1536);
+  m.vocab_size = c.integer("vocab_size", 200064);
+  m.max_seq_len = c.integer("max_position_embeddings", 196608);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.moe.n_experts = c.integer("num_local_experts", 256);
+  m.moe.top_k = c.integer("num_experts_per_tok", 8);
   m.moe.d_ff_expert = m.d_ff;
-  m.moe.correction_bias = c.boolean("use_routing_bias", false);
+  m.moe.correction_bias = c.boolean("use_routing_bias", true);
   if (c.integer("shared_intermediate_size", 0) > 0) {
     c.unsupported("shared_intermediate_size", "a MiniMax-M2 shared expert");
   }
-  if (c.boolean("use_qk_norm", false)) {
+  if (c.boolean("use_qk_norm", true)) {
     const std::string type = c.str("qk_norm_type", "per_layer");
     if (type != "per_layer") c.unsupported("qk_norm_type", "\"" + type + "\" (only per_layer)");
     m.qk_norm = QkNorm::full_width;

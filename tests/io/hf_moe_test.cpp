@@ -216,6 +216,20 @@ TEST_CASE("moe: minimax_m2: full-width q/k norms, routing bias, declared MTP not
   CHECK_THROWS_WITH(import_json(j), Catch::Contains("qk_norm_type"));
 }
 
+TEST_CASE("moe: minimax_m2: MiniMaxM2Config's defaults are the M2, norms and routing bias included",
+          "[io][hf][moe][minimax][trap]") {
+  // transformers' class has no use_qk_norm / use_routing_bias switch: the q/k norms and the
+  // correction-bias buffer always exist, and every default is the published M2's value.
+  CHECK(count_params(import_json(json{{"model_type", "minimax_m2"}})).total == 228'689'764'864);
+  json j = fixture("minimax-m2");
+  j.erase("use_qk_norm");
+  j.erase("use_routing_bias");
+  j.erase("qk_norm_type");
+  CHECK(count_params(import_json(j)).total == 228'689'764'864);
+  j["use_qk_norm"] = false;  // remote-code switch written false: no q/k norms
+  CHECK(count_params(import_json(j)).total == 228'689'764'864 - 62 * 7'168);
+}
+
 TEST_CASE("moe: kimi_k2 is the DeepSeek-V3 architecture under its own model_type", "[io][hf][moe][kimi][trap]") {
   json j = fixture("kimi-k2");
   const ModelConfig k = import_json(j);
