@@ -471,7 +471,10 @@ using hf::Family;
 using i64 = std::int64_t;
 
 // Every table of families, walked in order by import_hf_config() and supported_model_types().
-const std::array<std::span<const Family>, 1> kFamilyTables = {hf::classic_families()};
+const std::array kFamilyTables = {
+    hf::classic_families(),
+    hf::moe_2026_families(),
+};
 
 struct Refused {
   const char* model_type;
@@ -534,6 +537,16 @@ std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
     notes.emplace_back("rotary inv_freq buffers are computed, not learned; excluded where a checkpoint stores them");
   }
   // Multi-token-prediction layers are not noted here: ParamCounts::mtp_excluded carries them.
+  // MTP modules a config declares but roofline does not count (hf_families_moe.cpp).
+  if (m.family == "minimax_m2" && c.integer("num_mtp_modules", 0) > 0) {
+    notes.push_back("num_mtp_modules " + std::to_string(c.integer("num_mtp_modules", 0)) +
+                    " declared by the config: the published checkpoint holds no MTP tensors; none counted or "
+                    "excluded");
+  } else if (m.family == "ernie4_5_moe" && c.integer("num_nextn_predict_layers", 0) > 0) {
+    notes.emplace_back(
+        "num_nextn_predict_layers: MTP weights (mtp_*) a checkpoint may store are not loaded by "
+        "Ernie4_5_MoeForCausalLM; not counted");
+  }
   if (c.has("quantization_config")) {
     notes.emplace_back(
         "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "

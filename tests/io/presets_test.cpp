@@ -100,6 +100,19 @@ const std::vector<Expected> kExpected = {
     {"starcoder2-3b", 3'030'371'328, 3'030'371'328, "published-group2.tsv:24"},
     {"starcoder2-7b", 7'173'923'840, 7'173'923'840, "published-group2.tsv:25"},
     {"starcoder2-15b", 15'957'889'024, 15'957'889'024, "published-group2.tsv:26"},
+    {"glm-4.5", 352'797'829'024, 33'632'266'144, "published-moe.tsv:2"},
+    {"glm-4.5-air", 106'852'251'264, 13'424'129'664, "published-moe.tsv:3"},
+    {"olmoe-1b-7b", 6'919'161'856, 1'282'017'280, "published-moe.tsv:4"},
+    {"phi-3.5-moe", 41'873'153'344, 6'640'999'744, "published-moe.tsv:5"},
+    {"granite-3.1-3b-a800m", 3'298'793'472, 882'874'368, "published-moe.tsv:6"},
+    {"ernie-4.5-21b-a3b", 21'825'437'888, 3'352'150'208, "published-moe.tsv:7"},
+    {"minimax-m2", 228'689'764'864, 11'030'553'088, "published-moe.tsv:8"},
+    {"kimi-k2", 1'026'408'232'448, 32'861'500'928, "published-moe.tsv:9"},
+    {"deepseek-r1", 671'026'419'200, 37'552'297'472, "published-moe.tsv:10"},
+    {"qwen3-235b-a22b", 235'093'634'560, 22'190'763'520, "published-moe.tsv:11"},
+    {"qwen3-coder-480b-a35b", 480'154'875'392, 35'474'765'312, "published-moe.tsv:12"},
+    {"qwen3-coder-30b-a3b", 30'532'122'624, 3'353'032'704, "published-moe.tsv:13"},
+    {"hunyuan-a13b", 80'393'183'232, 12'747'448'320, "published-moe.tsv:14"},
 };
 // clang-format on
 
@@ -120,9 +133,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 69 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 56);
+  CHECK(r.entries(PresetKind::model).size() == 69);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -281,8 +294,9 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
           "intermediate_size": 256, "vocab_size": 1000})");
   dir.write("models/README.txt", "not a preset: ignored");
 
+  const std::size_t builtin_models = PresetRegistry({}).entries(PresetKind::model).size();
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 58);
+  CHECK(r.entries(PresetKind::model).size() == builtin_models + 2);
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -309,7 +323,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == builtin_models);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
@@ -564,7 +578,7 @@ TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][regis
       {"qwen2.5-14b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
       {"gemma3-12b", "; presets of this family: gemma3-1b, gemma3-27b"},
       {"gemma-3-4b", "; presets of this family: gemma3-1b, gemma3-27b"},
-      {"qwen3-32b", "; presets of this family: qwen3-8b, qwen3-30b-a3b"},
+      {"qwen3-32b", "; presets of this family: qwen3-8b, qwen3-30b-a3b, qwen3-235b-a22b"},
       {"Llama-3.1-13B", "; presets of this family: llama3.1-8b, llama3.1-70b, llama3.1-405b"},
       {"mixtral", "; did you mean one of: mixtral-8x7b, mixtral-8x22b?"},
       {"llama3-8", "; did you mean \"llama3-8b\"?"},

@@ -1,0 +1,211 @@
+// Mixture-of-experts families published in 2024-2026: Granite MoE, OLMoE, Phi-3.5-MoE, ERNIE 4.5
+// MoE, Hunyuan-A13B, GLM-4.5, MiniMax-M2 and the DeepSeek-V3 architecture under its own type names (Kimi K2).
+// Class defaults, biases and traps per family: tests/fixtures/hf/FAMILY-NOTES-moe.md.
+#include "io/hf_family.hpp"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace roofline::io::hf {
+
+namespace {
+
+using i64 = std::int64_t;
+
+// GraniteMoe: a Llama-like attention, experts stored fused (input_linear E x 2f x d, output_linear
+// E x d x f) with intermediate_size as the expert width, a bias-free router. The embedding,
+// residual, attention and logits multipliers scale activations only. GraniteMoeConfig: untied.
+void import_granitemoe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.mlp_bias = false;  // ParallelExperts have no bias; the class reads no mlp_bias
+  m.moe.n_experts = c.integer("num_local_experts", 8);
+  m.moe.top_k = c.integer("num_experts_per_tok", 2);
+  m.moe.d_ff_expert = m.d_ff;
+}
+
+// GraniteMoeShared: GraniteMoe plus one always-on gated MLP of shared_intermediate_size (0: none).
+void import_granitemoeshared(const Cfg& c, ModelConfig& m) {
+  import_granitemoe(c, m);
+  const i64 shared = c.integer("shared_intermediate_size", 0);
+  if (shared > 0) {
+    m.moe.n_shared_experts = 1;
+    m.moe.d_ff_shared = shared;
+  }
+}
+
+// OLMoE: q_norm over hidden_size and k_norm over (hidden/heads) x kv_heads, i.e. full width;
+// every layer MoE with intermediate_size as the expert width; clip_qkv has no parameters.
+void import_olmoe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qk_norm = QkNorm::full_width;
+  m.moe.n_experts = c.integer("num_experts", 64);
+  m.moe.top_k = c.integer("num_experts_per_tok", 8);
+  m.moe.d_ff_expert = m.d_ff;
+}
+
+// Phi-3.5-MoE: LayerNorms with bias, attention_bias on q, k, v and o, lm_head_bias on the untied
+// head, a uniform sliding window, Mixtral-style experts (w1, w2, w3) and a bias-free router.
+void import_phimoe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  read_uniform_window(c, m);
+  m.norm = NormKind::layernorm;
+  m.lm_head_bias = c.boolean("lm_head_bias", false);
+  m.moe.n_experts = c.integer("num_local_experts", 16);
+  m.moe.top_k = c.integer("num_experts_per_tok", 2);
+  m.moe.d_ff_expert = m.d_ff;
+}
+
+// ERNIE 4.5 MoE: layer i is MoE when (i+1) % moe_layer_interval == 0 and start <= i <= end;
+// that is is_moe_layer() with first_dense_layers = start, provided the MoE run reaches the last
+// layer. use_bias puts biases on every linear including lm_head. The shared experts are ONE MLP
+// of width moe_intermediate_size x moe_num_shared_experts; moe_statics.e_score_correction_bias
+// (1 x E per MoE layer) is a stored parameter.
+void import_ernie4_5_moe(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size", 2560);
+  m.n_layers = c.integer("num_hidden_layers", 28);
+  m.n_heads = c.integer("num_attention_heads", 20);
+  m.n_kv_heads = c.integer("num_key_value_heads", 4);
+  m.head_dim = c.integer("head_dim", kDeriveFromHeads);
+  m.d_ff = c.integer("intermediate_size", 12288);
+  m.vocab_size = c.integer("vocab_size", 103424);
+  m.max_seq_len = c.integer("max_position_embeddings", 131072);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  const bool bias = c.boolean("use_bias", false);
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.lm_head_bias = bias;
+  const i64 experts = c.integer("moe_num_experts", 64);
+  if (experts <= 0) return;  // a dense ERNIE 4.5 written as the MoE class
+  m.moe.n_experts = experts;
+  m.moe.top_k = c.integer("moe_k", 6);
+  m.moe.d_ff_expert = c.integer("moe_intermediate_size", 1536);
+  const i64 shared = c.integer("moe_num_shared_experts", 2);
+  if (shared > 0) {
+    m.moe.n_shared_experts = 1;
+    m.moe.d_ff_shared = saturating_mul(shared, m.moe.d_ff_expert);
+  }
+  m.moe.correction_bias = true;
+  m.moe.first_dense_layers = c.integer("moe_layer_start_index", 1);
+  m.moe.layer_freq = c.integer("moe_layer_interval", 1);
+  if (m.moe.layer_freq < 1) c.fail("moe_layer_interval", "must be at least 1");
+  const i64 end = c.integer("moe_layer_end_index", -1);
+  if (end != -1 && end < m.n_layers - 1) {
+    c.unsupported("moe_layer_end_index", "dense layers after the last MoE layer (end " + std::to_string(end) + ")");
+  }
+}
+
+// GLM-4.5 / 4.5-Air: first_k_dense_replace dense layers, n_shared_experts of moe_intermediate_size,
+// a sigmoid router with e_score_correction_bias (a stored buffer), attention_bias on q, k and v
+// only (o_proj has none), per-head q/k RMSNorms when use_qk_norm. The checkpoint stores
+// num_nextn_predict_layers MTP layers after the last decoder layer, shaped as DeepSeek-V3's
+// (own embed_tokens and shared_head.head, enorm/hnorm/shared_head.norm, eh_proj, one MoE layer);
+// Glm4MoeForCausalLM does not load them: counted in mtp_excluded, not in the total.
+void import_glm4_moe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qkv_bias = c.boolean("attention_bias", false);
+  m.o_bias = false;
+  if (c.boolean("use_qk_norm", false)) m.qk_norm = QkNorm::per_head;
+  m.moe.n_experts = c.integer("n_routed_experts", 128);
+  m.moe.top_k = c.integer("num_experts_per_tok", 8);
+  m.moe.d_ff_expert = c.integer("moe_intermediate_size", 1408);
+  m.moe.n_shared_experts = c.integer("n_shared_experts", 1);
+  m.moe.d_ff_shared = m.moe.d_ff_expert;
+  m.moe.first_dense_layers = c.integer("first_k_dense_replace", 1);
+  m.moe.correction_bias = true;
+  m.mtp_layers = c.integer("num_nextn_predict_layers", 0);
+}
+
+// MiniMax-M2: 256 experts (w1, w2, w3) of intermediate_size, a sigmoid router whose
+// e_score_correction_bias buffer MiniMaxM2SparseMoeBlock always registers, q/k RMSNorms over the
+// whole projection (h x d_h and h_kv x d_h, FlexOlmoAttention; the published config's
+// qk_norm_type "per_layer"). MiniMaxM2Config has the M2's values as defaults and no switch for
+// either; the remote-code keys use_qk_norm / use_routing_bias are honoured when written false.
+// num_mtp_modules / use_mtp describe MTP modules the published checkpoint does not contain:
+// nothing is counted or excluded for them (a checkpoint note says so).
+void import_minimax_m2(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size", 3072);
+  m.n_layers = c.integer("num_hidden_layers", 62);
+  m.n_heads = c.integer("num_attention_heads", 48);
+  m.n_kv_heads = c.integer("num_key_value_heads", 8);
+  m.head_dim = c.integer("head_dim", 128);
+  m.d_ff = c.integer("intermediate_size", 1536);
+  m.vocab_size = c.integer("vocab_size", 200064);
+  m.max_seq_len = c.integer("max_position_embeddings", 196608);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.moe.n_experts = c.integer("num_local_experts", 256);
+  m.moe.top_k = c.integer("num_experts_per_tok", 8);
+  m.moe.d_ff_expert = m.d_ff;
+  m.moe.correction_bias = c.boolean("use_routing_bias", true);
+  if (c.integer("shared_intermediate_size", 0) > 0) {
+    c.unsupported("shared_intermediate_size", "a MiniMax-M2 shared expert");
+  }
+  if (c.boolean("use_qk_norm", true)) {
+    const std::string type = c.str("qk_norm_type", "per_layer");
+    if (type != "per_layer") c.unsupported("qk_norm_type", "\"" + type + "\" (only per_layer)");
+    m.qk_norm = QkNorm::full_width;
+  }
+}
+
+// An integer, or a per-layer list whose entries are all that integer (Hunyuan writes moe_topk,
+// num_shared_expert and moe_intermediate_size as lists of num_hidden_layers values). Absent: none.
+std::optional<i64> uniform_integer(const Cfg& c, const char* key, i64 n_layers) {
+  if (!c.has(key)) return std::nullopt;
+  const nlohmann::json& v = c.raw(key);
+  if (!v.is_array()) return c.integer(key);
+  if (v.empty() || static_cast<i64>(v.size()) != n_layers) {
+    c.fail(key, "expected an integer or an array of " + std::to_string(n_layers) + " integers");
+  }
+  for (const nlohmann::json& e : v) {
+    if (!e.is_number_integer() || e != v.front()) {
+      c.unsupported(key, "different values per layer " + describe_json(v));
+    }
+  }
+  return v.front().get<i64>();
+}
+
+// Hunyuan-A13B (HunYuanMoEV1): every layer has a Llama attention with per-head q/k RMSNorms
+// (query_layernorm / key_layernorm over head_dim), one shared MLP and num_experts routed experts,
+// all of width intermediate_size, and a bias-free router (gate.wg). Per-layer lists must be uniform;
+// a second width (moe_intermediate_size != intermediate_size), several shared experts and
+// cross-layer KV sharing (use_cla) are refused rather than guessed.
+void import_hunyuan_v1_moe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.mlp_bias = false;
+  m.qk_norm = QkNorm::per_head;
+  m.moe.n_experts = uniform_integer(c, "num_experts", m.n_layers).value_or(1);
+  m.moe.top_k = uniform_integer(c, "moe_topk", m.n_layers).value_or(1);
+  m.moe.d_ff_expert = m.d_ff;
+  m.moe.n_shared_experts = 1;
+  m.moe.d_ff_shared = m.d_ff;
+  const std::optional<i64> width = uniform_integer(c, "moe_intermediate_size", m.n_layers);
+  if (width && *width != m.d_ff) c.unsupported("moe_intermediate_size", "an expert width other than intermediate_size");
+  const std::optional<i64> shared = uniform_integer(c, "num_shared_expert", m.n_layers);
+  if (shared && *shared != 1) c.unsupported("num_shared_expert", "other than one shared MLP per layer");
+  if (c.boolean("use_cla", false)) c.unsupported("use_cla", "cross-layer attention (K/V shared between layers)");
+}
+
+// Kimi K2 ships DeepseekV3ForCausalLM under model_type "kimi_k2": the deepseek_v3 reader applies.
+void import_deepseek_v3_alias(const Cfg& c, ModelConfig& m) {
+  for (const Family& f : classic_families()) {
+    if (std::string_view(f.model_type) == "deepseek_v3") {
+      f.import(c, m);
+      return;
+    }
+  }
+}
+
+constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
+                                  Family{"granitemoeshared", import_granitemoeshared},
+                                  Family{"olmoe", import_olmoe},
+                                  Family{"phimoe", import_phimoe},
+                                  Family{"ernie4_5_moe", import_ernie4_5_moe},
+                                  Family{"glm4_moe", import_glm4_moe},
+                                  Family{"minimax_m2", import_minimax_m2},
+                                  Family{"kimi_k2", import_deepseek_v3_alias},
+                                  Family{"hunyuan_v1_moe", import_hunyuan_v1_moe}};
+
+}  // namespace
+
+std::span<const Family> moe_2026_families() { return kFamilies; }
+
+}  // namespace roofline::io::hf

@@ -1,0 +1,301 @@
+// The mixture-of-experts families of hf_families_moe.cpp: one named test per trap listed in
+// tests/fixtures/hf/FAMILY-NOTES-moe.md. Totals come from published-moe.tsv (the fixture loop in
+// hf_import_test.cpp checks every row); here each trap is isolated so a wrong rule fails by name.
+#include "io/hf_import.hpp"
+#include "io/preset_json.hpp"
+#include "io/preset_registry.hpp"
+
+#include "roofline/errors.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "io_test_support.hpp"
+
+using namespace roofline;
+using namespace roofline::io;
+using nlohmann::json;
+using roofline_test::hf_fixture;
+
+namespace {
+
+json fixture(const std::string& preset) {
+  const std::string path = hf_fixture(preset);
+  return parse_json_text(read_file(path), path);
+}
+
+ModelConfig import_json(const json& j) { return import_hf_config(j, "config.json"); }
+
+std::int64_t part(const LayerKindParams& k, std::string_view id) {
+  for (const ParamComponent& p : k.parts) {
+    if (p.id == id) return p.count;
+  }
+  return 0;
+}
+
+const LayerKindParams& moe_kind(const ParamCounts& c) {
+  for (const LayerKindParams& k : c.layer_kinds) {
+    if (k.moe) return k;
+  }
+  FAIL("no MoE layer kind");
+  return c.layer_kinds.front();
+}
+
+}  // namespace
+
+TEST_CASE("moe: the new model types are listed as supported", "[io][hf][moe]") {
+  const std::string s = supported_model_types();
+  for (const char* t :
+       {"granitemoe", "granitemoeshared", "olmoe", "phimoe", "ernie4_5_moe", "glm4_moe", "minimax_m2", "kimi_k2"}) {
+    INFO(t);
+    CHECK(s.find(t) != std::string::npos);
+  }
+}
+
+TEST_CASE("moe: glm4_moe: dense prefix, shared expert, correction bias, MTP layer excluded", "[io][hf][moe][glm]") {
+  const ModelConfig m = import_json(fixture("glm-4.5"));
+  CHECK(m.moe.first_dense_layers == 3);
+  CHECK(m.moe.n_shared_experts == 1);
+  CHECK(m.moe.d_ff_shared == 1536);
+  CHECK(m.moe.correction_bias);
+  CHECK(m.mtp_layers == 1);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 2);
+  CHECK(c.layer_kinds[0].n_layers == 3);
+  CHECK(part(c.layer_kinds[0], "gate_proj") == 5120LL * 12288);  // dense layers use intermediate_size
+  CHECK(c.layer_kinds[1].n_layers == 89);
+  CHECK(part(c.layer_kinds[1], "router_correction_bias") == 160);
+  CHECK(part(c.layer_kinds[1], "shared_experts") == 3LL * 5120 * 1536);
+  // published-moe.tsv:2: layer 92 = one MoE layer + eh_proj + 3 norms + its own embedding and head.
+  CHECK(c.mtp_excluded == 5'539'962'272);
+  CHECK(c.total == 352'797'829'024);
+  CHECK(c.total + c.mtp_excluded == 358'337'791'296);  // the checkpoint's safetensors total
+  // Air: one dense layer, MTP layer 46.
+  const ParamCounts air = count_params(import_json(fixture("glm-4.5-air")));
+  CHECK(air.layer_kinds[0].n_layers == 1);
+  CHECK(air.total + air.mtp_excluded == 110'468'824'832);
+}
+
+TEST_CASE("moe: glm4_moe: attention_bias is on q, k and v only; o_proj has none", "[io][hf][moe][glm][trap]") {
+  const ModelConfig m = import_json(fixture("glm-4.5"));
+  CHECK(m.qkv_bias);
+  CHECK_FALSE(m.o_bias);
+  const ParamCounts c = count_params(m);
+  // 96 x 128 + 2 x 8 x 128 = 14,336; an o bias would add hidden (5120).
+  CHECK(part(c.layer_kinds[0], "attn_bias") == 14'336);
+  json j = fixture("glm-4.5");
+  j["attention_bias"] = false;
+  CHECK(count_params(import_json(j)).total == c.total - 92 * 14'336);
+}
+
+TEST_CASE("moe: glm4_moe: use_qk_norm adds per-head q/k norms (GLM-4.5 yes, Air no)", "[io][hf][moe][glm][trap]") {
+  const ParamCounts c = count_params(import_json(fixture("glm-4.5")));
+  CHECK(part(c.layer_kinds[1], "qk_norm") == 256);  // q_norm + k_norm over head_dim 128
+  const ModelConfig air = import_json(fixture("glm-4.5-air"));
+  CHECK(air.qk_norm == QkNorm::none);
+  json j = fixture("glm-4.5-air");
+  j["use_qk_norm"] = true;
+  CHECK(count_params(import_json(j)).total == count_params(air).total + 46 * 256);
+}
+
+TEST_CASE("moe: olmoe: q/k norms span the whole projection width", "[io][hf][moe][olmoe][trap]") {
+  const ModelConfig m = import_json(fixture("olmoe-1b-7b"));
+  CHECK(m.qk_norm == QkNorm::full_width);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 1);
+  CHECK(c.layer_kinds[0].moe);
+  // q_norm over hidden 2048 + k_norm over 16 x 128 = 4096 per layer (per head would be 256).
+  CHECK(part(c.layer_kinds[0], "qk_norm") == 4096);
+  CHECK(c.total == 6'919'161'856);
+}
+
+TEST_CASE("moe: phimoe: LayerNorm with bias, o_proj bias and an lm_head bias", "[io][hf][moe][phimoe][trap]") {
+  const ModelConfig m = import_json(fixture("phi-3.5-moe"));
+  CHECK(m.norm == NormKind::layernorm);
+  CHECK(m.qkv_bias);
+  CHECK(m.o_bias);
+  CHECK(m.lm_head_bias);
+  CHECK(m.sliding_window == 131'072);
+  const ParamCounts c = count_params(m);
+  CHECK(part(c.layer_kinds[0], "norms") == 2 * 2 * 4096);                // weight and bias, two per layer
+  CHECK(part(c.layer_kinds[0], "attn_bias") == 4096 + 2 * 1024 + 4096);  // q, k, v and o
+  CHECK(c.lm_head == 32'064LL * 4096 + 32'064);
+  CHECK(c.final_norm == 2 * 4096);
+  json j = fixture("phi-3.5-moe");
+  j.erase("lm_head_bias");  // PhimoeConfig's default is false
+  CHECK(count_params(import_json(j)).total == c.total - 32'064);
+}
+
+TEST_CASE("moe: granitemoe: intermediate_size is the expert width; multipliers change nothing",
+          "[io][hf][moe][granite][trap]") {
+  const ModelConfig m = import_json(fixture("granite-3.1-3b-a800m"));
+  CHECK(m.moe.n_experts == 40);
+  CHECK(m.moe.d_ff_expert == 512);
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 1);
+  CHECK(part(c.layer_kinds[0], "experts") == 40LL * 3 * 1536 * 512);
+  CHECK(c.total == 3'298'793'472);
+  json j = fixture("granite-3.1-3b-a800m");
+  j["embedding_multiplier"] = 1.0;
+  j["logits_scaling"] = 1.0;
+  j["residual_multiplier"] = 1.0;
+  j["attention_multiplier"] = 1.0;
+  CHECK(count_params(import_json(j)).total == c.total);
+  j.erase("tie_word_embeddings");  // GraniteMoeConfig: untied by default
+  CHECK(count_params(import_json(j)).total == c.total + 49'155LL * 1536);
+}
+
+TEST_CASE("moe: granitemoeshared: shared_intermediate_size adds one gated shared MLP", "[io][hf][moe][granite]") {
+  json j = fixture("granite-3.1-3b-a800m");
+  j["model_type"] = "granitemoeshared";
+  const std::int64_t base = count_params(import_json(j)).total;
+  CHECK(base == 3'298'793'472);  // shared_intermediate_size absent: 0, no shared expert
+  j["shared_intermediate_size"] = 1024;
+  const ParamCounts c = count_params(import_json(j));
+  CHECK(part(c.layer_kinds[0], "shared_experts") == 3LL * 1536 * 1024);
+  CHECK(c.total == base + 32 * 3LL * 1536 * 1024);
+}
+
+TEST_CASE("moe: ernie4_5_moe: moe_layer_start_index, one wide shared MLP, moe_statics bias",
+          "[io][hf][moe][ernie][trap]") {
+  const ModelConfig m = import_json(fixture("ernie-4.5-21b-a3b"));
+  CHECK(m.moe.first_dense_layers == 1);
+  CHECK(m.moe.n_shared_experts == 1);
+  CHECK(m.moe.d_ff_shared == 2 * 1536);
+  CHECK(m.moe.correction_bias);
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 2);
+  CHECK(c.layer_kinds[0].n_layers == 1);
+  CHECK(c.layer_kinds[1].n_layers == 27);
+  CHECK(part(c.layer_kinds[1], "router_correction_bias") == 64);
+  CHECK(c.total == 21'825'437'888);
+  // Interval 2 from start 1: layers 1, 3, ..., 27 are MoE (14), the rest dense.
+  json j = fixture("ernie-4.5-21b-a3b");
+  j["moe_layer_interval"] = 2;
+  CHECK(moe_kind(count_params(import_json(j))).n_layers == 14);
+  // A MoE run that stops before the last layer is not representable: refused by name.
+  j = fixture("ernie-4.5-21b-a3b");
+  j["moe_layer_end_index"] = 20;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("moe_layer_end_index"));
+}
+
+TEST_CASE("moe: ernie4_5_moe: use_bias puts a bias on every linear, lm_head included", "[io][hf][moe][ernie][trap]") {
+  json j = fixture("ernie-4.5-21b-a3b");
+  j["use_bias"] = true;
+  j["tie_word_embeddings"] = false;
+  const ModelConfig m = import_json(j);
+  CHECK(m.qkv_bias);
+  CHECK(m.o_bias);
+  CHECK(m.mlp_bias);
+  CHECK(m.lm_head_bias);
+  CHECK(count_params(m).lm_head == 103'424LL * 2560 + 103'424);
+}
+
+TEST_CASE("moe: minimax_m2: full-width q/k norms, routing bias, declared MTP not shipped",
+          "[io][hf][moe][minimax][trap]") {
+  const ModelConfig m = import_json(fixture("minimax-m2"));
+  CHECK(m.qk_norm == QkNorm::full_width);
+  CHECK(m.moe.correction_bias);
+  CHECK(m.mtp_layers == 0);  // num_mtp_modules 3 in the config; the checkpoint has none
+  const ParamCounts c = count_params(m);
+  CHECK(c.mtp_excluded == 0);
+  REQUIRE(c.layer_kinds.size() == 1);
+  CHECK(part(c.layer_kinds[0], "qk_norm") == 48 * 128 + 8 * 128);  // 7,168, not 2 x 128
+  CHECK(part(c.layer_kinds[0], "router_correction_bias") == 256);
+  CHECK(c.total == 228'689'764'864);  // = the published checkpoint total
+  json j = fixture("minimax-m2");
+  j["use_routing_bias"] = false;
+  CHECK(count_params(import_json(j)).total == c.total - 62 * 256);
+  j["qk_norm_type"] = "per_head";
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("qk_norm_type"));
+}
+
+TEST_CASE("moe: minimax_m2: MiniMaxM2Config's defaults are the M2, norms and routing bias included",
+          "[io][hf][moe][minimax][trap]") {
+  // transformers' class has no use_qk_norm / use_routing_bias switch: the q/k norms and the
+  // correction-bias buffer always exist, and every default is the published M2's value.
+  CHECK(count_params(import_json(json{{"model_type", "minimax_m2"}})).total == 228'689'764'864);
+  json j = fixture("minimax-m2");
+  j.erase("use_qk_norm");
+  j.erase("use_routing_bias");
+  j.erase("qk_norm_type");
+  CHECK(count_params(import_json(j)).total == 228'689'764'864);
+  j["use_qk_norm"] = false;  // remote-code switch written false: no q/k norms
+  CHECK(count_params(import_json(j)).total == 228'689'764'864 - 62 * 7'168);
+}
+
+TEST_CASE("moe: kimi_k2 is the DeepSeek-V3 architecture under its own model_type", "[io][hf][moe][kimi][trap]") {
+  json j = fixture("kimi-k2");
+  const ModelConfig k = import_json(j);
+  CHECK(k.family == "kimi_k2");
+  CHECK(k.mla.enabled());
+  CHECK(k.moe.n_experts == 384);
+  CHECK(k.moe.first_dense_layers == 1);
+  CHECK(k.moe.correction_bias);
+  CHECK(k.mtp_layers == 0);
+  const ParamCounts c = count_params(k);
+  CHECK(c.total == 1'026'408'232'448);
+  j["model_type"] = "deepseek_v3";
+  CHECK(count_params(import_json(j)).total == c.total);
+}
+
+TEST_CASE("moe: deepseek-r1's checkpoint total is the model plus its MTP layer", "[io][hf][moe][deepseek]") {
+  const ParamCounts c = count_params(import_json(fixture("deepseek-r1")));
+  CHECK(c.total == 671'026'419'200);
+  CHECK(c.total + c.mtp_excluded == 684'489'845'504);  // published-moe.tsv:10
+}
+
+TEST_CASE("moe: KV cache per token of the new families", "[io][hf][moe][kv]") {
+  // 2 (K and V) x layers x kv_heads x head_dim x 2 bytes; MTP layers hold no cache of the model.
+  CHECK(kv_bytes_per_token(import_json(fixture("glm-4.5")), 2.0).base() == 2.0 * 92 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(import_json(fixture("minimax-m2")), 2.0).base() == 2.0 * 62 * 8 * 128 * 2);
+  CHECK(kv_bytes_per_token(import_json(fixture("olmoe-1b-7b")), 2.0).base() == 2.0 * 16 * 16 * 128 * 2);
+  // Kimi K2 caches MLA's latent: (kv_lora_rank + rope dim) per layer.
+  CHECK(kv_bytes_per_token(import_json(fixture("kimi-k2")), 2.0).base() == 61.0 * (512 + 64) * 2);
+}
+
+TEST_CASE("moe: hunyuan_v1_moe: a shared MLP in every layer, per-head q/k norms, uniform per-layer lists",
+          "[io][hf][moe][hunyuan][trap]") {
+  const ModelConfig m = import_json(fixture("hunyuan-a13b"));
+  CHECK(m.moe.n_experts == 64);
+  CHECK(m.moe.top_k == 8);  // moe_topk is a list of 32 eights
+  CHECK(m.moe.n_shared_experts == 1);
+  CHECK(m.moe.d_ff_shared == 3072);
+  CHECK(m.qk_norm == QkNorm::per_head);
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 1);
+  CHECK(part(c.layer_kinds[0], "shared_experts") == 3LL * 4096 * 3072);
+  CHECK(part(c.layer_kinds[0], "qk_norm") == 256);
+  CHECK(c.total == 80'393'183'232);
+  json j = fixture("hunyuan-a13b");
+  j["moe_topk"][5] = 4;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("moe_topk"));
+  j = fixture("hunyuan-a13b");
+  j["use_cla"] = true;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("use_cla"));
+  j = fixture("hunyuan-a13b");
+  j["moe_intermediate_size"] = 1536;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("moe_intermediate_size"));
+}
+
+TEST_CASE("moe: declared-but-uncounted MTP modules are said in the notes", "[io][hf][moe][notes]") {
+  const auto notes_of = [](const std::string& preset) {
+    std::vector<std::string> notes;
+    (void)import_hf_config(fixture(preset), "config.json", "", &notes);
+    std::string all;
+    for (const std::string& n : notes) all += n + "\n";
+    return all;
+  };
+  CHECK_THAT(notes_of("minimax-m2"), Catch::Contains("num_mtp_modules 3 declared by the config"));
+  CHECK_THAT(notes_of("minimax-m2"), Catch::Contains("quantization_config present"));
+  CHECK_THAT(notes_of("ernie-4.5-21b-a3b"), Catch::Contains("mtp_*"));
+  // GLM's MTP layer is counted and excluded through ParamCounts::mtp_excluded, not a note.
+  CHECK_THAT(notes_of("glm-4.5"), !Catch::Contains("MTP"));
+}
