@@ -35,7 +35,10 @@ struct BadPreset {
 const std::string kSupported =
     "supported model_type values: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
     "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
-    "cohere, dbrx, deepseek_v2, deepseek_v3";
+    "cohere, dbrx, deepseek_v2, deepseek_v3"
+    // dense 2024-2026 (hf_families_dense.cpp)
+    ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, ernie4_5, hunyuan_v1_dense, "
+    "nemotron, ministral, glm, glm4";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets

@@ -100,6 +100,23 @@ const std::vector<Expected> kExpected = {
     {"starcoder2-3b", 3'030'371'328, 3'030'371'328, "published-group2.tsv:24"},
     {"starcoder2-7b", 7'173'923'840, 7'173'923'840, "published-group2.tsv:25"},
     {"starcoder2-15b", 15'957'889'024, 15'957'889'024, "published-group2.tsv:26"},
+    // Dense families of 2024-2026 (published-dense.tsv)
+    {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
+    {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
+    {"smollm3-3b", 3'075'098'624, 3'075'098'624, "published-dense.tsv:4"},
+    {"internlm2.5-7b", 7'737'708'544, 7'737'708'544, "published-dense.tsv:5"},
+    {"internlm3-8b", 8'804'241'408, 8'804'241'408, "published-dense.tsv:6"},
+    {"command-r7b", 8'028'033'024, 8'028'033'024, "published-dense.tsv:7"},
+    {"stablelm-2-1.6b", 1'644'515'328, 1'644'515'328, "published-dense.tsv:8"},
+    {"exaone-3.5-7.8b", 7'818'448'896, 7'818'448'896, "published-dense.tsv:9"},
+    {"ernie-4.5-0.3b", 360'748'032, 360'748'032, "published-dense.tsv:10"},
+    {"hunyuan-7b", 7'504'568'320, 7'504'568'320, "published-dense.tsv:11"},
+    {"nemotron-mini-4b", 4'190'509'056, 4'190'509'056, "published-dense.tsv:12"},
+    {"ministral-8b", 8'019'808'256, 8'019'808'256, "published-dense.tsv:13"},
+    {"glm-4-9b-0414", 9'400'279'040, 9'400'279'040, "published-dense.tsv:14"},
+    {"mistral-nemo-12b", 12'247'782'400, 12'247'782'400, "published-dense.tsv:15"},
+    {"mistral-small-24b", 23'572'403'200, 23'572'403'200, "published-dense.tsv:16"},
+
 };
 // clang-format on
 
@@ -120,9 +137,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 71 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 56);
+  CHECK(r.entries(PresetKind::model).size() == 56 + 15);  // + the dense 2026 presets
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -282,7 +299,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   dir.write("models/README.txt", "not a preset: ignored");
 
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 58);
+  CHECK(r.entries(PresetKind::model).size() == 56 + 15 + 2);  // built-ins (+ dense 2026) + 2 user
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -309,7 +326,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56 + 15);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
