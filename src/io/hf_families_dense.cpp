@@ -4,6 +4,7 @@
 #include "io/hf_family.hpp"
 
 #include <array>
+#include <string>
 
 namespace roofline::io::hf {
 namespace {
@@ -77,8 +78,7 @@ void import_cohere2(const Cfg& c, ModelConfig& m) {
 
 // StableLM (2): LayerNorm WITH bias, q/k/v biases from use_qkv_bias, o_proj never biased,
 // partial rotary (no weights). use_parallel_residual drops the second LayerNorm. qk_layernorm
-// adds one bias-free LayerNorm per head, which the engine cannot tell apart from the biased
-// layer norms, so it is refused.
+// adds one bias-free LayerNorm of d_h per query head and per KV head: (h + h_kv) d_h gains.
 void import_stablelm(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer("hidden_size", 2560);
   m.n_layers = c.integer("num_hidden_layers", 32);
@@ -94,7 +94,8 @@ void import_stablelm(const Cfg& c, ModelConfig& m) {
   m.parallel_block = c.boolean("use_parallel_residual", false);
   m.norms_per_layer = m.parallel_block ? 1 : 2;
   if (c.boolean("qk_layernorm", false)) {
-    c.unsupported("qk_layernorm", "per-head LayerNorms without bias in a model whose LayerNorms have one");
+    m.qk_norm = QkNorm::full_width;  // one d_h LayerNorm per query head and per KV head
+    m.qk_norm_gain_only = true;      // StableLmLayerNormPerHead: LayerNorm(bias=False)
   }
 }
 
@@ -111,6 +112,32 @@ void import_exaone(const Cfg& c, ModelConfig& m) {
   m.vocab_size = c.integer("vocab_size");
   m.max_seq_len = c.integer("max_position_embeddings", 0);
   m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+}
+
+// EXAONE 4.0 (Exaone4Config, transformers): post-sublayer RMSNorms only (post_attention and
+// post_feedforward: still two per layer), per-head q/k RMSNorms, no biases, untied by class
+// default. Sliding layers: layer_types, else sliding_window_pattern as an integer p (layer i
+// global when (i+1) % p == 0, class default 4) or a string of L/G such as "LLLG". (A null
+// sliding_window reads as absent here; the class needs layer_types then, which decide.)
+void import_exaone4(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qk_norm = QkNorm::per_head;
+  m.sliding_window = c.integer("sliding_window", 4096);
+  m.global_every = 4;
+  if (c.has("sliding_window_pattern")) {
+    const json& p = c.raw("sliding_window_pattern");
+    if (p.is_string()) {
+      // "L...LG": one global layer closing each period of p layers.
+      const std::string s = p.get<std::string>();
+      const bool ok = !s.empty() && s.back() == 'G' && s.find('G') == s.size() - 1 &&
+                      s.find_first_not_of("LG") == std::string::npos;
+      if (!ok) c.unsupported("sliding_window_pattern", "pattern " + describe_json(p) + " is not L...LG");
+      m.global_every = static_cast<std::int64_t>(s.size());
+    } else {
+      m.global_every = c.integer("sliding_window_pattern");
+    }
+  }
+  read_layer_types(c, m);
 }
 
 // ERNIE 4.5 dense: Ernie4_5Config defaults are the 0.3B model, including head_dim 128 (not
@@ -187,6 +214,7 @@ constexpr std::array kDense = {Family{"granite", import_granite},
                                Family{"cohere2", import_cohere2},
                                Family{"stablelm", import_stablelm},
                                Family{"exaone", import_exaone},
+                               Family{"exaone4", import_exaone4},
                                Family{"ernie4_5", import_ernie4_5},
                                Family{"hunyuan_v1_dense", import_hunyuan_v1_dense},
                                Family{"nemotron", import_nemotron},

@@ -37,7 +37,7 @@ void read_layer_types(const Cfg& c, ModelConfig& m);
 /// The families known since the importer's first release (hf_import.cpp).
 std::span<const Family> classic_families();
 
-/// Dense families of 2024-2026: granite, smollm3, internlm2/3, cohere2, stablelm, exaone,
+/// Dense families of 2024-2026: granite, smollm3, internlm2/3, cohere2, stablelm, exaone(4),
 /// ernie4_5, hunyuan_v1_dense, nemotron, ministral, glm, glm4 (hf_families_dense.cpp).
 std::span<const Family> dense_2026_families();
 

@@ -37,7 +37,7 @@ const std::string kSupported =
     "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
     "cohere, dbrx, deepseek_v2, deepseek_v3"
     // dense 2024-2026 (hf_families_dense.cpp)
-    ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, ernie4_5, hunyuan_v1_dense, "
+    ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
     "nemotron, ministral, glm, glm4";
 
 const std::vector<BadPreset> kBad = {

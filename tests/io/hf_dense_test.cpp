@@ -161,7 +161,7 @@ TEST_CASE("io: cohere2: sliding_window_pattern 4 or layer_types; parallel block,
   CHECK(dense_import(no_pattern).global_every == 4);
 }
 
-TEST_CASE("io: stablelm: LayerNorm with bias, q/k/v biases only, parallel residual drops a norm, qk_layernorm refused",
+TEST_CASE("io: stablelm: LayerNorm with bias, q/k/v biases only, parallel residual drops a norm",
           "[io][hf][dense][stablelm]") {
   json j = dense_fixture("stablelm-2-1.6b");
   const ModelConfig m = dense_import(j);
@@ -175,10 +175,25 @@ TEST_CASE("io: stablelm: LayerNorm with bias, q/k/v biases only, parallel residu
   json no_bias = j;
   no_bias["use_qkv_bias"] = false;
   CHECK(dense_total(no_bias) == published - 24LL * 3 * 2048);
-  json qk = j;
-  qk["qk_layernorm"] = true;
-  REQUIRE_THROWS_AS(dense_import(qk), InputError);
-  REQUIRE_THROWS_WITH(dense_import(qk), Catch::Contains("qk_layernorm"));
+}
+
+TEST_CASE("io: stablelm: qk_layernorm adds (h + h_kv) d_h gains, no biases, under LayerNorms with bias",
+          "[io][hf][dense][stablelm]") {
+  json j = dense_fixture("stablelm-2-1.6b");
+  const std::int64_t published = dense_total(j);
+  j["qk_layernorm"] = true;  // StableLM 2 12B's setting
+  const ModelConfig m = dense_import(j);
+  CHECK(m.qk_norm == QkNorm::full_width);
+  CHECK(m.qk_norm_gain_only);
+  CHECK(dense_part(m, "qk_norm") == (32 + 32) * 64);
+  CHECK(count_params(m).total == published + 24LL * (32 + 32) * 64);
+  // A native preset keeps the field: architecture_to_json writes it, architecture_from_json reads it.
+  const json a = architecture_to_json(m);
+  REQUIRE(a.at("qk_norm_gain_only") == true);
+  ModelConfig back;
+  architecture_from_json(a, "test", back);
+  CHECK(back.qk_norm_gain_only);
+  CHECK_FALSE(architecture_to_json(dense_import(dense_fixture("stablelm-2-1.6b"))).contains("qk_norm_gain_only"));
 }
 
 TEST_CASE("io: exaone: num_layers, intermediate_size 4d and a tied head by class default", "[io][hf][dense][exaone]") {
@@ -298,4 +313,34 @@ TEST_CASE("io: mistral with explicit head_dim: Nemo and Small 3 use 128, not d/h
     CHECK(dense_import(derived).head_dim == 160);
     CHECK(dense_total(derived) == dense_total(j) + 40LL * 2 * 5120 * 32 * 32 + 40LL * 2 * 5120 * 8 * 32);
   }
+}
+
+TEST_CASE("io: exaone4: post-norms only, per-head q/k norms, sliding_window_pattern as an L/G string",
+          "[io][hf][dense][exaone4]") {
+  // A config shaped like EXAONE-4.0-32B (not a checked published fixture; see the dense notes).
+  json j = {{"model_type", "exaone4"},          {"hidden_size", 5120},         {"num_hidden_layers", 64},
+            {"num_attention_heads", 40},        {"num_key_value_heads", 8},    {"head_dim", 128},
+            {"intermediate_size", 27392},       {"vocab_size", 102400},        {"sliding_window", 4096},
+            {"sliding_window_pattern", "LLLG"}, {"tie_word_embeddings", false}};
+  const ModelConfig m = dense_import(j);
+  CHECK(m.global_every == 4);
+  CHECK(m.sliding_window == 4096);
+  CHECK(layer_windows(m).global_layers == 16);
+  CHECK(dense_part(m, "qk_norm") == 2 * 128);
+  CHECK(dense_part(m, "norms") == 2 * 5120);
+  // 64 x (q 5120*5120 + k, v 5120*1024 + o 5120*5120 + 256 + 3*5120*27392 + 2*5120) + 2 V d + d
+  CHECK(count_params(m).total == 32'003'216'384);
+  json as_int = j;
+  as_int["sliding_window_pattern"] = 4;  // the integer form, also the class default
+  CHECK(dense_import(as_int).global_every == 4);
+  as_int.erase("sliding_window_pattern");
+  CHECK(dense_import(as_int).global_every == 4);
+  json listed = j;
+  listed["layer_types"] = json::array();
+  for (int i = 0; i < 64; ++i) listed["layer_types"].push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+  CHECK(dense_import(listed).global_every == 2);  // layer_types wins over the pattern
+  json odd = j;
+  odd["sliding_window_pattern"] = "LGLG";
+  REQUIRE_THROWS_AS(dense_import(odd), InputError);
+  REQUIRE_THROWS_WITH(dense_import(odd), Catch::Contains("sliding_window_pattern"));
 }
