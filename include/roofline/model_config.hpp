@@ -59,6 +59,9 @@ struct ModelConfig {
   bool final_norm = true;
   bool embedding_norm = false;  ///< BLOOM word_embeddings_layernorm after the embedding
   QkNorm qk_norm = QkNorm::none;
+  /// q/k norms carry a gain and no bias whatever `norm` is (StableLM 2: LayerNorm(bias=False) per
+  /// head under LayerNorms with bias). Issue 10, dense families.
+  bool qk_norm_gain_only = false;
 
   bool qkv_bias = false;      ///< biases on q, k, v projections
   bool o_bias = false;        ///< bias on the attention output projection

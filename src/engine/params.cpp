@@ -94,14 +94,17 @@ void add_attention(const ModelConfig& m, LayerBuilder& b) {
   if (m.qkv_bias) bias = checked_add(q_width, checked_mul(2, kv_width));
   if (m.o_bias) bias = checked_add(bias, d);
   b.add("attn_bias", bias, false);
+  // qk_norm = norm_qk(2 d_h) per head or norm_qk(w_q + w_kv) full width, norm_qk = gain only
+  // when qk_norm_gain_only (StableLM 2 qk_layernorm) else the layer norm  [formulas.md §5]
+  const NormKind qk_kind = m.qk_norm_gain_only ? NormKind::layernorm_nobias : m.norm;
   switch (m.qk_norm) {
     case QkNorm::none:
       break;
     case QkNorm::per_head:
-      b.add("qk_norm", norm_params(m.norm, 2 * m.head_dim), false);
+      b.add("qk_norm", norm_params(qk_kind, 2 * m.head_dim), false);
       break;
     case QkNorm::full_width:
-      b.add("qk_norm", norm_params(m.norm, q_width + kv_width), false);
+      b.add("qk_norm", norm_params(qk_kind, q_width + kv_width), false);
       break;
   }
 }

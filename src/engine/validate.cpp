@@ -65,6 +65,7 @@ std::vector<std::string> validate(const ModelConfig& m) {
     in_range(e, "moe.first_dense_layers", m.moe.first_dense_layers, 0, m.n_layers);
     in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
   }
+  need(e, !m.qk_norm_gain_only || m.qk_norm != QkNorm::none, "qk_norm_gain_only: needs qk_norm per_head or full_width");
   return e;
 }
 

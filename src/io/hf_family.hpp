@@ -40,5 +40,8 @@ std::span<const Family> classic_families();
 /// Mixture-of-experts families of 2024-2026: granitemoe, olmoe, phimoe, ernie4_5_moe, glm4_moe,
 /// minimax_m2, kimi_k2, hunyuan_v1_moe (hf_families_moe.cpp).
 std::span<const Family> moe_2026_families();
+/// Dense families of 2024-2026: granite, smollm3, internlm2/3, cohere2, stablelm, exaone(4),
+/// ernie4_5, hunyuan_v1_dense, nemotron, ministral, glm, glm4 (hf_families_dense.cpp).
+std::span<const Family> dense_2026_families();
 
 }  // namespace roofline::io::hf

@@ -474,6 +474,7 @@ using i64 = std::int64_t;
 const std::array kFamilyTables = {
     hf::classic_families(),
     hf::moe_2026_families(),
+    hf::dense_2026_families(),
 };
 
 struct Refused {

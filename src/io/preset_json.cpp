@@ -259,6 +259,7 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
   set_bool(r, "final_norm", m.final_norm);
   set_bool(r, "embedding_norm", m.embedding_norm);
   if (r.has("qk_norm")) m.qk_norm = parse_enum(r, "qk_norm", kQkNormNames);
+  set_bool(r, "qk_norm_gain_only", m.qk_norm_gain_only);
   set_bool(r, "qkv_bias", m.qkv_bias);
   set_bool(r, "o_bias", m.o_bias);
   set_bool(r, "mlp_bias", m.mlp_bias);
@@ -327,6 +328,7 @@ json architecture_to_json(const ModelConfig& m) {
       {"global_every", m.global_every},
       {"mtp_layers", m.mtp_layers},
   };
+  if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;  // written only when set (StableLM 2)
   if (m.moe.enabled()) {
     a["moe"] = {{"n_experts", m.moe.n_experts},
                 {"top_k", m.moe.top_k},

@@ -36,7 +36,9 @@ const std::string kSupported =
     "supported model_type values: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
     "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
     "cohere, dbrx, deepseek_v2, deepseek_v3"
-    ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, hunyuan_v1_moe";
+    ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, hunyuan_v1_moe"
+    ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
+    "nemotron, ministral, glm, glm4";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets

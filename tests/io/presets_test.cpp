@@ -113,6 +113,23 @@ const std::vector<Expected> kExpected = {
     {"qwen3-coder-480b-a35b", 480'154'875'392, 35'474'765'312, "published-moe.tsv:12"},
     {"qwen3-coder-30b-a3b", 30'532'122'624, 3'353'032'704, "published-moe.tsv:13"},
     {"hunyuan-a13b", 80'393'183'232, 12'747'448'320, "published-moe.tsv:14"},
+    // Dense families of 2024-2026 (published-dense.tsv)
+    {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
+    {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
+    {"smollm3-3b", 3'075'098'624, 3'075'098'624, "published-dense.tsv:4"},
+    {"internlm2.5-7b", 7'737'708'544, 7'737'708'544, "published-dense.tsv:5"},
+    {"internlm3-8b", 8'804'241'408, 8'804'241'408, "published-dense.tsv:6"},
+    {"command-r7b", 8'028'033'024, 8'028'033'024, "published-dense.tsv:7"},
+    {"stablelm-2-1.6b", 1'644'515'328, 1'644'515'328, "published-dense.tsv:8"},
+    {"exaone-3.5-7.8b", 7'818'448'896, 7'818'448'896, "published-dense.tsv:9"},
+    {"ernie-4.5-0.3b", 360'748'032, 360'748'032, "published-dense.tsv:10"},
+    {"hunyuan-7b", 7'504'568'320, 7'504'568'320, "published-dense.tsv:11"},
+    {"nemotron-mini-4b", 4'190'509'056, 4'190'509'056, "published-dense.tsv:12"},
+    {"ministral-8b", 8'019'808'256, 8'019'808'256, "published-dense.tsv:13"},
+    {"glm-4-9b-0414", 9'400'279'040, 9'400'279'040, "published-dense.tsv:14"},
+    {"mistral-nemo-12b", 12'247'782'400, 12'247'782'400, "published-dense.tsv:15"},
+    {"mistral-small-24b", 23'572'403'200, 23'572'403'200, "published-dense.tsv:16"},
+
 };
 // clang-format on
 
@@ -133,9 +150,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 69 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 84 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 69);
+  CHECK(r.entries(PresetKind::model).size() == 84);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
