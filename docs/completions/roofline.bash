@@ -114,8 +114,8 @@ _roofline_options() {
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
-    models) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+    models) echo "-h --help --names --family --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     batch) echo "-h --help --format --explain --brief --units --color --preset-dir -q --quiet \
       --no-header --yes" ;;
     completion) echo "-h --help" ;;
@@ -204,7 +204,7 @@ _roofline_valued() {
       --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
-    models) echo "--format --units --color --preset-dir" ;;
+    models) echo "--family --format --units --color --preset-dir" ;;
     batch) echo "--format --units --color --preset-dir" ;;
     completion) echo "" ;;
   esac
@@ -235,7 +235,7 @@ _roofline_value() {
       | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
       | *:--measured-tokens-per-s | *:--measured-step-time | *:--shard-group | *:--micro-batch \
       | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every | *:--pp-chunks \
-      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm)
+      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
       :
       ;;
     *:--mlp)

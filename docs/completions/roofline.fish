@@ -110,7 +110,7 @@ function __roofline_valued
         case 'gpus'
             printf '%s\n' --format --units --color --preset-dir
         case 'models'
-            printf '%s\n' --format --units --color --preset-dir
+            printf '%s\n' --family --format --units --color --preset-dir
         case 'batch'
             printf '%s\n' --format --units --color --preset-dir
     end
@@ -252,6 +252,7 @@ complete -c roofline -n '__roofline_using plot' -l gemm -x -d 'Place a GEMM C(M 
 complete -c roofline -n '__roofline_using gemm' -l dtype -x -a 'fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4' -d 'Element type [default: bf16]'
 complete -c roofline -n '__roofline_using gemm' -l gpu -x -a '(__roofline_names gpus) (__roofline_files)' -d 'Accelerator for ridge, attainable rate and bound'
 complete -c roofline -n '__roofline_using gpus models' -l names -d 'Bare names, one per line (for scripts and completion)'
+complete -c roofline -n '__roofline_using models' -l family -x -d 'Only this family: a model type (qwen3, llama, palm) or the start of a name (gpt3), any case'
 
 # Positional arguments.
 complete -c roofline -n '__roofline_positional 1 report' -a '(__roofline_names models) - (__roofline_files)' -d 'MODEL'

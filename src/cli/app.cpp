@@ -65,6 +65,7 @@ struct Invocation {
   std::string shell;       ///< completion's SHELL
   std::string batch_file;  ///< batch's FILE ("" or "-": stdin)
   bool names = false;
+  std::string family;  ///< models --family
   bool explain = false;
   unsigned groups = 0;                ///< the command's input groups
   PlotRequest plot;                   ///< plot's own options, lists and terminal
@@ -290,8 +291,13 @@ Outcome run_gpus(Invocation& inv, const io::Resolved*) {
 }
 
 Outcome run_models(Invocation& inv, const io::Resolved*) {
-  if (inv.names) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::model)};
-  return {format::models_report(*inv.reg), std::nullopt, {}};
+  if (inv.names && inv.family.empty()) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::model)};
+  if (inv.names) {
+    std::string text;
+    for (const auto& one : format::model_presets(*inv.reg, inv.family)) text += one.first->name + "\n";
+    return {{}, std::nullopt, text};
+  }
+  return {format::models_report(*inv.reg, inv.family), std::nullopt, {}};
 }
 
 // "a,b,c" as its items; text without a comma is one item (perhaps empty: no model, no --gpu).
@@ -454,6 +460,7 @@ const Command kCommands[] = {
      "  roofline gpus --format json\n"},
     {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
      "  roofline models\n"
+     "  roofline models --family qwen3\n"
      "  roofline models --names\n"},
     {"batch", "A JSON Lines stream of plans: a command and its inputs a line in, its results a line out", Kind::batch,
      0, false, nullptr,
@@ -703,6 +710,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   if (cmd.kind == Kind::completion) own.emplace_back("--help");
   if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
   if (cmd.kind == Kind::listing) own.emplace_back("--names");
+  if (cmd.run == run_models) own.emplace_back("--family");
   if (cmd.run == run_plot) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
   for (std::size_t i = from; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -773,6 +781,11 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
   }
   if (cmd.kind == Kind::listing) {
     sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
+    if (cmd.run == run_models) {
+      sub->add_option("--family", inv.family,
+                      "Only this family: a model type (qwen3, llama, palm) or the start of a name (gpt3), any case")
+          ->type_name("FAMILY");
+    }
     return bound;
   }
   if (cmd.kind == Kind::completion) {

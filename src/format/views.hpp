@@ -112,6 +112,11 @@ Report brief(const Report& full, const Brief& b);
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
                    bool explain);
 Report gpus_report(const io::PresetRegistry& reg);
-Report models_report(const io::PresetRegistry& reg);
+/// The model presets of FAMILY: those whose model family (qwen3, llama, palm) or whose name starts
+/// with it (gpt3, qwen3 also takes qwen3-30b-a3b), in any case; every one for "". A family that
+/// matches nothing is a UsageError naming the families there are.
+std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> model_presets(const io::PresetRegistry& reg,
+                                                                              std::string_view family);
+Report models_report(const io::PresetRegistry& reg, std::string_view family = {});
 
 }  // namespace roofline::format

@@ -68,15 +68,16 @@ std::string unsupported_tail() { return "supported model_type values: " + suppor
 
 TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]") {
   const auto rows = roofline_test::published_rows();
-  REQUIRE(rows.size() == 84);  // group 1 and 2, + moe 13, + dense 15
+  REQUIRE(rows.size() == 117);  // group 1 and 2, + moe 13, + dense 15, + presets 33
   int imported = 0;
   for (const auto& row : rows) {
     const std::string preset = row.at("preset");
     INFO(preset << " (" << row.file << ":" << row.line << ")");
     const std::string path = hf_fixture(preset);
     if (!std::filesystem::exists(path)) {
-      // GPT-3 has no published config; its preset is built from the paper (group-2 notes, section 2).
-      CHECK(preset == "gpt3-175b");
+      // Paper-only models (GPT-3, Gopher, Chinchilla, PaLM, MT-NLG, OPT-175B) have no published
+      // config or checkpoint: their presets are built from the papers' tables, with no HF repo.
+      CHECK(row.at("hf_repo").empty());
       continue;
     }
     if (preset == "gemma3-27b") continue;  // the multimodal wrapper: refused, tested below
@@ -93,7 +94,7 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (p.config.moe.enabled()) CHECK(c.active < c.total);
     ++imported;
   }
-  CHECK(imported == 82);
+  CHECK(imported == 101);
 }
 
 TEST_CASE("io: gemma3-27b: the multimodal wrapper is refused, its text_config imports", "[io][hf][gemma3]") {

@@ -79,6 +79,7 @@ inline std::vector<TsvRow> published_rows() {
   for (TsvRow& r : read_tsv("published-group2.tsv")) all.push_back(std::move(r));
   for (TsvRow& r : read_tsv("published-moe.tsv")) all.push_back(std::move(r));
   for (TsvRow& r : read_tsv("published-dense.tsv")) all.push_back(std::move(r));
+  for (TsvRow& r : read_tsv("published-presets.tsv")) all.push_back(std::move(r));
   return all;
 }
 

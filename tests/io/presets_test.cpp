@@ -130,8 +130,46 @@ const std::vector<Expected> kExpected = {
     {"mistral-nemo-12b", 12'247'782'400, 12'247'782'400, "published-dense.tsv:15"},
     {"mistral-small-24b", 23'572'403'200, 23'572'403'200, "published-dense.tsv:16"},
 
+    {"gpt3-125m", 125'226'240, 125'226'240, "published-presets.tsv:2"},
+    {"gpt3-350m", 355'871'744, 355'871'744, "published-presets.tsv:3"},
+    {"gpt3-760m", 760'300'032, 760'300'032, "published-presets.tsv:4"},
+    {"gpt3-1.3b", 1'315'723'264, 1'315'723'264, "published-presets.tsv:5"},
+    {"gpt3-2.7b", 2'651'553'280, 2'651'553'280, "published-presets.tsv:6"},
+    {"gpt3-6.7b", 6'658'404'352, 6'658'404'352, "published-presets.tsv:7"},
+    {"gpt3-13b", 12'853'386'240, 12'853'386'240, "published-presets.tsv:8"},
+    {"gopher-280b", 258'749'251'584, 258'749'251'584, "published-presets.tsv:9"},
+    {"chinchilla-70b", 64'950'116'352, 64'950'116'352, "published-presets.tsv:10"},
+    {"palm-8b", 8'632'012'800, 8'632'012'800, "published-presets.tsv:11"},
+    {"palm-62b", 62'495'662'080, 62'495'662'080, "published-presets.tsv:12"},
+    {"palm-540b", 540'356'474'880, 540'356'474'880, "published-presets.tsv:13"},
+    {"mt-nlg-530b", 529'581'506'560, 529'581'506'560, "published-presets.tsv:14"},
+    {"llama1-13b", 13'015'864'320, 13'015'864'320, "published-presets.tsv:15"},
+    {"llama1-33b", 32'528'943'616, 32'528'943'616, "published-presets.tsv:16"},
+    {"llama1-65b", 65'285'660'672, 65'285'660'672, "published-presets.tsv:17"},
+    {"llama2-13b", 13'015'864'320, 13'015'864'320, "published-presets.tsv:18"},
+    {"opt-13b", 12'853'473'280, 12'853'473'280, "published-presets.tsv:19"},
+    {"opt-30b", 29'974'540'288, 29'974'540'288, "published-presets.tsv:20"},
+    {"opt-66b", 65'719'701'504, 65'719'701'504, "published-presets.tsv:21"},
+    {"opt-175b", 174'604'468'224, 174'604'468'224, "published-presets.tsv:22"},
+    {"bloom-176b", 176'247'271'424, 176'247'271'424, "published-presets.tsv:23"},
+    {"falcon-180b", 178'557'088'768, 178'557'088'768, "published-presets.tsv:24"},
+    {"qwen3-0.6b", 596'049'920, 596'049'920, "published-presets.tsv:25"},
+    {"qwen3-1.7b", 1'720'574'976, 1'720'574'976, "published-presets.tsv:26"},
+    {"qwen3-4b", 4'022'468'096, 4'022'468'096, "published-presets.tsv:27"},
+    {"qwen3-14b", 14'768'307'200, 14'768'307'200, "published-presets.tsv:28"},
+    {"qwen3-32b", 32'762'123'264, 32'762'123'264, "published-presets.tsv:29"},
+    {"qwen2.5-14b", 14'770'033'664, 14'770'033'664, "published-presets.tsv:30"},
+    {"qwen2.5-32b", 32'763'876'352, 32'763'876'352, "published-presets.tsv:31"},
+    {"phi-4", 14'659'507'200, 14'659'507'200, "published-presets.tsv:32"},
+    {"phi-4-mini", 3'836'021'760, 3'836'021'760, "published-presets.tsv:33"},
+    {"mistral-large-2", 122'610'069'504, 122'610'069'504, "published-presets.tsv:34"},
 };
 // clang-format on
+
+/// Landmark models from their papers' architecture tables, written as native "architecture"
+/// presets (Gopher/Chinchilla relative positions, PaLM's parallel MQA blocks, MT-NLG).
+const std::set<std::string> kNative = {"chinchilla-70b", "gopher-280b", "mt-nlg-530b",
+                                       "palm-540b",      "palm-62b",    "palm-8b"};
 
 const char* const kGpuJson = R"({
   "name": "test-gpu",
@@ -150,10 +188,11 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 84 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 117 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 84);
-  CHECK(r.entries(PresetKind::gpu).size() == 43);
+  CHECK(r.entries(PresetKind::model).size() == 117);
+  CHECK(r.entries(PresetKind::gpu).size() == 61);
+  CHECK(r.entries(PresetKind::gpu).size() >= 55);  // issue 10: at least 55 accelerators
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
   CHECK(std::is_sorted(names.begin(), names.end()));
@@ -210,6 +249,33 @@ TEST_CASE("io: reference GPUs carry the figures the seeds use", "[io][presets][g
     }
     if (ref.gib > 0) CHECK(h.memory_capacity.base() == ref.gib * units::kGiB);
   }
+  // Parts added for issue 10, from their datasheets (dense peaks; capacities binary).
+  const std::vector<Ref> added = {
+      {"l40", 181.05, 0.864, 48}, {"mi210", 181, 1.6384, 64}, {"h800-sxm", 989.4, 3.35, 80},
+      {"a30", 165, 0.933, 24},    {"a40", 149.7, 0.696, 48},  {"rtx-3090", 71, 0.936, 24},
+  };
+  for (const Ref& ref : added) {
+    INFO(ref.name);
+    const HardwareConfig h = r.load_gpu(ref.name);
+    CHECK(h.memory_bandwidth.base() == Approx(ref.tb_per_s * 1e12).epsilon(1e-15));
+    REQUIRE(h.peak_for(DType::bf16).has_value());
+    CHECK(h.peak_for(DType::bf16)->base() == Approx(ref.bf16_tflops * 1e12).epsilon(1e-15));
+    CHECK(h.memory_capacity.base() == ref.gib * units::kGiB);
+  }
+  // T4 (Turing): FP16 65 TFLOP/s dense (no sparsity on Turing), 320 GB/s, 16 GiB, 70 W; no BF16 path.
+  const HardwareConfig t4 = r.load_gpu("t4");
+  CHECK(t4.peak_for(DType::fp16)->base() == Approx(65e12).epsilon(1e-15));
+  CHECK_FALSE(t4.peak_for(DType::bf16).has_value());
+  CHECK(t4.memory_bandwidth.base() == Approx(320e9).epsilon(1e-15));
+  CHECK(t4.memory_capacity.base() == 16 * units::kGiB);
+  CHECK(t4.power_watts == 70.0);
+  // H800: the H100 SXM with NVLink cut to 400 GB/s bidirectional = 200 per direction.
+  CHECK(r.load_gpu("h800").interconnect_bandwidth.base() == 200e9);
+  // MI100 (CDNA 1): BF16 runs at half the FP16 rate.
+  const HardwareConfig mi100 = r.load_gpu("mi100");
+  CHECK(mi100.peak_for(DType::bf16)->base() == Approx(92.3e12).epsilon(1e-15));
+  CHECK(mi100.peak_for(DType::fp16)->base() == Approx(184.6e12).epsilon(1e-15));
+
   const HardwareConfig h100 = r.load_gpu("h100-sxm");
   CHECK(h100.memory_capacity.base() == 85'899'345'920.0);  // 80 GiB exactly, not 80e9
   const units::FlopPerByte ridge = *h100.peak_for(DType::bf16) / h100.memory_bandwidth;
@@ -237,7 +303,8 @@ TEST_CASE("io: every model preset loads and matches published_params exactly", "
     REQUIRE_NOTHROW(p = r.load_model(x.preset, no_stdin));
     CHECK(p.config.name == x.preset);
     CHECK(p.origin == "builtin");
-    CHECK(p.input_format == InputFormat::hf_config);
+    // Paper-only models whose architecture no HF model_type represents are native presets.
+    CHECK(p.input_format == (kNative.count(x.preset) != 0 ? InputFormat::preset : InputFormat::hf_config));
     CHECK_FALSE(p.source.empty());
     CHECK(validate(p.config).empty());
     const ParamCounts c = count_params(p.config);
@@ -314,7 +381,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   const std::size_t builtin_models = PresetRegistry({}).entries(PresetKind::model).size();
   const PresetRegistry r({dir.str()});
   CHECK(r.entries(PresetKind::model).size() == builtin_models + 2);
-  CHECK(r.entries(PresetKind::gpu).size() == 44);
+  CHECK(r.entries(PresetKind::gpu).size() == 62);
 
   std::istringstream no_stdin;
   const ModelPreset tiny = r.load_model("tiny", no_stdin);
@@ -591,18 +658,20 @@ TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][regis
     std::string message;
   };
   const std::vector<Row> rows = {
-      {"qwen2.5-32b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
-      {"qwen2.5-14b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
+      {"qwen2.5-3b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-14b, qwen2.5-32b, qwen2.5-72b"},
+      {"qwen2.5-1.5b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-14b, qwen2.5-32b, qwen2.5-72b"},
       {"gemma3-12b", "; presets of this family: gemma3-1b, gemma3-27b"},
       {"gemma-3-4b", "; presets of this family: gemma3-1b, gemma3-27b"},
-      {"qwen3-32b", "; presets of this family: qwen3-8b, qwen3-30b-a3b, qwen3-235b-a22b"},
+      {"qwen3-2b",
+       "; presets of this family: qwen3-0.6b, qwen3-1.7b, qwen3-4b, qwen3-8b, qwen3-14b, qwen3-30b-a3b, qwen3-32b, "
+       "qwen3-235b-a22b"},
       {"Llama-3.1-13B", "; presets of this family: llama3.1-8b, llama3.1-70b, llama3.1-405b"},
       {"mixtral", "; did you mean one of: mixtral-8x7b, mixtral-8x22b?"},
       {"llama3-8", "; did you mean \"llama3-8b\"?"},
       {"lama3-8b", "; did you mean \"llama3-8b\"?"},
       {"llama-3-8c", "; did you mean \"llama3-8b\"?"},
       {"gemma3-27", "; did you mean \"gemma3-27b\"?"},
-      {"phi-4", "; see `roofline models --names`, or pass a config.json path"},
+      {"phi-5", "; see `roofline models --names`, or pass a config.json path"},
       {"zzzz", "; see `roofline models --names`, or pass a config.json path"},
   };
   for (const Row& row : rows) {

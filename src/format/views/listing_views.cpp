@@ -2,10 +2,14 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include "roofline/errors.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/roofline.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <set>
 
 namespace roofline::format {
 namespace {
@@ -160,7 +164,33 @@ Report gpus_report(const io::PresetRegistry& reg) {
   return rep;
 }
 
-Report models_report(const io::PresetRegistry& reg) {
+std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> model_presets(const io::PresetRegistry& reg,
+                                                                              std::string_view family) {
+  const auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  const std::string want = lower(family);
+  std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> out;
+  std::set<std::string> families;
+  for (const io::PresetEntry* e : reg.entries(io::PresetKind::model)) {
+    io::ModelPreset p = reg.parse_model(*e);
+    families.insert(p.config.family);
+    if (want.empty() || lower(p.config.family) == want || lower(e->name).rfind(want, 0) == 0) {
+      out.emplace_back(e, std::move(p));
+    }
+  }
+  if (out.empty()) {
+    std::string all;
+    for (const std::string& f : families) all += (all.empty() ? "" : ", ") + f;
+    throw UsageError("--family: no model preset of family \"" + std::string(family) +
+                     "\" (a family or the start of a name); families: " + all);
+  }
+  return out;
+}
+
+Report models_report(const io::PresetRegistry& reg, std::string_view family) {
   Report rep;
   rep.command = "models";
   rep.inputs = std::make_shared<const nlohmann::json>(nlohmann::json::object());
@@ -182,8 +212,7 @@ Report models_report(const io::PresetRegistry& reg) {
            {"aliases", "aliases", Unit::text, true},
            {"source", "source", Unit::text, true}},
           {}};
-  for (const io::PresetEntry* e : reg.entries(io::PresetKind::model)) {
-    const io::ModelPreset p = reg.parse_model(*e);
+  for (const auto& [e, p] : model_presets(reg, family)) {
     const ModelConfig& m = p.config;
     const ParamCounts pc = count_params(m);
     t.rows.push_back({m.name, m.family, m.n_layers, m.d_model, m.n_kv_heads, pc.total, pc.active,
