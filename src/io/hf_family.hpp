@@ -37,4 +37,7 @@ void read_layer_types(const Cfg& c, ModelConfig& m);
 /// The families known since the importer's first release (hf_import.cpp).
 std::span<const Family> classic_families();
 
+/// gpt_oss and llama4_text: attention sinks, MXFP4 experts, chunked attention (hf_families_special.cpp).
+std::span<const Family> special_2026_families();
+
 }  // namespace roofline::io::hf

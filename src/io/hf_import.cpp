@@ -471,7 +471,7 @@ using hf::Family;
 using i64 = std::int64_t;
 
 // Every table of families, walked in order by import_hf_config() and supported_model_types().
-const std::array<std::span<const Family>, 1> kFamilyTables = {hf::classic_families()};
+const std::array<std::span<const Family>, 2> kFamilyTables = {hf::classic_families(), hf::special_2026_families()};
 
 struct Refused {
   const char* model_type;

@@ -100,6 +100,8 @@ const std::vector<Expected> kExpected = {
     {"starcoder2-3b", 3'030'371'328, 3'030'371'328, "published-group2.tsv:24"},
     {"starcoder2-7b", 7'173'923'840, 7'173'923'840, "published-group2.tsv:25"},
     {"starcoder2-15b", 15'957'889'024, 15'957'889'024, "published-group2.tsv:26"},
+    {"gpt-oss-20b", 20'914'757'184, 4'187'440'704, "published-special.tsv:2"},
+    {"gpt-oss-120b", 116'829'156'672, 5'711'982'912, "published-special.tsv:3"},
 };
 // clang-format on
 
@@ -120,9 +122,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 58 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 56);
+  CHECK(r.entries(PresetKind::model).size() == 58);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -282,7 +284,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   dir.write("models/README.txt", "not a preset: ignored");
 
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 58);
+  CHECK(r.entries(PresetKind::model).size() == 60);
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -309,7 +311,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 58);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
