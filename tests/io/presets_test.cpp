@@ -513,6 +513,8 @@ TEST_CASE("io: model presets answer to their Hugging Face repo ids and common sp
       {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
       {"microsoft/phi-1_5", "phi-1.5"},
       {"openai-community/gpt2", "gpt2"},
+      {"openai/gpt-oss-120b", "gpt-oss-120b"},
+      {"OpenAI/GPT-OSS-20B", "gpt-oss-20b"},
       {"google/gemma-3-1b-it", "gemma3-1b"},
   };
   for (const Row& row : rows) {
