@@ -273,3 +273,20 @@ TEST_CASE("params: attention sinks and block-scaled expert bytes [OA25 §2.1] [O
     CHECK(x.bytes == (c.total - c.expert_matrix_params) * 2 + c.expert_matrix_params / 32 * 17);
   }
 }
+
+TEST_CASE("validate: expert_storage needs a MoE model and whole bytes", "[params][special][validate]") {
+  ModelConfig m = import_fixture("gpt-oss-20b");
+  REQUIRE(validate(m).empty());
+  ModelConfig odd = m;
+  odd.expert_storage.value_bits = 3;  // 32 x 3 bits fill whole bytes, 8-bit scales too: accepted
+  CHECK(validate(odd).empty());
+  odd.expert_storage.block = 7;  // 7 x 3 = 21 bits: a block does not end on a byte
+  REQUIRE(validate(odd).size() == 1);
+  CHECK(validate(odd).front() ==
+        "expert_storage: a block's values, its scale and the other tensors must fill whole bytes");
+  ModelConfig dense = import_fixture("gpt-oss-20b");
+  dense.moe = MoeConfig{};
+  dense.d_ff = 2880;
+  REQUIRE_FALSE(validate(dense).empty());
+  CHECK(validate(dense).front() == "expert_storage: block-scaled experts need a MoE model");
+}
