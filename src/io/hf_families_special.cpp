@@ -52,7 +52,7 @@ void import_gpt_oss(const Cfg& c, ModelConfig& m) {
   m.attention_sinks = true;
   // GptOssExperts: gate_up_proj_bias (2f) and down_proj_bias (d) per expert, i.e. the gated FFN's
   // biases; GptOssTopKRouter: a d x E linear with an E bias. Every layer is MoE.
-  m.moe.n_experts = c.integer("num_local_experts", 128);
+  m.moe.n_experts = c.integer_any({"num_local_experts", "num_experts"}, 128);  // attribute_map alias
   m.moe.top_k = c.integer("num_experts_per_tok", 4);
   m.moe.d_ff_expert = c.integer("intermediate_size", 2880);
   m.moe.router_bias = true;

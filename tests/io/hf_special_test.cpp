@@ -109,6 +109,13 @@ TEST_CASE("io: gpt_oss: one attention sink per query head per layer", "[io][hf][
   ModelConfig without = m;
   without.attention_sinks = false;
   CHECK(c.total - count_params(without).total == 24LL * 64);
+  // GptOssConfig maps num_experts onto num_local_experts (attribute_map); absent, the default is 128.
+  json j = fixture_json("gpt-oss-20b");
+  j.erase("num_local_experts");
+  j["num_experts"] = 32;
+  CHECK(count_params(import_json(j)).total == 20'914'757'184);
+  j.erase("num_experts");
+  CHECK(import_json(j).moe.n_experts == 128);
 }
 
 TEST_CASE("io: gpt_oss: layer_types alternate a 128-token window and full attention",
