@@ -72,69 +72,77 @@ void import_gpt_oss(const Cfg& c, ModelConfig& m) {
   }
 }
 
-// Llama4TextConfig.moe_layers (or interleave_moe_layer_step): MoE on layers step-1, 2 step-1, ...
+// The period p of an explicit moe_layers list, which must be [p-1, 2p-1, ...] below n_layers;
+// n_layers + 1 for an empty list (no MoE layer). Anything else is refused.
+i64 moe_layers_period(const Cfg& c, const json& l, i64 n_layers) {
+  if (!l.is_array()) c.fail("moe_layers", "expected an array of layer indices");
+  if (l.empty()) return n_layers + 1;
+  const json& first = l.front();
+  const i64 period =
+      first.is_number_integer() && first.get<i64>() >= 0 && first.get<i64>() < n_layers ? first.get<i64>() + 1 : 0;
+  std::vector<i64> want;
+  for (i64 i = period - 1; period > 0 && i < n_layers; i += period) want.push_back(i);
+  bool ok = period > 0 && l.size() == want.size();
+  for (std::size_t k = 0; ok && k < want.size(); ++k) ok = l[k].is_number_integer() && l[k].get<i64>() == want[k];
+  if (!ok) c.unsupported("moe_layers", "MoE layers other than every p-th layer " + describe_json(l));
+  return period;
+}
+
+// Llama4TextConfig.moe_layers, else range(step - 1, L, step) from interleave_moe_layer_step: MoE on
+// the layers with (i+1) % p == 0, which MoeConfig::layer_freq represents; none: a dense model.
 void read_llama4_moe_layers(const Cfg& c, ModelConfig& m) {
   const i64 step = c.integer("interleave_moe_layer_step", 1);
   if (step < 1) c.fail("interleave_moe_layer_step", "must be at least 1");
-  i64 freq = step;
-  if (c.has("moe_layers")) {
-    const json& l = c.raw("moe_layers");
-    if (!l.is_array()) c.fail("moe_layers", "expected an array of layer indices");
-    // Only the layers with (i+1) % p == 0 map onto MoeConfig::layer_freq; none is a dense model.
-    freq = m.n_layers + 1;
-    if (!l.empty()) {
-      freq = l[0].is_number_integer() && l[0].get<i64>() >= 0 && l[0].get<i64>() < m.n_layers ? l[0].get<i64>() + 1 : 0;
-      std::vector<i64> want;
-      for (i64 i = freq - 1; freq > 0 && i < m.n_layers; i += freq) want.push_back(i);
-      bool ok = freq > 0 && l.size() == want.size();
-      for (std::size_t k = 0; ok && k < want.size(); ++k) {
-        ok = l[k].is_number_integer() && l[k].get<i64>() == want[k];
-      }
-      if (!ok) c.unsupported("moe_layers", "MoE layers other than every p-th layer " + describe_json(l));
-    }
-  }
-  if (freq > m.n_layers) {
-    m.moe = MoeConfig{};  // no MoE layer: a dense model
+  const i64 period = c.has("moe_layers") ? moe_layers_period(c, c.raw("moe_layers"), m.n_layers) : step;
+  if (period > m.n_layers) {
+    m.moe = MoeConfig{};
     return;
   }
-  m.moe.layer_freq = freq;
+  m.moe.layer_freq = period;
 }
 
-// Which layers attend in chunks: layer_types ("chunked_attention" / "full_attention") when given,
-// else no_rope_layers (1 = RoPE = chunked, 0 = NoPE = global), else a NoPE layer every
-// no_rope_layer_interval layers.
-std::vector<bool> llama4_chunked_layers(const Cfg& c, i64 n_layers) {
+// layer_types as newer saves write it: "chunked_attention" or "full_attention" per layer.
+std::vector<bool> chunked_from_layer_types(const Cfg& c, i64 n_layers) {
+  const json& t = c.raw("layer_types");
+  if (!t.is_array() || static_cast<i64>(t.size()) != n_layers) {
+    c.fail("layer_types", "expected an array of " + std::to_string(n_layers) + " strings");
+  }
   std::vector<bool> chunked;
-  if (c.has("layer_types")) {
-    const json& t = c.raw("layer_types");
-    if (!t.is_array() || static_cast<i64>(t.size()) != n_layers) {
-      c.fail("layer_types", "expected an array of " + std::to_string(n_layers) + " strings");
+  for (const json& s : t) {
+    const std::string v = s.is_string() ? s.get<std::string>() : "";
+    if (v != "chunked_attention" && v != "full_attention") {
+      c.unsupported("layer_types", "layer type " + describe_json(s) + " is not chunked_attention or full_attention");
     }
-    for (const json& s : t) {
-      const std::string v = s.is_string() ? s.get<std::string>() : "";
-      if (v != "chunked_attention" && v != "full_attention") {
-        c.unsupported("layer_types", "layer type " + describe_json(s) + " is not chunked_attention or full_attention");
-      }
-      chunked.push_back(v == "chunked_attention");
-    }
-    return chunked;
+    chunked.push_back(v == "chunked_attention");
   }
-  if (c.has("no_rope_layers") && !c.raw("no_rope_layers").empty()) {
-    const json& l = c.raw("no_rope_layers");
-    if (!l.is_array() || static_cast<i64>(l.size()) < n_layers) {
-      c.fail("no_rope_layers", "expected an array of at least " + std::to_string(n_layers) + " 0/1 flags");
-    }
-    for (i64 i = 0; i < n_layers; ++i) {
-      const json& v = l[static_cast<std::size_t>(i)];
-      if (!v.is_number_integer() || (v.get<i64>() != 0 && v.get<i64>() != 1)) {
-        c.fail("no_rope_layers", "expected 0 or 1, got " + describe_json(v));
-      }
-      chunked.push_back(v.get<i64>() == 1);
-    }
-    return chunked;
+  return chunked;
+}
+
+// no_rope_layers: 1 = a RoPE layer (chunked), 0 = a NoPE layer (global); at least n_layers flags.
+std::vector<bool> chunked_from_no_rope(const Cfg& c, i64 n_layers) {
+  const json& l = c.raw("no_rope_layers");
+  if (!l.is_array() || static_cast<i64>(l.size()) < n_layers) {
+    c.fail("no_rope_layers", "expected an array of at least " + std::to_string(n_layers) + " 0/1 flags");
   }
+  std::vector<bool> chunked;
+  for (i64 i = 0; i < n_layers; ++i) {
+    const json& v = l[static_cast<std::size_t>(i)];
+    if (!v.is_number_integer() || (v.get<i64>() != 0 && v.get<i64>() != 1)) {
+      c.fail("no_rope_layers", "expected 0 or 1, got " + describe_json(v));
+    }
+    chunked.push_back(v.get<i64>() == 1);
+  }
+  return chunked;
+}
+
+// Which layers attend in chunks: layer_types when given, else no_rope_layers (an empty list counts
+// as absent, as in the class), else a NoPE layer every no_rope_layer_interval layers.
+std::vector<bool> llama4_chunked_layers(const Cfg& c, i64 n_layers) {
+  if (c.has("layer_types")) return chunked_from_layer_types(c, n_layers);
+  if (c.has("no_rope_layers") && !c.raw("no_rope_layers").empty()) return chunked_from_no_rope(c, n_layers);
   const i64 interval = c.integer("no_rope_layer_interval", 4);
   if (interval < 1) c.fail("no_rope_layer_interval", "must be at least 1");
+  std::vector<bool> chunked;
   for (i64 i = 0; i < n_layers; ++i) chunked.push_back((i + 1) % interval != 0);
   return chunked;
 }

@@ -211,6 +211,11 @@ TEST_CASE("io: llama4_text: MoE layers interleave with dense ones and carry one 
   // A layout the engine cannot represent is refused, not approximated.
   j["moe_layers"] = {0, 1, 5};
   CHECK_THROWS_AS(import_json(j), InputError);
+  // An empty list: no MoE layer, every layer a dense MLP of intermediate_size_mlp.
+  j["moe_layers"] = json::array();
+  const ModelConfig dense = import_json(j);
+  CHECK_FALSE(dense.moe.enabled());
+  CHECK(count_params(dense).layer_kinds.at(0).n_layers == 48);
   // Scout lists all 48 layers: every layer is MoE.
   CHECK(import_fixture("llama4-scout-17b-16e-text").moe.layer_freq == 1);
 }
