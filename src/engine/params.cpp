@@ -232,6 +232,7 @@ i64 block_scaled_matrix_bytes(i64 rows, i64 cols, const ExpertStorage& s) {
 
 i64 checkpoint_bytes(const ModelConfig& m, const ParamCounts& c) {
   const ExpertStorage& s = m.expert_storage;
+  if (!s.enabled() || s.block <= 0) return 0;  // validate() reports a block of 0
   const i64 d = m.d_model;
   const i64 f = m.moe.d_ff_expert;
   // One expert: gate and up are f x d (input d), down is d x f (input f).
