@@ -39,6 +39,18 @@ struct MlaConfig {
   [[nodiscard]] bool enabled() const { return kv_lora_rank > 0; }
 };
 
+/// Block-scaled storage of the routed experts' weight matrices in a published checkpoint whose
+/// other tensors are stored at `other_bits` (OCP Microscaling, MX: gpt-oss ships its experts in
+/// MXFP4, 4-bit E2M1 values with one 8-bit E8M0 scale per block of 32 along the input dimension,
+/// everything else in bf16). value_bits == 0: the checkpoint stores every tensor alike.
+struct ExpertStorage {
+  std::int64_t value_bits = 0;   ///< bits per stored expert weight (MXFP4: 4)
+  std::int64_t scale_bits = 0;   ///< bits of the scale shared by one block (E8M0: 8)
+  std::int64_t block = 0;        ///< weights per scale, along the input dimension (MX: 32)
+  std::int64_t other_bits = 16;  ///< every other tensor (bf16)
+  [[nodiscard]] bool enabled() const { return value_bits > 0; }
+};
+
 /// One decoder-only model. Counts are integers; widths are in elements.
 struct ModelConfig {
   std::string name;    ///< preset name or file it came from
@@ -86,6 +98,10 @@ struct ModelConfig {
 
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;
+
+  // gpt-oss (issue 10): attention sinks and the published checkpoint's MXFP4 experts.
+  bool attention_sinks = false;  ///< one learned sink logit per query head per layer
+  ExpertStorage expert_storage;  ///< how the published checkpoint stores the routed experts
 
   [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
     if (!moe.enabled() || i < moe.first_dense_layers) return false;

@@ -47,10 +47,22 @@ struct ParamCounts {
   std::int64_t active = 0;          ///< per token (= total for dense)
   std::int64_t mtp_excluded = 0;    ///< multi-token-prediction layers, stored but excluded
   std::int64_t head_matmul = 0;     ///< V*e: weights of the head matmul, whether tied or untied
+  /// Bytes the published checkpoint stores when its experts are block-scaled (gpt-oss MXFP4);
+  /// 0 when every tensor is stored alike (then the bytes are N b_w / 8 at the chosen format).
+  std::int64_t checkpoint_bytes = 0;
+  std::int64_t expert_matrix_params = 0;  ///< routed-expert weight matrices over all layers (W_e)
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
 ParamCounts count_params(const ModelConfig& m);
+
+/// Bytes of a rows x cols matrix stored block-scaled along its input (cols) dimension:
+/// rows ceil(cols / B) (B b_v + b_s) / 8  [OCP23 §5.3] [OA25 §2.1]
+std::int64_t block_scaled_matrix_bytes(std::int64_t rows, std::int64_t cols, const ExpertStorage& s);
+
+/// Stored bytes of a checkpoint with block-scaled routed experts: (N - W_e) b_o / 8 + sum over the
+/// expert matrices of block_scaled_matrix_bytes  [OCP23 §5.3] [OA25 §2.1]
+std::int64_t checkpoint_bytes(const ModelConfig& m, const ParamCounts& c);
 
 /// A model known only by its parameter count N (the whiteboard "a 70B model"): total = active =
 /// non-embedding = N, no embedding, head or layers, so every FLOP basis counts 2N  [KA20 §2.1]

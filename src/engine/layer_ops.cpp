@@ -194,7 +194,8 @@ void add_mla_projections(const ModelConfig& m, const LayerKindParams& k, const L
 // QK^T, softmax, attention x V. Prefill: S queries against the S keys the projections wrote,
 // pairs as attention_pairs; decode: one query against min(T, W_l) cached keys. Unfused, the
 // scores make a round trip through memory; fused (flash attention) they never leave the chip.
-void add_attention_core(const ModelConfig& m, const LayerKind& kind, OpList& ops) {
+// gpt-oss's sinks (one logit per head, `sink_params`) are read by the softmax  [OA25 §2.1]
+void add_attention_core(const ModelConfig& m, const LayerKind& kind, double sink_params, OpList& ops) {
   const LayerPass& p = ops.pass();
   const AttentionWidths w = attention_widths(m);
   const double b = p.activation_bytes;
@@ -211,7 +212,8 @@ void add_attention_core(const ModelConfig& m, const LayerKind& kind, OpList& ops
   if (!prefill) qk.kv_bytes = units::Bytes{p.sequences * keys * w.cache_scores * p.kv_bytes};
   if (!p.fused) qk.activation_bytes += scores;
 
-  LayerOp& sm = ops.core("softmax", "softmax", OpKind::softmax, units::Flop{});
+  LayerOp& sm = ops.elementwise("softmax", sink_params > 0.0 ? "softmax + sinks" : "softmax", OpKind::softmax,
+                                units::Bytes{}, sink_params);
   if (p.fused) {
     sm.fused_away = true;
   } else {
@@ -436,7 +438,7 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
   } else {
     add_qkv(m, *k, kind, ops);
   }
-  add_attention_core(m, kind, ops);
+  add_attention_core(m, kind, part(*k, "attn_sinks").active, ops);
   add_o_proj(m, *k, ops);
   if (norms.count >= 3) add_norm(ops, "post_attention_norm", "post-attention norm", norms, d);
   ops.elementwise("residual_attention", "residual add", OpKind::residual,

@@ -145,12 +145,17 @@ i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
   return routed;
 }
 
+// Attention sinks (gpt-oss): one learned logit per query head, added to the softmax's
+// denominator: P_sinks = h  [OA25 §2.1]
+i64 attention_sink_params(const ModelConfig& m) { return m.attention_sinks ? m.n_heads : 0; }
+
 LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
   LayerKindParams k;
   k.moe = moe;
   k.n_layers = n_layers;
   LayerBuilder b(k);
   counting("the attention parameters of one layer", [&] { add_attention(m, b); });
+  b.add("attn_sinks", attention_sink_params(m), false);
   if (moe) {
     k.routed_experts_params = counting("the MoE parameters of one layer", [&] { return add_moe_mlp(m, b); });
   } else {
@@ -212,7 +217,36 @@ ParamCounts count_params(const ModelConfig& m) {
   counting("the embedding, head or total parameters", [&] { count_outside_layers(m, c, d, e); });
 
   if (m.mtp_layers > 0) counting("the parameters of the multi-token-prediction modules", [&] { count_mtp(m, c); });
+  if (m.expert_storage.enabled() && n_moe > 0) {
+    counting("the stored bytes of the checkpoint", [&] {
+      // W_e = L_moe E n d d_fe: the routed experts' weight matrices, biases excluded.
+      c.expert_matrix_params = checked_mul(checked_mul(n_moe, m.moe.n_experts),
+                                           checked_mul(mlp_matrices(m.mlp), m.d_model, m.moe.d_ff_expert));
+      c.checkpoint_bytes = checkpoint_bytes(m, c);
+    });
+  }
   return c;
+}
+
+i64 block_scaled_matrix_bytes(i64 rows, i64 cols, const ExpertStorage& s) {
+  const i64 blocks = (cols + s.block - 1) / s.block;
+  return checked_mul(checked_mul(rows, blocks), (s.block * s.value_bits + s.scale_bits) / 8);
+}
+
+i64 checkpoint_bytes(const ModelConfig& m, const ParamCounts& c) {
+  const ExpertStorage& s = m.expert_storage;
+  if (!s.enabled() || s.block <= 0) return 0;  // validate() reports a block of 0
+  const i64 d = m.d_model;
+  const i64 f = m.moe.d_ff_expert;
+  // One expert: gate and up are f x d (input d), down is d x f (input f).
+  i64 one = checked_mul(mlp_matrices(m.mlp) - 1, block_scaled_matrix_bytes(f, d, s));
+  one = checked_add(one, block_scaled_matrix_bytes(d, f, s));
+  i64 moe_layers = 0;
+  for (const LayerKindParams& k : c.layer_kinds) {
+    if (k.moe) moe_layers += k.n_layers;
+  }
+  const i64 experts = checked_mul(checked_mul(moe_layers, m.moe.n_experts), one);
+  return checked_add(checked_mul(c.total - c.expert_matrix_params, s.other_bits) / 8, experts);
 }
 
 ParamCounts counts_of_total(std::int64_t n) {

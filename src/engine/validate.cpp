@@ -66,6 +66,18 @@ std::vector<std::string> validate(const ModelConfig& m) {
     in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
   }
   need(e, !m.qk_norm_gain_only || m.qk_norm != QkNorm::none, "qk_norm_gain_only: needs qk_norm per_head or full_width");
+  // gpt-oss (issue 10): the published checkpoint's block-scaled experts.
+  if (m.expert_storage.enabled()) {
+    const ExpertStorage& s = m.expert_storage;
+    need(e, m.moe.enabled(), "expert_storage: block-scaled experts need a MoE model");
+    in_range(e, "expert_storage.value_bits", s.value_bits, 1, 16);
+    in_range(e, "expert_storage.scale_bits", s.scale_bits, 0, 32);
+    in_range(e, "expert_storage.block", s.block, 1, 1 << 16);
+    in_range(e, "expert_storage.other_bits", s.other_bits, 8, 32);
+    const bool bounded = s.block >= 1 && s.block <= (1 << 16) && s.value_bits >= 1 && s.value_bits <= 16;
+    need(e, !bounded || (s.block * s.value_bits % 8 == 0 && s.scale_bits % 8 == 0 && s.other_bits % 8 == 0),
+         "expert_storage: a block's values, its scale and the other tensors must fill whole bytes");
+  }
   return e;
 }
 

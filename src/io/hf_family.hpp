@@ -43,5 +43,7 @@ std::span<const Family> moe_2026_families();
 /// Dense families of 2024-2026: granite, smollm3, internlm2/3, cohere2, stablelm, exaone(4),
 /// ernie4_5, hunyuan_v1_dense, nemotron, ministral, glm, glm4 (hf_families_dense.cpp).
 std::span<const Family> dense_2026_families();
+/// gpt_oss and llama4_text: attention sinks, MXFP4 experts, chunked attention (hf_families_special.cpp).
+std::span<const Family> special_2026_families();
 
 }  // namespace roofline::io::hf

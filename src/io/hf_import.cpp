@@ -475,6 +475,7 @@ const std::array kFamilyTables = {
     hf::classic_families(),
     hf::moe_2026_families(),
     hf::dense_2026_families(),
+    hf::special_2026_families(),
 };
 
 struct Refused {

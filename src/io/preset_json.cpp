@@ -286,6 +286,16 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     set_bool(e, "correction_bias", m.moe.correction_bias);
     e.finish();
   }
+  // gpt-oss (issue 10): attention sinks and block-scaled experts in the published checkpoint.
+  set_bool(r, "attention_sinks", m.attention_sinks);
+  if (r.has("expert_storage")) {
+    ObjectReader x(r.raw("expert_storage"), std::string(where), "/architecture/expert_storage");
+    set_int(x, "value_bits", m.expert_storage.value_bits);
+    set_int(x, "scale_bits", m.expert_storage.scale_bits);
+    set_int(x, "block", m.expert_storage.block);
+    set_int(x, "other_bits", m.expert_storage.other_bits);
+    x.finish();
+  }
   if (r.has("mla")) {
     ObjectReader a(r.raw("mla"), std::string(where), "/architecture/mla");
     set_int(a, "q_lora_rank", m.mla.q_lora_rank);
@@ -340,6 +350,13 @@ json architecture_to_json(const ModelConfig& m) {
                 {"layer_freq", m.moe.layer_freq},
                 {"router_bias", m.moe.router_bias},
                 {"correction_bias", m.moe.correction_bias}};
+  }
+  if (m.attention_sinks) a["attention_sinks"] = true;
+  if (m.expert_storage.enabled()) {
+    a["expert_storage"] = {{"value_bits", m.expert_storage.value_bits},
+                           {"scale_bits", m.expert_storage.scale_bits},
+                           {"block", m.expert_storage.block},
+                           {"other_bits", m.expert_storage.other_bits}};
   }
   if (m.mla.enabled()) {
     a["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},

@@ -174,6 +174,7 @@ const std::vector<std::vector<std::string>> kCommands = {
      "llama3-8b", "--acceptance", "0.8"},
     {"serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp", "--acceptance", "0.9"},
     {"params", "opt-350m"},
+    {"params", "gpt-oss-120b"},  // checkpoint_bytes: MXFP4 experts + bf16 rest
     {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},
     {"layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "decode", "--batch", "1", "--context", "8k"},
     {"layer", "deepseek-v3", "--gpu", "h200-sxm", "--phase", "prefill", "--prompt", "4096", "--fused"},

@@ -23,6 +23,7 @@ commands = [
     ["report", "deepseek-v3", "--gpu", "mi355x"],
     ["report", "gemma2-9b", "--gpu", "m4-max"],
     ["params", "qwen1.5-moe-a2.7b"],
+    ["params", "gpt-oss-20b", "--explain"],
     ["flops", "gpt3-175b"],
     ["train", "--params", "70B", "--tokens", "2T", "--gpu", "h100-sxm", "--gpus", "8"],
     ["params", "--params", "7B"],

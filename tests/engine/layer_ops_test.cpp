@@ -91,6 +91,8 @@ std::vector<Case> cases() {
       {"gpt2", "plain MLP, learned positions", Phase::decode, decode_at(2, 1024)},
       {"qwen1.5-moe-a2.7b", "shared expert gate, qkv bias", Phase::decode, decode_at(3, 4096)},
       {"opt-350m", "embedding projections", Phase::prefill, prefill_of(1, 512)},
+      {"gpt-oss-20b", "attention sinks, expert and router biases, window 128", Phase::decode, decode_at(4, 8192)},
+      {"gpt-oss-20b", "attention sinks, prompt past the window", Phase::prefill, prefill_of(1, 1024)},
       {"bloom-560m", "embedding norm, ALiBi", Phase::decode, decode_at(1, 512)},
       {"falcon-7b", "parallel block, one norm, MQA", Phase::prefill, prefill_of(1, 512)},
       {"mistral-7b", "every layer slides", Phase::decode, decode_at(1, 32768)},

@@ -68,7 +68,7 @@ std::string unsupported_tail() { return "supported model_type values: " + suppor
 
 TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]") {
   const auto rows = roofline_test::published_rows();
-  REQUIRE(rows.size() == 117);  // group 1 and 2, + moe 13, + dense 15, + presets 33
+  REQUIRE(rows.size() == 119);  // group 1 and 2, + moe 13, + dense 15, + presets 33, + special 2
   int imported = 0;
   for (const auto& row : rows) {
     const std::string preset = row.at("preset");
@@ -94,7 +94,7 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (p.config.moe.enabled()) CHECK(c.active < c.total);
     ++imported;
   }
-  CHECK(imported == 101);
+  CHECK(imported == 103);
 }
 
 TEST_CASE("io: gemma3-27b: the multimodal wrapper is refused, its text_config imports", "[io][hf][gemma3]") {

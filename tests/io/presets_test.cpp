@@ -163,6 +163,8 @@ const std::vector<Expected> kExpected = {
     {"phi-4", 14'659'507'200, 14'659'507'200, "published-presets.tsv:32"},
     {"phi-4-mini", 3'836'021'760, 3'836'021'760, "published-presets.tsv:33"},
     {"mistral-large-2", 122'610'069'504, 122'610'069'504, "published-presets.tsv:34"},
+    {"gpt-oss-20b", 20'914'757'184, 4'187'440'704, "published-special.tsv:2"},
+    {"gpt-oss-120b", 116'829'156'672, 5'711'982'912, "published-special.tsv:3"},
 };
 // clang-format on
 
@@ -188,9 +190,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 117 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 119 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 117);
+  CHECK(r.entries(PresetKind::model).size() == 119);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::gpu).size() >= 55);  // issue 10: at least 55 accelerators
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
@@ -609,6 +611,8 @@ TEST_CASE("io: model presets answer to their Hugging Face repo ids and common sp
       {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
       {"microsoft/phi-1_5", "phi-1.5"},
       {"openai-community/gpt2", "gpt2"},
+      {"openai/gpt-oss-120b", "gpt-oss-120b"},
+      {"OpenAI/GPT-OSS-20B", "gpt-oss-20b"},
       {"google/gemma-3-1b-it", "gemma3-1b"},
   };
   for (const Row& row : rows) {

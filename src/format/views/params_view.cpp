@@ -114,6 +114,20 @@ const std::vector<Field<P>> kWeights = {
        const Workload& w = p.in.scenario.workload;
        return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
      }},
+    {"checkpoint_bytes", "checkpoint as published", "OCP23-5.3", "M_ckpt = (N - W_e) b_o / 8 + W_e (b_v + b_s / B) / 8",
+     [](const P& p) { return cell(units::Bytes{static_cast<double>(p.c().checkpoint_bytes)}); },
+     [](const P& p) {
+       const ExpertStorage& s = p.m().expert_storage;
+       return fmt::format("({} - {}) x {} / 8 + {} x ({} + {} / {}) / 8", num(p.c().total),
+                          num(p.c().expert_matrix_params), num(s.other_bits), num(p.c().expert_matrix_params),
+                          num(s.value_bits), num(s.scale_bits), num(s.block));
+     },
+     [](const P& p) {
+       const ExpertStorage& s = p.m().expert_storage;
+       return fmt::format("routed experts: {}-bit values + one {}-bit scale per {}; the rest {}-bit", num(s.value_bits),
+                          num(s.scale_bits), num(s.block), num(s.other_bits));
+     },
+     [](const P& p) { return p.c().checkpoint_bytes > 0; }},
     {"training_state_bytes", "training state (mixed Adam)", "RA20-3.1", "M = (2 + 2 + 12) N",
      [](const P& p) { return cell(p.r.training_state_bytes); },
      [](const P& p) { return fmt::format("{} x {}", num(p.r.training_state_bytes_per_param), num(p.c().total)); },
