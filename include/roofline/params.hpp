@@ -4,6 +4,7 @@
 #include "roofline/model_config.hpp"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -47,10 +48,30 @@ struct ParamCounts {
   std::int64_t active = 0;          ///< per token (= total for dense)
   std::int64_t mtp_excluded = 0;    ///< multi-token-prediction layers, stored but excluded
   std::int64_t head_matmul = 0;     ///< V*e: weights of the head matmul, whether tied or untied
+  /// Multimodal wrappers: vision tower + projector. In `total` (stored, loaded), not in `active`,
+  /// `non_embedding` or the layers: a decoded text token does not read them.
+  std::int64_t vision = 0;
+  std::int64_t vision_tower = 0;      ///< of which the encoder (with Qwen's merger)
+  std::int64_t vision_projector = 0;  ///< of which the projector into the text width
+  /// mllama's cross-attention layers (ModelConfig::cross_attention_layers), all of them: in
+  /// non_embedding, total and active, not in `blocks` or `layer_kinds`.
+  std::int64_t cross_attention = 0;
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
 ParamCounts count_params(const ModelConfig& m);
+
+/// ---- Vision (multimodal wrappers; vision.cpp) ----
+struct VisionParams {
+  std::int64_t tower = 0;
+  std::int64_t projector = 0;
+};
+/// Parameters of a vision tower and its projector, per tensor as each family's reference
+/// implementation builds them (docs/formulas.md, "Vision towers"). Zero for VisionTower::none.
+VisionParams count_vision(const VisionConfig& v);
+/// Problems with a vision config (empty when valid or absent).
+std::vector<std::string> vision_problems(const VisionConfig& v);
+/// ---- end of the vision block ----
 
 /// A model known only by its parameter count N (the whiteboard "a 70B model"): total = active =
 /// non-embedding = N, no embedding, head or layers, so every FLOP basis counts 2N  [KA20 §2.1]

@@ -1,6 +1,7 @@
 // validate(): every problem with a config at once, so a user fixes them in one pass.
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
 
 #include <cmath>
 #include <string>
@@ -65,6 +66,11 @@ std::vector<std::string> validate(const ModelConfig& m) {
     in_range(e, "moe.first_dense_layers", m.moe.first_dense_layers, 0, m.n_layers);
     in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
   }
+  // Multimodal wrappers: the vision tower's fields (vision.cpp).
+  for (std::string& p : vision_problems(m.vision)) e.push_back(std::move(p));
+  in_range(e, "cross_attention_layers", m.cross_attention_layers, 0, kMaxLayers);
+  in_range(e, "extra_embedding_rows", m.extra_embedding_rows, 0, kMaxVocab);
+  need(e, m.cross_attention_layers == 0 || !m.moe.enabled(), "cross_attention_layers: only with dense layers");
   return e;
 }
 

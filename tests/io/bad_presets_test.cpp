@@ -35,7 +35,7 @@ struct BadPreset {
 const std::string kSupported =
     "supported model_type values: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
     "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
-    "cohere, dbrx, deepseek_v2, deepseek_v3";
+    "cohere, dbrx, deepseek_v2, deepseek_v3, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets

@@ -68,7 +68,7 @@ const std::vector<Expected> kExpected = {
     {"gemma-2b", 2'506'172'416, 2'506'172'416, "published-group1.tsv:23"},
     {"gemma2-9b", 9'241'705'984, 9'241'705'984, "published-group1.tsv:24"},
     {"gemma2-27b", 27'227'128'320, 27'227'128'320, "published-group1.tsv:25"},
-    {"gemma3-27b", 27'009'346'304, 27'009'346'304, "published-group1.tsv:26"},
+    {"gemma3-27b", 27'432'406'640, 27'009'346'304, "published-group1.tsv:26"},
     {"gemma3-1b", 999'885'952, 999'885'952, "published-group1.tsv:27"},
     {"phi3-mini", 3'821'079'552, 3'821'079'552, "published-group1.tsv:28"},
     {"command-r", 34'980'831'232, 34'980'831'232, "published-group1.tsv:29"},
@@ -100,6 +100,14 @@ const std::vector<Expected> kExpected = {
     {"starcoder2-3b", 3'030'371'328, 3'030'371'328, "published-group2.tsv:24"},
     {"starcoder2-7b", 7'173'923'840, 7'173'923'840, "published-group2.tsv:25"},
     {"starcoder2-15b", 15'957'889'024, 15'957'889'024, "published-group2.tsv:26"},
+    // Multimodal wrappers: total with the vision tower + projector, active the text model.
+    {"gemma3-4b", 4'300'079'472, 3'880'263'168, "published-multimodal.tsv:2"},
+    {"gemma3-12b", 12'187'325'040, 11'766'034'176, "published-multimodal.tsv:3"},
+    {"mistral-small-3.1-24b", 24'011'361'280, 23'572'403'200, "published-multimodal.tsv:4"},
+    {"qwen2-vl-7b", 8'291'375'616, 7'615'616'512, "published-multimodal.tsv:5"},
+    {"qwen2.5-vl-7b", 8'292'166'656, 7'615'616'512, "published-multimodal.tsv:6"},
+    {"llava-1.5-7b", 7'063'427'072, 6'738'939'904, "published-multimodal.tsv:7"},
+    {"llama3.2-11b-vision", 10'670'220'835, 9'775'192'080, "published-multimodal.tsv:8"},
 };
 // clang-format on
 
@@ -120,9 +128,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 63 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 56);
+  CHECK(r.entries(PresetKind::model).size() == 63);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -282,7 +290,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   dir.write("models/README.txt", "not a preset: ignored");
 
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 58);
+  CHECK(r.entries(PresetKind::model).size() == 65);
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -309,7 +317,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 63);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
@@ -562,8 +570,8 @@ TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][regis
   const std::vector<Row> rows = {
       {"qwen2.5-32b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
       {"qwen2.5-14b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-72b"},
-      {"gemma3-12b", "; presets of this family: gemma3-1b, gemma3-27b"},
-      {"gemma-3-4b", "; presets of this family: gemma3-1b, gemma3-27b"},
+      {"gemma3-9b", "; presets of this family: gemma3-1b, gemma3-4b, gemma3-12b, gemma3-27b"},
+      {"gemma-3-2b", "; presets of this family: gemma3-1b, gemma3-4b, gemma3-12b, gemma3-27b"},
       {"qwen3-32b", "; presets of this family: qwen3-8b, qwen3-30b-a3b"},
       {"Llama-3.1-13B", "; presets of this family: llama3.1-8b, llama3.1-70b, llama3.1-405b"},
       {"mixtral", "; did you mean one of: mixtral-8x7b, mixtral-8x22b?"},
