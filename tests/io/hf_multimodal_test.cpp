@@ -222,6 +222,20 @@ TEST_CASE("multimodal: llama4: the vision model and projector counted alone; the
     CHECK(p.tower == 850'960'896);
     CHECK(p.projector == 4096 * 5120);  // linear_1 without bias
   }
+  // The Scout and Maverick presets wait in tests/fixtures/hf/llama4-presets/ until llama4_text is
+  // supported (then they move to presets/models/ and the presets_test table).
+  for (const std::string name : {"llama4-scout", "llama4-maverick"}) {
+    INFO(name);
+    const std::string path = roofline_test::source_path("tests/fixtures/hf/llama4-presets/" + name + ".json");
+    const json preset = parse_json_text(read_file(path), path);
+    CHECK(preset.at("hf_config") == fixture_json(name));  // the preset embeds the fixture
+    if (llama4_text_supported()) {
+      const ModelPreset p = model_from_json(preset, path, name);
+      CHECK(count_params(p.config).total == preset.at("published_params").get<std::int64_t>());
+    } else {
+      CHECK_THROWS_AS(model_from_json(preset, path, name), InputError);
+    }
+  }
   const json j = fixture_json("llama4-scout");
   if (!llama4_text_supported()) {
     // Until the llama4_text family is in the tables, the wrapper names its text model.
