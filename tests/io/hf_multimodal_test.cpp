@@ -321,6 +321,47 @@ TEST_CASE("multimodal: count_vision per tower kind, from the reference implement
          return v;
        }(),
        48 + 4 + 168, 4 + 16 + 32 + 64},
+      // Qwen2-VL (t = 2, merge 1): Conv3d 3*2*4*4 = 96, layer 4d + 4(d²+d) + 2df + f + d = 16 + 80 + 76,
+      // merger LayerNorm 8 + 4² + 4 + 4*8 + 8 = 68 (part of the tower, no projector).
+      {"qwen2_vl",
+       [&] {
+         VisionConfig v = base(VisionTower::qwen2_vl, VisionProjector::none, 1, 4, 8, 2, 4);
+         v.temporal_patch = 2;
+         return v;
+       }(),
+       96 + 172 + 68, 0},
+      // Qwen2.5-VL: RMSNorms 2d, gated MLP with biases 3df + 2f + d = 116, merger RMSNorm 4 + 60.
+      {"qwen2_5_vl",
+       [&] {
+         VisionConfig v = base(VisionTower::qwen2_5_vl, VisionProjector::none, 1, 4, 8, 2, 4);
+         v.temporal_patch = 2;
+         return v;
+       }(),
+       96 + 8 + 80 + 116 + 64, 0},
+      // Mllama, T = 2 tiles, R = 3 rows: conv 48 + class 4, gated positions 1 + 5*4, tile positions
+      // 3*2*5*4 = 120, pre/post tile 2 (3*2*4 + 1) = 50, LayerNorms 16, a local layer 64 + 76 + 16 = 156,
+      // a global one 158; projector 6*8 + 8.
+      {"mllama",
+       [&] {
+         VisionConfig v = base(VisionTower::mllama, VisionProjector::mllama, 1, 4, 8, 2, 4);
+         v.global_layers = 1;
+         v.max_tiles = 2;
+         v.aspect_ratios = 3;
+         v.output_dim = 6;
+         return v;
+       }(),
+       52 + 21 + 120 + 50 + 16 + 156 + 158, 6 * 8 + 8},
+      // Llama 4: unfold 48, class 4, positions 20, LayerNorms 16, layer 172, adapter 8*6 + 5*5;
+      // projector 5*8 without bias.
+      {"llama4",
+       [&] {
+         VisionConfig v = base(VisionTower::llama4, VisionProjector::llama4, 1, 4, 8, 2, 4);
+         v.adapter_in = 6;
+         v.adapter_out = 5;
+         v.output_dim = 5;
+         return v;
+       }(),
+       48 + 4 + 20 + 16 + 172 + 48 + 25, 40},
   };
   for (const Row& r : rows) {
     INFO(r.what);
@@ -329,4 +370,8 @@ TEST_CASE("multimodal: count_vision per tower kind, from the reference implement
     CHECK(p.projector == r.projector);
   }
   CHECK(count_vision(VisionConfig{}).tower == 0);
+  // validate() reports a vision field out of range by its name, like the text model's.
+  json j = fixture_json("gemma3-4b");
+  j["vision_config"]["hidden_size"] = 0;
+  REQUIRE_THROWS_WITH(import_json(j), "config.json: vision.d: 0 is out of range; allowed 1 to 16777216");
 }
