@@ -64,9 +64,10 @@ bool is_wrapper(const Family* f);
 void import_mllama_text(const Cfg& c, ModelConfig& m);
 
 // text_config over the text class's defaults, read by the text model_type's family. `fallback`
-// is the wrapper's default text config when text_config is absent (its class's defaults).
+// is the wrapper's default text config when text_config is absent; a present text_config takes
+// only its model_type from it (transformers builds the text class from the dict: class defaults).
 void import_text(const Cfg& c, ModelConfig& m, const json& fallback) {
-  json text = fallback;
+  json text = c.has("text_config") ? json::object() : fallback;
   std::string pointer = c.path("text_config");
   if (c.has("text_config")) {
     const json& t = c.raw("text_config");

@@ -129,6 +129,14 @@ TEST_CASE("multimodal: mistral3: Pixtral tower (RMSNorms, gated MLP, no biases) 
   j["multimodal_projector_bias"] = false;
   j["vision_feature_layer"] = {-1, -2};
   CHECK(count_params(import_json(j)).vision_projector == 35'652'608 + 1024 * 5120);
+  // Without text_config the class builds Mistral Small 3.1's text model; a text_config that omits
+  // a key gets MistralConfig's default instead (vocab 32000), not the wrapper's.
+  json bare = fixture_json("mistral-small-3.1-24b");
+  bare.erase("text_config");
+  CHECK(count_params(import_json(bare)).total == 24'011'361'280);
+  json partial = fixture_json("mistral-small-3.1-24b");
+  partial["text_config"].erase("vocab_size");
+  CHECK(import_json(partial).vocab_size == 32000);
 }
 
 TEST_CASE("multimodal: qwen2_vl: text keys at the top level, Conv3d patch embed without bias, LayerNorm merger",
