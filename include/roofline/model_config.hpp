@@ -50,6 +50,43 @@ struct ExpertStorage {
   std::int64_t other_bits = 16;  ///< every other tensor (bf16)
   [[nodiscard]] bool enabled() const { return value_bits > 0; }
 };
+/// ---- Vision tower and projector of a multimodal wrapper (counted by count_vision, vision.cpp) ----
+/// The tower's architecture, from the wrapper's vision_config; `none` for a text-only model.
+enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4 };
+/// What maps the tower's output into the text model's width.
+enum class VisionProjector {
+  none,      ///< Qwen2-VL / Qwen2.5-VL: the merger is part of the tower (visual.merger)
+  llava,     ///< linear_1 (F d_v -> out) GELU linear_2 (out -> out), biases by multimodal_projector_bias
+  mistral3,  ///< RMSNorm(d_v) + patch merger (merge^2 d_v -> d_v) + the LLaVA MLP
+  gemma3,    ///< mm_soft_emb_norm (RMSNorm d_v) + mm_input_projection_weight (d_v x out)
+  mllama,    ///< one linear vision_output_dim -> out with bias
+  llama4     ///< one linear vision_output_dim -> out without bias
+};
+struct VisionConfig {
+  VisionTower tower = VisionTower::none;
+  VisionProjector projector = VisionProjector::none;
+  /// A vision tower roofline does not count: its model_type, named in the output ("" otherwise).
+  std::string uncounted;
+  std::int64_t n_layers = 0;        ///< encoder layers (mllama: the local ones)
+  std::int64_t d = 0;               ///< hidden width d_v
+  std::int64_t d_ff = 0;            ///< MLP width (Qwen2-VL: d_v x mlp_ratio)
+  std::int64_t patch = 0;           ///< patch edge, pixels
+  std::int64_t image_size = 0;      ///< image (tile) edge, pixels; sizes the learned position tables
+  std::int64_t channels = 3;        ///< input channels
+  std::int64_t temporal_patch = 1;  ///< Qwen2-VL Conv3d depth (temporal_patch_size)
+  std::int64_t merge = 1;           ///< spatial merge: merge^2 patches -> 1 (Qwen merger, Pixtral merger)
+  std::int64_t global_layers = 0;   ///< mllama: gated global encoder layers
+  std::int64_t max_tiles = 0;       ///< mllama: tiles per image
+  std::int64_t aspect_ratios = 0;   ///< mllama: rows of the tile embeddings (max_aspect_ratio_id + 1)
+  std::int64_t adapter_in = 0;      ///< llama4 projector_input_dim (vision adapter fc1 output)
+  std::int64_t adapter_out = 0;     ///< llama4 projector_output_dim (vision adapter fc2)
+  std::int64_t output_dim = 0;      ///< mllama / llama4 vision_output_dim: the projector's input
+  std::int64_t feature_layers = 1;  ///< LLaVA / Mistral3: layers concatenated into the projector
+  std::int64_t out_dim = 0;         ///< projector (Qwen: merger) output width
+  bool projector_bias = true;       ///< LLaVA / Mistral3 multimodal_projector_bias
+  [[nodiscard]] bool counted() const { return tower != VisionTower::none; }
+};
+/// ---- end of the vision block ----
 
 /// One decoder-only model. Counts are integers; widths are in elements.
 struct ModelConfig {
@@ -102,6 +139,14 @@ struct ModelConfig {
   // gpt-oss (issue 10): attention sinks and the published checkpoint's MXFP4 experts.
   bool attention_sinks = false;  ///< one learned sink logit per query head per layer
   ExpertStorage expert_storage;  ///< how the published checkpoint stores the routed experts
+  /// Multimodal wrappers: the vision tower and projector, stored beside the text model (none: text only).
+  VisionConfig vision;
+  /// mllama: decoder layers that cross-attend to the image, besides the n_layers self-attention
+  /// layers: q/k/v/o, per-head q/k norms, two scalar gates, the dense MLP and two norms. Their keys
+  /// and values come from the image, so they add nothing to the per-token KV cache.
+  std::int64_t cross_attention_layers = 0;
+  /// mllama: rows the input table holds beyond vocab_size (8 image/special tokens; the head has V).
+  std::int64_t extra_embedding_rows = 0;
 
   [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
     if (!moe.enabled() || i < moe.first_dense_layers) return false;

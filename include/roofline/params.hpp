@@ -4,6 +4,7 @@
 #include "roofline/model_config.hpp"
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,14 @@ struct ParamCounts {
   /// 0 when every tensor is stored alike (then the bytes are N b_w / 8 at the chosen format).
   std::int64_t checkpoint_bytes = 0;
   std::int64_t expert_matrix_params = 0;  ///< routed-expert weight matrices over all layers (W_e)
+  /// Multimodal wrappers: vision tower + projector. In `total` (stored, loaded), not in `active`,
+  /// `non_embedding` or the layers: a decoded text token does not read them.
+  std::int64_t vision = 0;
+  std::int64_t vision_tower = 0;      ///< of which the encoder (with Qwen's merger)
+  std::int64_t vision_projector = 0;  ///< of which the projector into the text width
+  /// mllama's cross-attention layers (ModelConfig::cross_attention_layers), all of them: in
+  /// non_embedding, total and active, not in `blocks` or `layer_kinds`.
+  std::int64_t cross_attention = 0;
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]
@@ -63,6 +72,17 @@ std::int64_t block_scaled_matrix_bytes(std::int64_t rows, std::int64_t cols, con
 /// Stored bytes of a checkpoint with block-scaled routed experts: (N - W_e) b_o / 8 + sum over the
 /// expert matrices of block_scaled_matrix_bytes  [OCP23 §5.3] [OA25 §2.1]
 std::int64_t checkpoint_bytes(const ModelConfig& m, const ParamCounts& c);
+/// ---- Vision (multimodal wrappers; vision.cpp) ----
+struct VisionParams {
+  std::int64_t tower = 0;
+  std::int64_t projector = 0;
+};
+/// Parameters of a vision tower and its projector, per tensor as each family's reference
+/// implementation builds them (docs/formulas.md, "Vision towers"). Zero for VisionTower::none.
+VisionParams count_vision(const VisionConfig& v);
+/// Problems with a vision config (empty when valid or absent).
+std::vector<std::string> vision_problems(const VisionConfig& v);
+/// ---- end of the vision block ----
 
 /// A model known only by its parameter count N (the whiteboard "a 70B model"): total = active =
 /// non-embedding = N, no embedding, head or layers, so every FLOP basis counts 2N  [KA20 §2.1]

@@ -15,7 +15,8 @@ double expected_experts_touched(double experts, double top_k, double tokens) {
 
 double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, DecodeBytes mode,
                    MoeDecodeBytes moe_mode) {
-  double p = static_cast<double>(c.total);
+  // A decoded text token reads the language model only: a wrapper's vision tower is not read.
+  double p = static_cast<double>(c.total - c.vision);
   if (mode == DecodeBytes::all_weights) return p;
   const double d = static_cast<double>(m.d_model);
   const double e = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model);
@@ -41,7 +42,15 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
 
 DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
                                     double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode) {
-  if (mode == DecodeBytes::all_weights) return params_per_device(c, d);
+  const auto t = static_cast<double>(d.tensor);
+  // A wrapper's vision tower sits on the first stage (params_per_device) but a text token skips it.
+  const double vision = static_cast<double>(c.vision) / t;
+  if (mode == DecodeBytes::all_weights) {
+    DeviceParams r = params_per_device(c, d);
+    r.first_stage -= vision;
+    if (d.pipeline == 1) r.last_stage = r.first_stage;
+    return r;
+  }
   if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
     const double n = static_cast<double>(m.moe.n_experts);
     const double k = static_cast<double>(m.moe.top_k);
@@ -50,8 +59,7 @@ DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, 
     d.expert_share = n > 0.0 ? touched / n : 1.0;
   }
   DeviceParams r = params_per_device(c, d);
-  const auto t = static_cast<double>(d.tensor);
-  double skipped = 0.0;
+  double skipped = vision;
   if (!m.tied_embeddings) {
     const double e = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model);
     const double held = static_cast<double>(c.embedding) / t;

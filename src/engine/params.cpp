@@ -168,7 +168,7 @@ LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
 
 // Embedding, positions, projections, head, final norm, and the totals over them.
 void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
-  c.embedding = checked_mul(m.vocab_size, e);
+  c.embedding = checked_mul(checked_add(m.vocab_size, m.extra_embedding_rows), e);
   c.positions = checked_mul(m.learned_positions, d);
   c.embedding_norm = m.embedding_norm ? norm_params(m.norm, d) : 0;
   c.embed_proj = m.embed_proj_dim > 0 ? checked_mul(2, e, d) : 0;
@@ -224,6 +224,28 @@ ParamCounts count_params(const ModelConfig& m) {
                                            checked_mul(mlp_matrices(m.mlp), m.d_model, m.moe.d_ff_expert));
       c.checkpoint_bytes = checkpoint_bytes(m, c);
     });
+  }
+
+  // mllama: each cross-attention layer is a dense layer plus per-head q/k norms and two scalar gates.
+  if (m.cross_attention_layers > 0) {
+    counting("the parameters of the cross-attention layers", [&] {
+      const i64 one =
+          checked_add(checked_add(layer_kind(m, false, 1).total, checked_mul(2, norm_params(m.norm, m.head_dim))), 2);
+      c.cross_attention = checked_mul(m.cross_attention_layers, one);
+      c.non_embedding = checked_add(c.non_embedding, c.cross_attention);
+      c.total = checked_add(c.total, c.cross_attention);
+      c.active = checked_add(c.active, c.cross_attention);
+    });
+  }
+
+  // Multimodal wrappers: the vision tower and projector are stored and loaded (total) but not
+  // read by a decoded text token (active, non_embedding and the layers leave them out).
+  if (m.vision.counted()) {
+    const VisionParams v = count_vision(m.vision);
+    c.vision_tower = v.tower;
+    c.vision_projector = v.projector;
+    c.vision = checked_add(v.tower, v.projector);
+    c.total = counting("the total parameters", [&] { return checked_add(c.total, c.vision); });
   }
   return c;
 }

@@ -118,7 +118,9 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
   // First stage: the vocab-parallel table (/t), the position table and embedding norm (replicated),
   // OPT's project_in (/t).
   const double input = static_cast<double>(c.embedding) / t + static_cast<double>(c.positions) +
-                       static_cast<double>(c.embedding_norm) + static_cast<double>(c.embed_proj) / 2.0 / t;
+                       static_cast<double>(c.embedding_norm) + static_cast<double>(c.embed_proj) / 2.0 / t +
+                       static_cast<double>(c.vision + c.cross_attention) / t;  // a wrapper's vision tower (and
+  // mllama's cross-attention layers, outside layer_kinds): first stage, split t ways
   // Last stage: final norm (replicated), project_out (/t), the vocab-parallel head (/t). A tied head
   // is a second copy of the table there when p > 1 (Megatron keeps and syncs it).
   double head = static_cast<double>(c.lm_head);

@@ -1,6 +1,7 @@
 // validate(): every problem with a config at once, so a user fixes them in one pass.
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
+#include "roofline/params.hpp"
 
 #include <cmath>
 #include <string>
@@ -78,6 +79,11 @@ std::vector<std::string> validate(const ModelConfig& m) {
     need(e, !bounded || (s.block * s.value_bits % 8 == 0 && s.scale_bits % 8 == 0 && s.other_bits % 8 == 0),
          "expert_storage: a block's values, its scale and the other tensors must fill whole bytes");
   }
+  // Multimodal wrappers: the vision tower's fields (vision.cpp).
+  for (std::string& p : vision_problems(m.vision)) e.push_back(std::move(p));
+  in_range(e, "cross_attention_layers", m.cross_attention_layers, 0, kMaxLayers);
+  in_range(e, "extra_embedding_rows", m.extra_embedding_rows, 0, kMaxVocab);
+  need(e, m.cross_attention_layers == 0 || !m.moe.enabled(), "cross_attention_layers: only with dense layers");
   return e;
 }
 

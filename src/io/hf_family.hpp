@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 namespace roofline::io::hf {
 
@@ -45,5 +46,16 @@ std::span<const Family> moe_2026_families();
 std::span<const Family> dense_2026_families();
 /// gpt_oss and llama4_text: attention sinks, MXFP4 experts, chunked attention (hf_families_special.cpp).
 std::span<const Family> special_2026_families();
+/// ---- Multimodal wrappers (hf_families_multimodal.cpp) ----
+/// gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4: the text model through its own
+/// family's reader, the vision tower into ModelConfig::vision.
+std::span<const Family> multimodal_families();
+/// The family of a model_type in every table (hf_import.cpp's kFamilyTables); null when unknown.
+const Family* find_any_family(std::string_view model_type);
+/// A wrapper's vision tower and projector from its vision_config (and projector keys), with
+/// `text_width` the width the projector maps into. VisionTower::none with `uncounted` set when the
+/// tower's model_type is not one roofline counts.
+VisionConfig read_wrapper_vision(const Cfg& wrapper, std::string_view model_type, std::int64_t text_width);
+/// ---- end of the multimodal block ----
 
 }  // namespace roofline::io::hf

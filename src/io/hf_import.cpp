@@ -472,10 +472,8 @@ using i64 = std::int64_t;
 
 // Every table of families, walked in order by import_hf_config() and supported_model_types().
 const std::array kFamilyTables = {
-    hf::classic_families(),
-    hf::moe_2026_families(),
-    hf::dense_2026_families(),
-    hf::special_2026_families(),
+    hf::classic_families(),      hf::moe_2026_families(),   hf::dense_2026_families(),
+    hf::special_2026_families(), hf::multimodal_families(),
 };
 
 struct Refused {
@@ -492,13 +490,9 @@ constexpr std::array kRefused = {
     Refused{"bart", "an encoder-decoder model"},     Refused{"mbart", "an encoder-decoder model"},
     Refused{"whisper", "an encoder-decoder model"},  Refused{"pegasus", "an encoder-decoder model"},
     Refused{"marian", "an encoder-decoder model"},   Refused{"bert", "an encoder-only model"},
-    Refused{"roberta", "an encoder-only model"},     Refused{"llava", "a multimodal wrapper"},
-    Refused{"llava_next", "a multimodal wrapper"},   Refused{"mllama", "a multimodal wrapper"},
-    Refused{"qwen2_vl", "a multimodal wrapper"},     Refused{"qwen2_5_vl", "a multimodal wrapper"},
+    Refused{"roberta", "an encoder-only model"},     Refused{"llava_next", "a multimodal wrapper"},
     Refused{"paligemma", "a multimodal wrapper"},    Refused{"idefics2", "a multimodal wrapper"},
-    Refused{"idefics3", "a multimodal wrapper"},     Refused{"pixtral", "a multimodal wrapper"},
-    Refused{"llama4", "a multimodal wrapper"},       Refused{"gemma3", "a multimodal wrapper"},
-    Refused{"mistral3", "a multimodal wrapper"}};
+    Refused{"idefics3", "a multimodal wrapper"},     Refused{"pixtral", "a multimodal wrapper"}};
 
 }  // namespace
 
@@ -549,6 +543,13 @@ std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
         "num_nextn_predict_layers: MTP weights (mtp_*) a checkpoint may store are not loaded by "
         "Ernie4_5_MoeForCausalLM; not counted");
   }
+  // Multimodal wrappers: a vision tower roofline does not count is named, never silently dropped.
+  if (!m.vision.uncounted.empty()) {
+    notes.push_back("vision tower \"" + m.vision.uncounted + "\" of this " + m.family +
+                    " wrapper is not counted (roofline counts clip_vision_model, siglip_vision_model, pixtral, "
+                    "qwen2_vl, qwen2_5_vl, mllama_vision_model, llama4_vision_model): the total is the text "
+                    "model's and the projector's is left out too");
+  }
   if (c.has("quantization_config")) {
     notes.emplace_back(
         "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "
@@ -569,6 +570,13 @@ const Family* find_family(std::span<const Family> table, std::string_view type) 
 }
 
 }  // namespace
+
+const Family* hf::find_any_family(std::string_view model_type) {
+  for (const auto& table : kFamilyTables) {
+    if (const Family* f = find_family(table, model_type)) return f;
+  }
+  return nullptr;
+}
 
 ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer,
                              std::vector<std::string>* notes) {

@@ -51,4 +51,17 @@ inline const char* name_of(QkNorm v) { return enum_name(v, kQkNormNames); }
 inline const char* name_of(PositionKind v) { return enum_name(v, kPositionKindNames); }
 inline const char* name_of(InputFormat v) { return enum_name(v, kInputFormatNames); }
 
+// ---- multimodal wrappers: ModelConfig::vision in the native architecture object ----
+inline constexpr std::array kVisionTowerNames = {
+    std::pair{"none", VisionTower::none},         std::pair{"clip", VisionTower::clip},
+    std::pair{"siglip", VisionTower::siglip},     std::pair{"pixtral", VisionTower::pixtral},
+    std::pair{"qwen2_vl", VisionTower::qwen2_vl}, std::pair{"qwen2_5_vl", VisionTower::qwen2_5_vl},
+    std::pair{"mllama", VisionTower::mllama},     std::pair{"llama4", VisionTower::llama4}};
+inline constexpr std::array kVisionProjectorNames = {
+    std::pair{"none", VisionProjector::none},         std::pair{"llava", VisionProjector::llava},
+    std::pair{"mistral3", VisionProjector::mistral3}, std::pair{"gemma3", VisionProjector::gemma3},
+    std::pair{"mllama", VisionProjector::mllama},     std::pair{"llama4", VisionProjector::llama4}};
+inline const char* name_of(VisionTower v) { return enum_name(v, kVisionTowerNames); }
+inline const char* name_of(VisionProjector v) { return enum_name(v, kVisionProjectorNames); }
+
 }  // namespace roofline::io

@@ -242,6 +242,66 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
 
 bool is_hf_config(const json& j) { return j.is_object() && (j.contains("model_type") || j.contains("architectures")); }
 
+// ---- multimodal wrappers: mllama's text-side extras and the vision tower ----
+namespace {
+
+void read_multimodal_architecture(ObjectReader& r, std::string_view where, ModelConfig& m) {
+  set_int(r, "cross_attention_layers", m.cross_attention_layers);
+  set_int(r, "extra_embedding_rows", m.extra_embedding_rows);
+  if (!r.has("vision")) return;
+  ObjectReader v(r.raw("vision"), std::string(where), "/architecture/vision");
+  VisionConfig& x = m.vision;
+  if (v.has("tower")) x.tower = parse_enum(v, "tower", kVisionTowerNames);
+  if (v.has("projector")) x.projector = parse_enum(v, "projector", kVisionProjectorNames);
+  set_int(v, "n_layers", x.n_layers);
+  set_int(v, "d", x.d);
+  set_int(v, "d_ff", x.d_ff);
+  set_int(v, "patch", x.patch);
+  set_int(v, "image_size", x.image_size);
+  set_int(v, "channels", x.channels);
+  set_int(v, "temporal_patch", x.temporal_patch);
+  set_int(v, "merge", x.merge);
+  set_int(v, "global_layers", x.global_layers);
+  set_int(v, "max_tiles", x.max_tiles);
+  set_int(v, "aspect_ratios", x.aspect_ratios);
+  set_int(v, "adapter_in", x.adapter_in);
+  set_int(v, "adapter_out", x.adapter_out);
+  set_int(v, "output_dim", x.output_dim);
+  set_int(v, "feature_layers", x.feature_layers);
+  set_int(v, "out_dim", x.out_dim);
+  set_bool(v, "projector_bias", x.projector_bias);
+  v.finish();
+}
+
+void write_multimodal_architecture(const ModelConfig& m, json& a) {
+  if (m.cross_attention_layers > 0) a["cross_attention_layers"] = m.cross_attention_layers;
+  if (m.extra_embedding_rows > 0) a["extra_embedding_rows"] = m.extra_embedding_rows;
+  if (!m.vision.counted()) return;
+  const VisionConfig& x = m.vision;
+  a["vision"] = {{"tower", name_of(x.tower)},
+                 {"projector", name_of(x.projector)},
+                 {"n_layers", x.n_layers},
+                 {"d", x.d},
+                 {"d_ff", x.d_ff},
+                 {"patch", x.patch},
+                 {"image_size", x.image_size},
+                 {"channels", x.channels},
+                 {"temporal_patch", x.temporal_patch},
+                 {"merge", x.merge},
+                 {"global_layers", x.global_layers},
+                 {"max_tiles", x.max_tiles},
+                 {"aspect_ratios", x.aspect_ratios},
+                 {"adapter_in", x.adapter_in},
+                 {"adapter_out", x.adapter_out},
+                 {"output_dim", x.output_dim},
+                 {"feature_layers", x.feature_layers},
+                 {"out_dim", x.out_dim},
+                 {"projector_bias", x.projector_bias}};
+}
+
+}  // namespace
+// ---- end of the multimodal block ----
+
 void architecture_from_json(const json& j, std::string_view where, ModelConfig& m) {
   ObjectReader r(j, std::string(where), "/architecture");
   if (auto f = r.opt_str("family")) m.family = *f;
@@ -305,6 +365,7 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     set_int(a, "v_head_dim", m.mla.v_head_dim);
     a.finish();
   }
+  read_multimodal_architecture(r, where, m);
   r.finish();
 }
 
@@ -365,6 +426,7 @@ json architecture_to_json(const ModelConfig& m) {
                 {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
                 {"v_head_dim", m.mla.v_head_dim}};
   }
+  write_multimodal_architecture(m, a);
   return a;
 }
 

@@ -68,7 +68,7 @@ std::string unsupported_tail() { return "supported model_type values: " + suppor
 
 TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]") {
   const auto rows = roofline_test::published_rows();
-  REQUIRE(rows.size() == 119);  // group 1 and 2, + moe 13, + dense 15, + presets 33, + special 2
+  REQUIRE(rows.size() == 128);  // group 1 and 2, + moe 13, dense 15, presets 33, special 2, multimodal 9
   int imported = 0;
   for (const auto& row : rows) {
     const std::string preset = row.at("preset");
@@ -80,7 +80,6 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
       CHECK(row.at("hf_repo").empty());
       continue;
     }
-    if (preset == "gemma3-27b") continue;  // the multimodal wrapper: refused, tested below
     ModelPreset p;
     REQUIRE_NOTHROW(p = model_from_json(parse_json_text(read_file(path), path), path, preset));
     CHECK(p.input_format == InputFormat::hf_config);
@@ -94,23 +93,23 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (p.config.moe.enabled()) CHECK(c.active < c.total);
     ++imported;
   }
-  CHECK(imported == 103);
+  CHECK(imported == 113);
 }
 
-TEST_CASE("io: gemma3-27b: the multimodal wrapper is refused, its text_config imports", "[io][hf][gemma3]") {
+TEST_CASE("io: gemma3-27b: the multimodal wrapper is read whole, its vision tower its own line", "[io][hf][gemma3]") {
   // tests/fixtures/hf/gemma3-27b.config.json is Gemma3ForConditionalGeneration (model_type gemma3).
-  const std::string path = hf_fixture("gemma3-27b");
+  const ModelConfig m = import_fixture("gemma3-27b");
+  CHECK(m.family == "gemma3");
+  CHECK(m.vocab_size == 262208);  // Gemma3TextConfig default; the wrapper's text_config omits it
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  // published-group1.tsv:26: checkpoint 27,432,406,640 = text 27,009,346,304 + vision 423,060,336.
+  CHECK(c.total == 27'432'406'640);
+  CHECK(c.vision == 423'060'336);
+  CHECK(c.active == 27'009'346'304);  // a decoded token reads the text model only
+  // Its text_config alone still imports as the text model.
   const json j = fixture_json("gemma3-27b");
-  REQUIRE_THROWS_AS(model_from_json(j, path, "gemma3-27b"), InputError);
-  REQUIRE_THROWS_WITH(model_from_json(j, path, "gemma3-27b"),
-                      path +
-                          ": /model_type: \"gemma3\" is a multimodal wrapper, which roofline does not model; "
-                          "pass its text_config (e.g. jq .text_config config.json) for the language model; " +
-                          unsupported_tail());
-  // published-group1.tsv:26: the text decoder alone is 27,009,346,304 (the preset covers it too).
-  const ModelConfig text = import_hf_config(j.at("text_config"), path + ": /text_config");
-  CHECK(text.vocab_size == 262208);  // Gemma3TextConfig default; the wrapper omits it
-  CHECK(text.tied_embeddings);
+  const ModelConfig text = import_hf_config(j.at("text_config"), "config.json: /text_config");
   CHECK(count_params(text).total == 27'009'346'304);
 }
 
@@ -354,10 +353,10 @@ TEST_CASE("io: unsupported model types are refused naming the type and the suppo
        "config.json: /model_type: \"mamba\" is a state-space model, which roofline does not model; " + tail},
       {{{"model_type", "t5"}, {"d_model", 512}},
        "config.json: /model_type: \"t5\" is an encoder-decoder model, which roofline does not model; " + tail},
-      {{{"model_type", "llava"}, {"architectures", {"LlavaForConditionalGeneration"}}},
-       "config.json: /model_type: \"llava\" is a multimodal wrapper, which roofline does not model; " + tail},
-      {{{"model_type", "llava"}, {"text_config", {{"model_type", "llama"}}}},
-       "config.json: /model_type: \"llava\" is a multimodal wrapper, which roofline does not model; pass its "
+      {{{"model_type", "llava_next"}, {"architectures", {"LlavaNextForConditionalGeneration"}}},
+       "config.json: /model_type: \"llava_next\" is a multimodal wrapper, which roofline does not model; " + tail},
+      {{{"model_type", "llava_next"}, {"text_config", {{"model_type", "llama"}}}},
+       "config.json: /model_type: \"llava_next\" is a multimodal wrapper, which roofline does not model; pass its "
        "text_config (e.g. jq .text_config config.json) for the language model; " +
            tail},
       {{{"model_type", "bert"}},

@@ -68,7 +68,7 @@ const std::vector<Expected> kExpected = {
     {"gemma-2b", 2'506'172'416, 2'506'172'416, "published-group1.tsv:23"},
     {"gemma2-9b", 9'241'705'984, 9'241'705'984, "published-group1.tsv:24"},
     {"gemma2-27b", 27'227'128'320, 27'227'128'320, "published-group1.tsv:25"},
-    {"gemma3-27b", 27'009'346'304, 27'009'346'304, "published-group1.tsv:26"},
+    {"gemma3-27b", 27'432'406'640, 27'009'346'304, "published-group1.tsv:26"},
     {"gemma3-1b", 999'885'952, 999'885'952, "published-group1.tsv:27"},
     {"phi3-mini", 3'821'079'552, 3'821'079'552, "published-group1.tsv:28"},
     {"command-r", 34'980'831'232, 34'980'831'232, "published-group1.tsv:29"},
@@ -165,6 +165,16 @@ const std::vector<Expected> kExpected = {
     {"mistral-large-2", 122'610'069'504, 122'610'069'504, "published-presets.tsv:34"},
     {"gpt-oss-20b", 20'914'757'184, 4'187'440'704, "published-special.tsv:2"},
     {"gpt-oss-120b", 116'829'156'672, 5'711'982'912, "published-special.tsv:3"},
+    // Multimodal wrappers: total with the vision tower + projector, active the text model.
+    {"gemma3-4b", 4'300'079'472, 3'880'263'168, "published-multimodal.tsv:2"},
+    {"gemma3-12b", 12'187'325'040, 11'766'034'176, "published-multimodal.tsv:3"},
+    {"mistral-small-3.1-24b", 24'011'361'280, 23'572'403'200, "published-multimodal.tsv:4"},
+    {"qwen2-vl-7b", 8'291'375'616, 7'615'616'512, "published-multimodal.tsv:5"},
+    {"qwen2.5-vl-7b", 8'292'166'656, 7'615'616'512, "published-multimodal.tsv:6"},
+    {"llava-1.5-7b", 7'063'427'072, 6'738'939'904, "published-multimodal.tsv:7"},
+    {"llama3.2-11b-vision", 10'670'220'835, 9'775'192'080, "published-multimodal.tsv:8"},
+    {"llama4-scout", 108'641'793'536, 17'172'894'720, "published-multimodal.tsv:9"},
+    {"llama4-maverick", 401'583'781'376, 17'184'691'200, "published-multimodal.tsv:10"},
 };
 // clang-format on
 
@@ -190,11 +200,12 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 119 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 128 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 119);
+  CHECK(r.entries(PresetKind::model).size() == 128);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
-  CHECK(r.entries(PresetKind::gpu).size() >= 55);  // issue 10: at least 55 accelerators
+  CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
+  CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
   CHECK(std::is_sorted(names.begin(), names.end()));
@@ -664,8 +675,8 @@ TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][regis
   const std::vector<Row> rows = {
       {"qwen2.5-3b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-14b, qwen2.5-32b, qwen2.5-72b"},
       {"qwen2.5-1.5b", "; presets of this family: qwen2.5-0.5b, qwen2.5-7b, qwen2.5-14b, qwen2.5-32b, qwen2.5-72b"},
-      {"gemma3-12b", "; presets of this family: gemma3-1b, gemma3-27b"},
-      {"gemma-3-4b", "; presets of this family: gemma3-1b, gemma3-27b"},
+      {"gemma3-9b", "; presets of this family: gemma3-1b, gemma3-4b, gemma3-12b, gemma3-27b"},
+      {"gemma-3-2b", "; presets of this family: gemma3-1b, gemma3-4b, gemma3-12b, gemma3-27b"},
       {"qwen3-2b",
        "; presets of this family: qwen3-0.6b, qwen3-1.7b, qwen3-4b, qwen3-8b, qwen3-14b, qwen3-30b-a3b, qwen3-32b, "
        "qwen3-235b-a22b"},

@@ -14,6 +14,28 @@ struct P {
 
 bool architecture(const P& p) { return p.in.scenario.architecture; }
 
+const char* vision_tower_name(VisionTower t) {
+  switch (t) {
+    case VisionTower::none:
+      return "";
+    case VisionTower::clip:
+      return "CLIP ViT";
+    case VisionTower::siglip:
+      return "SigLIP";
+    case VisionTower::pixtral:
+      return "Pixtral";
+    case VisionTower::qwen2_vl:
+      return "Qwen2-VL ViT with merger";
+    case VisionTower::qwen2_5_vl:
+      return "Qwen2.5-VL ViT with merger";
+    case VisionTower::mllama:
+      return "Mllama ViT (local + global)";
+    case VisionTower::llama4:
+      return "Llama 4 ViT with adapter";
+  }
+  return "";
+}
+
 const LayerKindParams* kind(const P& p, bool moe) {
   for (const LayerKindParams& k : p.c().layer_kinds) {
     if (k.moe == moe) return &k;
@@ -57,8 +79,10 @@ const std::vector<Field<P>> kParams = {
      },
      nullptr, architecture},
     {"embedding_params", "embedding", "S000-T1.1", "V e", [](const P& p) { return cell(p.c().embedding); },
-     [](const P& p) { return fmt::format("{} x {}", num(p.m().vocab_size), num(p.r.embedding_width)); }, nullptr,
-     architecture},
+     [](const P& p) {  // mllama's table holds extra_embedding_rows beyond V
+       return fmt::format("{} x {}", num(p.m().vocab_size + p.m().extra_embedding_rows), num(p.r.embedding_width));
+     },
+     nullptr, architecture},
     {"position_params", "learned positions", "S003-2.1", "n_pos d", [](const P& p) { return cell(p.c().positions); },
      [](const P& p) { return fmt::format("{} x {}", num(p.m().learned_positions), num(p.m().d_model)); }, nullptr,
      [](const P& p) { return p.c().positions > 0; }},
@@ -77,15 +101,30 @@ const std::vector<Field<P>> kParams = {
     {"non_embedding_params", "non-embedding", "KA20-2.1", "N = sum_l P_layer + final norm + embedding norm/projection",
      [](const P& p) { return cell(p.c().non_embedding); },
      [](const P& p) {
-       return fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm), num(p.c().embedding_norm),
-                          num(p.c().embed_proj));
+       std::string s = fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm),
+                                   num(p.c().embedding_norm), num(p.c().embed_proj));
+       if (p.c().cross_attention > 0) s += " + " + num(p.c().cross_attention);
+       return s;
      },
      nullptr, architecture},
-    {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions",
+    // ---- multimodal wrappers: mllama's cross-attention layers, the vision tower + projector ----
+    {"cross_attention_params", "cross-attention layers", "HFT-mllama", "n_x (P_layer + 2 norm(d_h) + 2 gates)",
+     [](const P& p) { return cell(p.c().cross_attention); },
+     [](const P& p) { return fmt::format("{} layers", num(p.m().cross_attention_layers)); }, nullptr,
+     [](const P& p) { return p.c().cross_attention > 0; }},
+    {"vision_params", "vision tower + projector", "HFT", "N_vision = tower + projector (not read per text token)",
+     [](const P& p) { return cell(p.c().vision); },
+     [](const P& p) { return fmt::format("{} + {}", num(p.c().vision_tower), num(p.c().vision_projector)); },
+     [](const P& p) { return std::string(vision_tower_name(p.m().vision.tower)); },
+     [](const P& p) { return p.c().vision > 0; }},
+    // ---- end of the multimodal block ----
+    {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions (+ vision)",
      [](const P& p) { return cell(p.c().total); },
      [](const P& p) {
-       return fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding), num(p.c().lm_head),
-                          num(p.c().positions));
+       std::string s = fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding),
+                                   num(p.c().lm_head), num(p.c().positions));
+       if (p.c().vision > 0) s += " + " + num(p.c().vision);
+       return s;
      }},
     {"active_params", "active per token", "SH17", "N_active = N_total - sum_l (P_layer - P_layer,active)",
      [](const P& p) { return cell(p.c().active); },
@@ -94,9 +133,10 @@ const std::vector<Field<P>> kParams = {
        for (const LayerKindParams& k : p.c().layer_kinds) {
          if (k.total != k.active) s += fmt::format(" - {} x ({} - {})", num(k.n_layers), num(k.total), num(k.active));
        }
+       if (p.c().vision > 0) s += " - " + num(p.c().vision);  // the vision tower is not read per token
        return s;
      },
-     nullptr, [](const P& p) { return p.m().moe.enabled(); }},
+     nullptr, [](const P& p) { return p.m().moe.enabled() || p.c().vision > 0; }},
     {"mtp_params_excluded", "MTP layers (excluded)", "DS24", "n_mtp (P_moe_layer + 3 norms + 2 d² + 2 V d)",
      [](const P& p) { return cell(p.c().mtp_excluded); }, nullptr, nullptr,
      [](const P& p) { return p.c().mtp_excluded > 0; }},

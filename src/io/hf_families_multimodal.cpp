@@ -1,0 +1,367 @@
+// Multimodal wrappers: gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4. The text
+// model is read by its own family's reader from text_config (over the text class's defaults where
+// the wrapper's text_config omits a key); the vision tower and projector go to ModelConfig::vision,
+// counted by the engine (count_vision). Facts per wrapper: docs/hf-import.md, "Multimodal wrappers";
+// tests/fixtures/hf/FAMILY-NOTES-multimodal.md.
+#include "io/hf_family.hpp"
+
+#include "roofline/errors.hpp"
+
+#include <array>
+#include <string>
+
+namespace roofline::io::hf {
+
+using nlohmann::json;
+
+namespace {
+
+using i64 = std::int64_t;
+
+// The text class's defaults for keys a wrapper's text_config omits (configuration_<type>.py);
+// gemma3_text's reader applies its own. Types without an entry get no defaults.
+json text_class_defaults(std::string_view type) {
+  if (type == "llama") {  // LlamaConfig
+    return {{"vocab_size", 32000},         {"hidden_size", 4096},       {"intermediate_size", 11008},
+            {"num_hidden_layers", 32},     {"num_attention_heads", 32}, {"max_position_embeddings", 2048},
+            {"tie_word_embeddings", false}};
+  }
+  if (type == "mistral") {  // MistralConfig
+    return {{"vocab_size", 32000},        {"hidden_size", 4096},
+            {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+            {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+            {"sliding_window", 4096},     {"max_position_embeddings", 131072}};
+  }
+  if (type == "qwen2_vl_text" || type == "qwen2_5_vl_text") {  // Qwen2VLTextConfig, Qwen2_5_VLTextConfig
+    return {{"vocab_size", 152064},
+            {"hidden_size", 8192},
+            {"intermediate_size", 29568},
+            {"num_hidden_layers", 80},
+            {"num_attention_heads", 64},
+            {"num_key_value_heads", 8},
+            {"max_position_embeddings", 32768}};
+  }
+  if (type == "mllama_text_model") {  // MllamaTextConfig
+    return {{"vocab_size", 128256},
+            {"hidden_size", 4096},
+            {"intermediate_size", 14336},
+            {"num_hidden_layers", 40},
+            {"num_attention_heads", 32},
+            {"num_key_value_heads", 8},
+            {"max_position_embeddings", 131072},
+            {"cross_attention_layers", {3, 8, 13, 18, 23, 28, 33, 38}}};
+  }
+  return json::object();
+}
+
+// The reader of a text model_type: the nested text configs of Qwen2-VL/2.5-VL are Qwen2 models.
+std::string reader_type(const std::string& type) {
+  if (type == "qwen2_vl_text" || type == "qwen2_5_vl_text") return "qwen2";
+  return type;
+}
+
+bool is_wrapper(const Family* f);
+void import_mllama_text(const Cfg& c, ModelConfig& m);
+
+// text_config over the text class's defaults, read by the text model_type's family. `fallback`
+// is the wrapper's default text config when text_config is absent; a present text_config takes
+// only its model_type from it (transformers builds the text class from the dict: class defaults).
+void import_text(const Cfg& c, ModelConfig& m, const json& fallback) {
+  json text = c.has("text_config") ? json::object() : fallback;
+  std::string pointer = c.path("text_config");
+  if (c.has("text_config")) {
+    const json& t = c.raw("text_config");
+    if (!t.is_object()) c.fail("text_config", "expected an object");
+    for (const auto& [k, v] : t.items()) text[k] = v;
+  }
+  if (!text.contains("model_type")) text["model_type"] = fallback.value("model_type", "");
+  const std::string type = text["model_type"].is_string() ? text["model_type"].get<std::string>() : "";
+  json merged = text_class_defaults(type);
+  for (const auto& [k, v] : text.items()) merged[k] = v;
+  const Cfg tc(merged, c.where(), pointer);
+  if (type == "mllama_text_model") {
+    import_mllama_text(tc, m);
+    return;
+  }
+  const Family* f = find_any_family(reader_type(type));
+  if (f == nullptr || is_wrapper(f)) {
+    tc.fail("model_type", "the text model \"" + type + "\" of this wrapper is not a supported model_type");
+  }
+  f->import(tc, m);
+}
+
+// Qwen2-VL and Qwen2.5-VL configs saved before the text_config split keep the text model's keys at
+// the top level: the wrapper object is then the text config, read as a Qwen2 model (every size key
+// is present in those configs; a missing one is reported, not defaulted).
+void import_qwen_vl_text(const Cfg& c, ModelConfig& m, const char* text_type) {
+  if (c.has("text_config")) {
+    import_text(c, m, {{"model_type", text_type}});
+    return;
+  }
+  find_any_family("qwen2")->import(c, m);
+}
+
+void import_gemma3(const Cfg& c, ModelConfig& m) {
+  import_text(c, m, {{"model_type", "gemma3_text"}});
+  m.vision = read_wrapper_vision(c, "gemma3", m.d_model);
+}
+
+// Mistral3Config without a text_config builds Mistral Small 3.1's text model.
+void import_mistral3(const Cfg& c, ModelConfig& m) {
+  const json small = {{"model_type", "mistral"},
+                      {"head_dim", 128},
+                      {"hidden_size", 5120},
+                      {"intermediate_size", 32768},
+                      {"max_position_embeddings", 131072},
+                      {"num_attention_heads", 32},
+                      {"num_hidden_layers", 40},
+                      {"num_key_value_heads", 8},
+                      {"sliding_window", nullptr},
+                      {"vocab_size", 131072}};
+  import_text(c, m, small);
+  m.vision = read_wrapper_vision(c, "mistral3", m.d_model);
+}
+
+void import_qwen2_vl(const Cfg& c, ModelConfig& m) {
+  import_qwen_vl_text(c, m, "qwen2_vl_text");
+  m.vision = read_wrapper_vision(c, "qwen2_vl", m.d_model);
+}
+
+void import_qwen2_5_vl(const Cfg& c, ModelConfig& m) {
+  import_qwen_vl_text(c, m, "qwen2_5_vl_text");
+  m.vision = read_wrapper_vision(c, "qwen2_5_vl", m.d_model);
+}
+
+void import_llava(const Cfg& c, ModelConfig& m) {
+  import_text(c, m, {{"model_type", "llama"}});
+  m.vision = read_wrapper_vision(c, "llava", m.d_model);
+}
+
+// MllamaTextModel: num_hidden_layers counts the cross-attention layers too (cross_attention_layers
+// lists their indices); embed_tokens has vocab_size + 8 rows, the head vocab_size.
+void import_mllama_text(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  if (!c.has("cross_attention_layers")) c.fail("cross_attention_layers", "missing required field");
+  const json& x = c.raw("cross_attention_layers");
+  if (!x.is_array()) c.fail("cross_attention_layers", "expected an array of layer indices");
+  for (const json& i : x) {
+    if (!i.is_number_integer() || i.get<i64>() < 0 || i.get<i64>() >= m.n_layers) {
+      c.fail("cross_attention_layers", "expected layer indices below num_hidden_layers, got " + describe_json(i));
+    }
+  }
+  m.cross_attention_layers = static_cast<i64>(x.size());
+  m.n_layers -= m.cross_attention_layers;
+  m.extra_embedding_rows = 8;
+}
+
+void import_mllama(const Cfg& c, ModelConfig& m) {
+  import_text(c, m, {{"model_type", "mllama_text_model"}});
+  m.vision = read_wrapper_vision(c, "mllama", m.d_model);
+}
+
+// Llama 4's text model is llama4_text, read by its own family where the build has it.
+void import_llama4(const Cfg& c, ModelConfig& m) {
+  import_text(c, m, {{"model_type", "llama4_text"}});
+  m.vision = read_wrapper_vision(c, "llama4", m.d_model);
+}
+
+// ---- vision towers ----
+
+// vision_feature_layer: one index, or a list of layers concatenated into the projector's input.
+i64 feature_layers(const Cfg& c) {
+  if (!c.has("vision_feature_layer")) return 1;
+  const json& v = c.raw("vision_feature_layer");
+  if (v.is_array()) {
+    if (v.empty()) c.fail("vision_feature_layer", "expected a layer index or a non-empty list");
+    return static_cast<i64>(v.size());
+  }
+  if (!v.is_number_integer()) c.fail("vision_feature_layer", "expected a layer index or a list of them");
+  return 1;  // one layer, counted from the end when negative (LLaVA's -2)
+}
+
+// The vision tower's model_type: vision_config's, else the wrapper's default tower.
+std::string tower_type(const Cfg& vc, const char* fallback) { return vc.str("model_type", fallback); }
+
+void read_clip(const Cfg& vc, VisionConfig& v) {  // CLIPVisionConfig defaults
+  v.tower = VisionTower::clip;
+  v.d = vc.integer("hidden_size", 768);
+  v.d_ff = vc.integer("intermediate_size", 3072);
+  v.n_layers = vc.integer("num_hidden_layers", 12);
+  v.image_size = vc.integer("image_size", 224);
+  v.patch = vc.integer("patch_size", 32);
+  v.channels = vc.integer("num_channels", 3);
+}
+
+void read_siglip(const Cfg& vc, VisionConfig& v) {  // SiglipVisionConfig defaults
+  v.tower = VisionTower::siglip;
+  v.d = vc.integer("hidden_size", 768);
+  v.d_ff = vc.integer("intermediate_size", 3072);
+  v.n_layers = vc.integer("num_hidden_layers", 12);
+  v.image_size = vc.integer("image_size", 224);
+  v.patch = vc.integer("patch_size", 16);
+  v.channels = vc.integer("num_channels", 3);
+  // The multihead-attention-pooling head (vision_use_head, default true) is not counted: refused.
+  if (vc.boolean("vision_use_head", true)) {
+    vc.unsupported("vision_use_head", "a SigLIP tower with its pooling head");
+  }
+}
+
+void read_pixtral(const Cfg& vc, VisionConfig& v) {  // PixtralVisionConfig defaults
+  v.tower = VisionTower::pixtral;
+  v.d = vc.integer("hidden_size", 1024);
+  v.d_ff = vc.integer("intermediate_size", 4096);
+  v.n_layers = vc.integer("num_hidden_layers", 24);
+  v.image_size = vc.integer("image_size", 1024);
+  v.patch = vc.integer("patch_size", 16);
+  v.channels = vc.integer("num_channels", 3);
+  const i64 heads = vc.integer("num_attention_heads", 16);
+  if (heads <= 0) vc.fail("num_attention_heads", "must be positive");
+  if (vc.integer("head_dim", v.d / heads) * heads != v.d) {
+    vc.unsupported("head_dim", "a Pixtral tower whose heads x head_dim is not hidden_size");
+  }
+}
+
+// Qwen2VLVisionConfig: embed_dim is the tower width, hidden_size the merger's output.
+void read_qwen2_vl(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::qwen2_vl;
+  v.d = vc.integer("embed_dim", 1280);
+  v.d_ff = saturating_mul(v.d, vc.integer("mlp_ratio", 4));
+  v.n_layers = vc.integer("depth", 32);
+  v.out_dim = vc.integer("hidden_size", 3584);
+  v.patch = vc.integer("patch_size", 14);
+  v.channels = vc.integer_any({"in_channels", "in_chans"}, 3);
+  v.temporal_patch = vc.integer("temporal_patch_size", 2);
+  v.merge = vc.integer("spatial_merge_size", 2);
+}
+
+// Qwen2_5_VLVisionConfig: hidden_size is the tower width, out_hidden_size the merger's output.
+void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::qwen2_5_vl;
+  v.d = vc.integer("hidden_size", 3584);
+  v.d_ff = vc.integer("intermediate_size", 3420);
+  v.n_layers = vc.integer("depth", 32);
+  v.out_dim = vc.integer("out_hidden_size", 3584);
+  v.patch = vc.integer("patch_size", 14);
+  v.channels = vc.integer_any({"in_channels", "in_chans"}, 3);
+  v.temporal_patch = vc.integer("temporal_patch_size", 2);
+  v.merge = vc.integer("spatial_merge_size", 2);
+}
+
+void read_mllama(const Cfg& vc, VisionConfig& v) {  // MllamaVisionConfig defaults
+  v.tower = VisionTower::mllama;
+  v.d = vc.integer("hidden_size", 1280);
+  v.d_ff = vc.integer("intermediate_size", 5120);
+  v.n_layers = vc.integer("num_hidden_layers", 32);
+  v.global_layers = vc.integer("num_global_layers", 8);
+  v.image_size = vc.integer("image_size", 448);
+  v.patch = vc.integer("patch_size", 14);
+  v.channels = vc.integer("num_channels", 3);
+  v.max_tiles = vc.integer("max_num_tiles", 4);
+  v.output_dim = vc.integer("vision_output_dim", 7680);
+  // Tile embeddings have max_aspect_ratio_id + 1 rows, max_aspect_ratio_id = len(supported_aspect_ratios).
+  i64 ratios = 8;  // the default list [[1,1],[1,2],[1,3],[1,4],[2,1],[2,2],[3,1],[4,1]]
+  if (vc.has("supported_aspect_ratios")) {
+    const json& r = vc.raw("supported_aspect_ratios");
+    if (!r.is_array()) vc.fail("supported_aspect_ratios", "expected a list of [w, h] pairs");
+    ratios = static_cast<i64>(r.size());
+  }
+  v.aspect_ratios = ratios + 1;
+}
+
+// Llama4VisionConfig: every size key is required (the published configs state them).
+void read_llama4(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::llama4;
+  v.d = vc.integer("hidden_size");
+  v.d_ff = vc.integer("intermediate_size");
+  v.n_layers = vc.integer("num_hidden_layers");
+  v.image_size = vc.integer("image_size");
+  v.patch = vc.integer("patch_size");
+  v.channels = vc.integer("num_channels", 3);
+  v.adapter_in = vc.integer("projector_input_dim");
+  v.adapter_out = vc.integer("projector_output_dim");
+  v.output_dim = vc.integer("vision_output_dim");
+}
+
+// One wrapper's tower: its vision_config model_type (or the wrapper's default tower type).
+struct WrapperVision {
+  const char* wrapper;
+  const char* default_tower;
+  VisionProjector projector;
+};
+
+constexpr std::array kWrapperVision = {WrapperVision{"gemma3", "siglip_vision_model", VisionProjector::gemma3},
+                                       WrapperVision{"mistral3", "pixtral", VisionProjector::mistral3},
+                                       WrapperVision{"qwen2_vl", "qwen2_vl", VisionProjector::none},
+                                       WrapperVision{"qwen2_5_vl", "qwen2_5_vl", VisionProjector::none},
+                                       WrapperVision{"llava", "clip_vision_model", VisionProjector::llava},
+                                       WrapperVision{"mllama", "mllama_vision_model", VisionProjector::mllama},
+                                       WrapperVision{"llama4", "llama4_vision_model", VisionProjector::llama4}};
+
+struct TowerReader {
+  const char* model_type;
+  void (*read)(const Cfg&, VisionConfig&);
+};
+
+constexpr std::array kTowers = {
+    TowerReader{"clip_vision_model", read_clip},    TowerReader{"siglip_vision_model", read_siglip},
+    TowerReader{"pixtral", read_pixtral},           TowerReader{"qwen2_vl", read_qwen2_vl},
+    TowerReader{"qwen2_5_vl", read_qwen2_5_vl},     TowerReader{"mllama_vision_model", read_mllama},
+    TowerReader{"llama4_vision_model", read_llama4}};
+
+}  // namespace
+
+VisionConfig read_wrapper_vision(const Cfg& c, std::string_view model_type, std::int64_t text_width) {
+  const WrapperVision* w = nullptr;
+  for (const WrapperVision& x : kWrapperVision) {
+    if (model_type == x.wrapper) w = &x;
+  }
+  VisionConfig v;
+  if (w == nullptr) return v;
+  const json empty = json::object();
+  if (c.has("vision_config") && !c.raw("vision_config").is_object()) c.fail("vision_config", "expected an object");
+  const json& raw = c.has("vision_config") ? c.raw("vision_config") : empty;
+  const Cfg vc(raw, c.where(), c.path("vision_config"));
+  // Qwen2-VL's vision_config carries no model_type in published configs; the wrapper's is its own.
+  const std::string type = tower_type(vc, w->default_tower);
+  const TowerReader* reader = nullptr;
+  for (const TowerReader& t : kTowers) {
+    if (type == t.model_type) reader = &t;
+  }
+  const bool qwen = w->projector == VisionProjector::none;
+  if (reader == nullptr || (qwen && type != w->default_tower)) {
+    v.uncounted = type;  // named in the output as not counted
+    return v;
+  }
+  reader->read(vc, v);
+  v.projector = w->projector;
+  if (!qwen) v.out_dim = text_width;
+  if (w->projector == VisionProjector::llava) {
+    v.feature_layers = feature_layers(c);
+    v.projector_bias = c.boolean("multimodal_projector_bias", true);
+  } else if (w->projector == VisionProjector::mistral3) {
+    v.feature_layers = feature_layers(c);
+    v.projector_bias = c.boolean("multimodal_projector_bias", false);
+    v.merge = c.integer("spatial_merge_size", 2);
+  }
+  return v;
+}
+
+namespace {
+
+constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},     Family{"mistral3", import_mistral3},
+                                    Family{"qwen2_vl", import_qwen2_vl}, Family{"qwen2_5_vl", import_qwen2_5_vl},
+                                    Family{"llava", import_llava},       Family{"mllama", import_mllama},
+                                    Family{"llama4", import_llama4}};
+
+bool is_wrapper(const Family* f) {
+  for (const Family& w : kMultimodal) {
+    if (std::string_view(w.model_type) == f->model_type) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const Family> multimodal_families() { return kMultimodal; }
+
+}  // namespace roofline::io::hf
