@@ -35,7 +35,7 @@ struct BadPreset {
 const std::string kSupported =
     "supported model_type values: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
     "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
-    "cohere, dbrx, deepseek_v2, deepseek_v3";
+    "cohere, dbrx, deepseek_v2, deepseek_v3, mamba, mamba2, nemotron_h, granitemoehybrid, bamba, qwen3_next, jamba";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets
@@ -84,7 +84,8 @@ const std::vector<BadPreset> kBad = {
     {"model-name-mismatch.json", Kind::model,
      "{file}: /name: \"llama3-8b\" must equal the file name \"model-name-mismatch\"", true},
     {"model-hf-unsupported-type.json", Kind::model,
-     "{file}: /hf_config/model_type: \"mamba\" is a state-space model, which roofline does not model; " + kSupported},
+     "{file}: /hf_config/model_type: \"falcon_mamba\" is a state-space model, which roofline does not model; " +
+         kSupported},
     {"model-hf-missing-field.json", Kind::model, "{file}: /hf_config/hidden_size: missing required field"},
     {"model-hf-no-model-type.json", Kind::model,
      "{file}: /hf_config/model_type: missing; roofline reads the architecture from model_type"},

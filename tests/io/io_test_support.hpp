@@ -77,6 +77,7 @@ inline std::vector<TsvRow> read_tsv(const std::string& name) {
 inline std::vector<TsvRow> published_rows() {
   std::vector<TsvRow> all = read_tsv("published-group1.tsv");
   for (TsvRow& r : read_tsv("published-group2.tsv")) all.push_back(std::move(r));
+  for (TsvRow& r : read_tsv("published-hybrid.tsv")) all.push_back(std::move(r));
   return all;
 }
 

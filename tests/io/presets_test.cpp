@@ -100,6 +100,11 @@ const std::vector<Expected> kExpected = {
     {"starcoder2-3b", 3'030'371'328, 3'030'371'328, "published-group2.tsv:24"},
     {"starcoder2-7b", 7'173'923'840, 7'173'923'840, "published-group2.tsv:25"},
     {"starcoder2-15b", 15'957'889'024, 15'957'889'024, "published-group2.tsv:26"},
+    {"mamba-2.8b", 2'768'345'600, 2'768'345'600, "published-hybrid.tsv:2"},
+    {"mamba-codestral-7b", 7'285'403'648, 7'285'403'648, "published-hybrid.tsv:3"},
+    {"nemotron-h-8b", 8'100'852'736, 8'100'852'736, "published-hybrid.tsv:4"},
+    {"granite-4.0-h-small", 32'207'337'984, 8'803'121'664, "published-hybrid.tsv:5"},
+    {"qwen3-next-80b-a3b", 79'674'391'296, 3'874'929'408, "published-hybrid.tsv:6"},
 };
 // clang-format on
 
@@ -120,9 +125,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 56 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 61 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 56);
+  CHECK(r.entries(PresetKind::model).size() == 61);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -282,7 +287,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   dir.write("models/README.txt", "not a preset: ignored");
 
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 58);
+  CHECK(r.entries(PresetKind::model).size() == 63);
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -309,7 +314,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 56);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 61);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
