@@ -356,6 +356,10 @@ void import_jamba(const Cfg& c, ModelConfig& m) {
   read_llama_like(c, m, false);
   m.sliding_window = 0;
   m.position = PositionKind::none;  // JambaAttention has no rotary embedding
+  // JambaAttention and JambaMLP hard-code bias=False, whatever attention_bias / mlp_bias say.
+  m.qkv_bias = false;
+  m.o_bias = false;
+  m.mlp_bias = false;
   m.head_dim = kDeriveFromHeads;
   const i64 attn_period = c.integer("attn_layer_period", 8);
   const i64 attn_offset = c.integer("attn_layer_offset", 4);

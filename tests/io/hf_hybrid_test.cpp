@@ -214,3 +214,49 @@ TEST_CASE("hybrid: architecture_to_json round-trips the layer mixers", "[io][hf]
     CHECK(state_bytes_per_sequence(back, 2.0).base() == state_bytes_per_sequence(m, 2.0).base());
   }
 }
+
+TEST_CASE("hybrid: granite-4.0-micro: the dense, all-attention variant has no state and a RoPE GQA cache",
+          "[io][hf][hybrid][granite]") {
+  const ModelConfig m = import_fixture("granite-4.0-micro");
+  CHECK(m.attention_layers() == 40);
+  CHECK_FALSE(m.moe.enabled());
+  CHECK(m.position == PositionKind::rope);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 0.0);
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 40.0 * 2 * 8 * 64 * 2);  // head_dim 2560 / 40 = 64
+}
+
+TEST_CASE("hybrid: jamba: attention every 8th layer from 4, MoE on odd layers, no attention biases",
+          "[io][hf][hybrid][jamba]") {
+  const ModelConfig m = import_fixture("jamba-v0.1");
+  CHECK(m.attention_layers() == 4);
+  for (std::int64_t i : {4, 12, 20, 28}) CHECK(m.is_attention_layer(i));
+  CHECK(count_layers(m, false, StateMixer::mamba1, LayerFfn::moe) == 16);
+  CHECK(count_layers(m, false, StateMixer::mamba1, LayerFfn::dense) == 12);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::dense) == 4);
+  CHECK(m.position == PositionKind::none);
+  // JambaAttention hard-codes bias=False: attention_bias in the config changes nothing.
+  json j = fixture_json("jamba-v0.1");
+  j["attention_bias"] = true;
+  CHECK(count_params(import_json(j)).total == 51'570'323'328);
+  // HybridMambaAttentionDynamicCache (modeling_jamba.py): conv_states [batch, d_inner, d_conv] and
+  // ssm_states [batch, d_inner, d_state] per Mamba layer: 8192 x (4 + 16) = 163,840 elements.
+  CHECK(state_elements_per_layer(m, StateMixer::mamba1) == 8192 * (4 + 16));
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 28.0 * 163'840 * 2);
+}
+
+TEST_CASE("hybrid: bamba: Mamba-2 everywhere but attn_layer_indices, a gated MLP on every layer",
+          "[io][hf][hybrid][bamba]") {
+  // A Bamba-9B-shaped config (BambaConfig keys); no published total is checked here.
+  const json j = {{"model_type", "bamba"},      {"hidden_size", 4096},
+                  {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+                  {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                  {"vocab_size", 128256},       {"attn_layer_indices", {9, 18, 27}},
+                  {"mamba_n_heads", 128},       {"mamba_d_head", 64},
+                  {"mamba_n_groups", 1},        {"mamba_d_state", 128}};
+  const ModelConfig m = import_json(j);
+  CHECK(m.attention_layers() == 3);
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::dense) == 29);
+  // Per Mamba layer: mixer 102,286,976 (in_proj 4096 x 16768, conv 8448 x 4 + 8448, 3 x 128, norm 8192,
+  // out_proj 8192 x 4096) + gated MLP 3 x 4096 x 14336 + 2 norms.
+  CHECK(count_params(m).layer_kinds.at(0).total == 102'286'976 + 3LL * 4096 * 14336 + 2 * 4096);
+}
