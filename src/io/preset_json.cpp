@@ -168,6 +168,28 @@ void ObjectReader::finish() const {
   }
 }
 
+// A hybrid layer as "+"-joined parts: attention, mamba1, mamba2 or gated_deltanet, then mlp or moe.
+std::string layer_mix_name(const LayerMix& x) {
+  std::string s = x.attention ? "attention" : "";
+  const auto add = [&](const char* part) { s += (s.empty() ? "" : "+") + std::string(part); };
+  switch (x.state) {
+    case StateMixer::none:
+      break;
+    case StateMixer::mamba1:
+      add("mamba1");
+      break;
+    case StateMixer::mamba2:
+      add("mamba2");
+      break;
+    case StateMixer::gated_deltanet:
+      add("gated_deltanet");
+      break;
+  }
+  if (x.ffn == LayerFfn::dense) add("mlp");
+  if (x.ffn == LayerFfn::moe) add("moe");
+  return s;
+}
+
 namespace {
 
 template <typename F>
@@ -194,28 +216,6 @@ void set_bool(ObjectReader& r, const char* key, bool& field) {
 }
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
-// A hybrid layer as "+"-joined parts: attention, mamba1, mamba2 or gated_deltanet, then mlp or moe.
-std::string layer_mix_name(const LayerMix& x) {
-  std::string s = x.attention ? "attention" : "";
-  const auto add = [&](const char* part) { s += (s.empty() ? "" : "+") + std::string(part); };
-  switch (x.state) {
-    case StateMixer::none:
-      break;
-    case StateMixer::mamba1:
-      add("mamba1");
-      break;
-    case StateMixer::mamba2:
-      add("mamba2");
-      break;
-    case StateMixer::gated_deltanet:
-      add("gated_deltanet");
-      break;
-  }
-  if (x.ffn == LayerFfn::dense) add("mlp");
-  if (x.ffn == LayerFfn::moe) add("moe");
-  return s;
-}
-
 LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
   LayerMix x{.attention = false, .state = StateMixer::none, .ffn = LayerFfn::none};
   std::size_t start = 0;
