@@ -107,6 +107,7 @@ const std::vector<Expected> kExpected = {
     {"qwen3-next-80b-a3b", 79'674'391'296, 3'874'929'408, "published-hybrid.tsv:6"},
     {"jamba-v0.1", 51'570'323'328, 12'110'311'296, "published-hybrid.tsv:7"},
     {"granite-4.0-micro", 3'402'836'480, 3'402'836'480, "published-hybrid.tsv:8"},
+    {"bamba-9b", 9'780'235'392, 9'780'235'392, "published-hybrid.tsv:9"},
 };
 // clang-format on
 
@@ -127,9 +128,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 63 model and 43 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 64 model and 43 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 63);
+  CHECK(r.entries(PresetKind::model).size() == 64);
   CHECK(r.entries(PresetKind::gpu).size() == 43);
   for (const PresetEntry* e : r.entries(PresetKind::model)) CHECK(e->origin == "builtin");
   const auto names = names_of(r, PresetKind::model);
@@ -289,7 +290,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
   dir.write("models/README.txt", "not a preset: ignored");
 
   const PresetRegistry r({dir.str()});
-  CHECK(r.entries(PresetKind::model).size() == 65);
+  CHECK(r.entries(PresetKind::model).size() == 66);
   CHECK(r.entries(PresetKind::gpu).size() == 44);
 
   std::istringstream no_stdin;
@@ -316,7 +317,7 @@ TEST_CASE("io: --preset-dir: user models and GPUs are registered beside the buil
 
   // A directory without models/ or gpus/ is accepted and adds nothing.
   const TempDir empty;
-  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 63);
+  CHECK(PresetRegistry({empty.str()}).entries(PresetKind::model).size() == 64);
 }
 
 TEST_CASE("io: --preset-dir that is not a directory", "[io][presets][registry]") {
