@@ -22,11 +22,22 @@ constexpr double grouped_weight_bits(double bits, double scale_bits, double grou
 /// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope  [S000-eq1.1] [DS24]
 std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
 
-/// M_KV per token = sum_l 2 h_kv d_h b (every layer, context under every window)  [S000-eq1.1]
+/// M_KV per token = sum_l 2 h_kv d_h b over the attention layers (context under every window)  [S000-eq1.1]
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
 
-/// M_KV(T) per sequence = sum_l 2 h_kv d_h b min(T, W_l) = 2 h_kv d_h b (L_g T + L_s min(T, W)),
-/// O(1) through layer_windows  [S000-eq1.1]
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+/// Recurrent-state elements one sequence holds in one layer of mixer k: Mamba-1 d_i k_conv + d_i N;
+/// Mamba-2 (d_i + 2 g N) k_conv + H P N; Gated DeltaNet (2 h_k d_k + h_v d_v) k_conv + h_v d_k d_v;
+/// 0 without a state mixer  [GU23] [DAO24] [YANG24]
+std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k);
+
+/// M_S per sequence = b sum_l S_l over the state layers, constant in T  [GU23] [DAO24] [YANG24]
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, double state_bytes_per_element);
+// ---- end hybrid --------------------------------------------------------------------------------
+
+/// Cache per sequence M_KV(T) = b sum_l 2 h_kv d_h min(T, W_l) + M_S = 2 h_kv d_h b (L_g T + L_s min(T, W))
+/// + M_S: the attention layers' KV plus a hybrid's recurrent state (in the same dtype), O(1)
+/// through layer_windows  [S000-eq1.1] [DAO24]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 
 /// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]

@@ -87,6 +87,53 @@ struct VisionConfig {
   [[nodiscard]] bool counted() const { return tower != VisionTower::none; }
 };
 /// ---- end of the vision block ----
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+/// The recurrent mixer of a layer, beside or instead of attention.
+enum class StateMixer { none, mamba1, mamba2, gated_deltanet };
+/// The feed-forward sublayer of a hybrid layer: dense MLP, MoE block, or none (Mamba, Nemotron-H).
+enum class LayerFfn { dense, moe, none };
+
+/// What one layer of a hybrid model holds. Falcon-H1 has attention and Mamba-2 side by side.
+struct LayerMix {
+  bool attention = true;
+  StateMixer state = StateMixer::none;
+  LayerFfn ffn = LayerFfn::dense;
+  bool operator==(const LayerMix&) const = default;
+};
+
+/// Mamba-1 (Gu & Dao 2023) and Mamba-2 (Dao & Gu 2024) mixer widths.
+struct SsmConfig {
+  std::int64_t d_inner = 0;   ///< d_i: expand x d, or Mamba-2's n_heads x head_dim
+  std::int64_t d_state = 0;   ///< N
+  std::int64_t d_conv = 0;    ///< k_conv, the causal conv kernel
+  std::int64_t n_groups = 1;  ///< g: Mamba-2's B/C groups
+  std::int64_t n_heads = 0;   ///< H: Mamba-2 heads (one dt, A, D each)
+  std::int64_t head_dim = 0;  ///< P = d_i / H
+  std::int64_t dt_rank = 0;   ///< R: Mamba-1's dt low rank
+  std::int64_t chunk = 0;     ///< Mamba-2 SSD chunk length (no parameters)
+  bool conv_bias = true;      ///< bias on conv1d
+  bool proj_bias = false;     ///< biases on in_proj and out_proj
+  bool gated_norm = true;     ///< Mamba-2's gated RMSNorm over d_i before out_proj
+  bool dt_norms = false;      ///< Jamba: RMSNorms on dt (R), B and C (N each)
+};
+
+/// Gated DeltaNet (Yang et al. 2024) as Qwen3-Next builds it.
+struct DeltaNetConfig {
+  std::int64_t n_key_heads = 0;     ///< h_k
+  std::int64_t n_value_heads = 0;   ///< h_v
+  std::int64_t key_head_dim = 0;    ///< d_k
+  std::int64_t value_head_dim = 0;  ///< d_v
+  std::int64_t conv_kernel = 0;     ///< k_conv
+};
+
+struct HybridConfig {
+  std::vector<LayerMix> layers;  ///< one per layer; empty: every layer is attention + FFN
+  SsmConfig ssm;
+  DeltaNetConfig deltanet;
+  bool attn_output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid gate of h d_h
+  [[nodiscard]] bool enabled() const { return !layers.empty(); }
+};
+// ---- end hybrid --------------------------------------------------------------------------------
 
 /// One decoder-only model. Counts are integers; widths are in elements.
 struct ModelConfig {
@@ -147,10 +194,21 @@ struct ModelConfig {
   std::int64_t cross_attention_layers = 0;
   /// mllama: rows the input table holds beyond vocab_size (8 image/special tokens; the head has V).
   std::int64_t extra_embedding_rows = 0;
+  HybridConfig hybrid;  ///< per-layer mixers of hybrid and state-space models (issue 10)
 
   [[nodiscard]] bool is_moe_layer(std::int64_t i) const {
+    if (hybrid.enabled()) return hybrid.layers[static_cast<std::size_t>(i)].ffn == LayerFfn::moe;
     if (!moe.enabled() || i < moe.first_dense_layers) return false;
     return moe.layer_freq <= 1 || (i + 1) % moe.layer_freq == 0;
+  }
+  [[nodiscard]] bool is_attention_layer(std::int64_t i) const {
+    return !hybrid.enabled() || hybrid.layers[static_cast<std::size_t>(i)].attention;
+  }
+  /// Layers with attention (and a KV cache): L, or a hybrid's attention layers.
+  [[nodiscard]] std::int64_t attention_layers() const {
+    if (!hybrid.enabled()) return n_layers;
+    return static_cast<std::int64_t>(
+        std::count_if(hybrid.layers.begin(), hybrid.layers.end(), [](const LayerMix& x) { return x.attention; }));
   }
   [[nodiscard]] bool is_sliding_layer(std::int64_t i) const {
     if (sliding_window <= 0) return false;
@@ -168,9 +226,10 @@ struct LayerWindows {
 };
 
 /// L_g = floor(L / g) with g = global_every (0: L_g = 0), L_s = L - L_g; without a window every
-/// layer is global. The closed form of counting is_sliding_layer(i) over i < L  [S000-eq1.1]
-constexpr LayerWindows layer_windows(const ModelConfig& m) {
-  if (m.sliding_window <= 0) return {.global_layers = m.n_layers, .sliding_layers = 0, .window = 0};
+/// attention layer is global (a hybrid's state layers hold no KV). The closed form of counting is_sliding_layer(i) over
+/// i < L  [S000-eq1.1]
+inline LayerWindows layer_windows(const ModelConfig& m) {
+  if (m.sliding_window <= 0) return {.global_layers = m.attention_layers(), .sliding_layers = 0, .window = 0};
   const std::int64_t global = m.global_every > 0 ? m.n_layers / m.global_every : 0;
   return {.global_layers = global, .sliding_layers = m.n_layers - global, .window = m.sliding_window};
 }

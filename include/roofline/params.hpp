@@ -30,10 +30,11 @@ struct LayerKindParams {
   /// Per layer, parameters of the routed experts, E P_expert (the part "experts"; 0 in a dense
   /// kind). What MoE decode reads only in part: params_read scales it by experts touched / E.
   std::int64_t routed_experts_params = 0;
+  LayerMix mix;  ///< a hybrid's layer kind: its mixers and FFN (issue 10); default for a transformer
 };
 
 struct ParamCounts {
-  std::vector<LayerKindParams> layer_kinds;  ///< dense first, then MoE; kinds with 0 layers omitted
+  std::vector<LayerKindParams> layer_kinds;  ///< dense first, then MoE (a hybrid: by first layer); none empty
   std::int64_t embedding = 0;                ///< V*e input table (e = embed_proj_dim or d)
   std::int64_t positions = 0;                ///< learned position table
   std::int64_t embedding_norm = 0;           ///< BLOOM's norm after the embedding

@@ -136,8 +136,8 @@ struct Affine {
 };
 
 // One decode step as affine functions of x, the keys attended over all layers (attended_keys):
-// t_mem(x) = (W + B b_kv e x) / BW and t_comp(x) = B (C_fwd + a x) / P. The weights read depend on
-// B only, so they are the same at every step of a generation.
+// t_mem(x) = (W + B M_S + B b_kv e x) / BW (M_S: a hybrid's recurrent state) and t_comp(x) = B (C_fwd + a x) / P. The
+// weights read depend on B only, so they are the same at every step of a generation.
 struct StepLines {
   Affine memory;
   Affine compute;
@@ -149,7 +149,9 @@ StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload&
   const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
   const double weights = weight_bytes(params_read(m, c, batch, w.decode_bytes, w.moe_decode), w.weight_bits).base();
   const double kv_per_key = static_cast<double>(kv_elements_per_token_layer(m)) * dtype_bytes(w.kv_dtype);
-  return {.memory = {.a = weights / bw, .b = batch * kv_per_key / bw},
+  // A hybrid's recurrent state is read at every step, whatever the context (issue 10).
+  const double state = state_bytes_per_sequence(m, dtype_bytes(w.kv_dtype)).base();
+  return {.memory = {.a = (weights + batch * state) / bw, .b = batch * kv_per_key / bw},
           .compute = {.a = batch * forward_flops_per_token(c, w.basis).base() / peak,
                       .b = batch * attention_flops_per_pair(m) / peak}};
 }
@@ -267,8 +269,7 @@ SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workl
   r.weight_bytes = weight_bytes(params_read(m, c, n + r.prefill_tokens, w.decode_bytes, w.moe_decode), w.weight_bits);
   const double kv = dtype_bytes(w.kv_dtype);
   r.kv_read = kv_bytes_per_sequence(m, r.mean_context, kv) * n;
-  r.kv_written = units::Bytes{static_cast<double>(kv_elements_per_token_layer(m)) * kv *
-                              static_cast<double>(m.n_layers) * r.prefill_tokens};
+  r.kv_written = kv_bytes_per_token(m, kv) * r.prefill_tokens;
   r.bytes = r.weight_bytes + r.kv_read + r.kv_written;
   r.t_memory = r.bytes / hw.bandwidth;
   r.t_compute = r.flops / hw.peak;

@@ -14,12 +14,38 @@ std::int64_t kv_elements_per_token_layer(const ModelConfig& m) {
 
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element) {
   const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  return units::Bytes{per_layer * static_cast<double>(m.n_layers)};
+  return units::Bytes{per_layer * static_cast<double>(m.attention_layers())};
 }
+
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k) {
+  const SsmConfig& s = m.hybrid.ssm;
+  const DeltaNetConfig& g = m.hybrid.deltanet;
+  switch (k) {
+    case StateMixer::none:
+      return 0;
+    case StateMixer::mamba1:  // HF MambaCache: conv [d_i, k_conv], ssm [d_i, N]
+      return s.d_inner * s.d_conv + s.d_inner * s.d_state;
+    case StateMixer::mamba2:  // HF Mamba2Cache: conv [d_i + 2gN, k_conv], ssm [H, P, N]
+      return (s.d_inner + 2 * s.n_groups * s.d_state) * s.d_conv + s.n_heads * s.head_dim * s.d_state;
+    case StateMixer::gated_deltanet:  // HF Qwen3-Next cache: conv [2 h_k d_k + h_v d_v, k_conv], state [h_v, d_k, d_v]
+      return (2 * g.n_key_heads * g.key_head_dim + g.n_value_heads * g.value_head_dim) * g.conv_kernel +
+             g.n_value_heads * g.key_head_dim * g.value_head_dim;
+  }
+  return 0;
+}
+
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, double state_bytes_per_element) {
+  double elements = 0.0;
+  for (const LayerMix& mix : m.hybrid.layers) elements += static_cast<double>(state_elements_per_layer(m, mix.state));
+  return units::Bytes{elements * state_bytes_per_element};
+}
+// ---- end hybrid --------------------------------------------------------------------------------
 
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)};
+  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)} +
+         state_bytes_per_sequence(m, kv_bytes_per_element);
 }
 
 std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,

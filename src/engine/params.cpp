@@ -2,7 +2,10 @@
 
 #include "roofline/checked.hpp"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace roofline {
 namespace {
@@ -166,6 +169,119 @@ LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
   return k;
 }
 
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+
+// Mamba-1 mixer (Gu & Dao 2023 §3; HF MambaMixer): in_proj d -> 2 d_i, depthwise conv1d
+// (d_i k_conv + d_i bias), x_proj d_i -> R + 2N, dt_proj R -> d_i with bias, A_log d_i N, D d_i,
+// out_proj d_i -> d; Jamba adds RMSNorms on dt (R), B and C (N each).  [GU23]
+void add_mamba1(const ModelConfig& m, LayerBuilder& b) {
+  const SsmConfig& s = m.hybrid.ssm;
+  const i64 d = m.d_model;
+  const i64 di = s.d_inner;
+  b.add("in_proj", checked_mul(d, 2 * di), true);
+  b.add("conv1d", checked_mul(di, s.d_conv), true);
+  b.add("x_proj", checked_mul(di, s.dt_rank + 2 * s.d_state), true);
+  b.add("dt_proj", checked_add(checked_mul(s.dt_rank, di), di), true);
+  b.add("A_log", checked_mul(di, s.d_state), false);
+  b.add("D", di, false);
+  b.add("out_proj", checked_mul(di, d), true);
+  i64 bias = s.conv_bias ? di : 0;
+  if (s.proj_bias) bias = checked_add(bias, checked_add(2 * di, d));
+  b.add("ssm_bias", bias, false);
+  if (s.dt_norms) b.add("dt_b_c_norms", s.dt_rank + 2 * s.d_state, false);
+}
+
+// Mamba-2 mixer (Dao & Gu 2024 §7; HF Mamba2Mixer): conv channels c = d_i + 2 g N; in_proj
+// d -> d_i + c + H (z, xBC, dt), depthwise conv1d c k_conv (+ c bias), dt_bias, A_log, D (H
+// each), gated RMSNorm d_i, out_proj d_i -> d.  [DAO24]
+void add_mamba2(const ModelConfig& m, LayerBuilder& b) {
+  const SsmConfig& s = m.hybrid.ssm;
+  const i64 d = m.d_model;
+  const i64 conv = checked_add(s.d_inner, checked_mul(2, s.n_groups, s.d_state));
+  const i64 in_width = checked_add(checked_add(s.d_inner, conv), s.n_heads);
+  b.add("in_proj", checked_mul(d, in_width), true);
+  b.add("conv1d", checked_mul(conv, s.d_conv), true);
+  b.add("dt_bias_A_log_D", checked_mul(3, s.n_heads), false);
+  if (s.gated_norm) b.add("ssm_norm", s.d_inner, false);
+  b.add("out_proj", checked_mul(s.d_inner, d), true);
+  i64 bias = s.conv_bias ? conv : 0;
+  if (s.proj_bias) bias = checked_add(bias, checked_add(in_width, d));
+  b.add("ssm_bias", bias, false);
+}
+
+// Gated DeltaNet (Yang et al. 2024; HF Qwen3NextGatedDeltaNet): key width K = h_k d_k, value
+// width V = h_v d_v; in_proj_qkvz d -> 2K + 2V, in_proj_ba d -> 2 h_v, depthwise conv1d over
+// 2K + V channels (no bias), dt_bias and A_log (h_v each), gated RMSNorm d_v, out_proj V -> d.
+// [YANG24]
+void add_gated_deltanet(const ModelConfig& m, LayerBuilder& b) {
+  const DeltaNetConfig& g = m.hybrid.deltanet;
+  const i64 d = m.d_model;
+  const i64 k = checked_mul(g.n_key_heads, g.key_head_dim);
+  const i64 v = checked_mul(g.n_value_heads, g.value_head_dim);
+  b.add("in_proj_qkvz", checked_mul(d, checked_add(checked_mul(2, k), checked_mul(2, v))), true);
+  b.add("in_proj_ba", checked_mul(d, 2 * g.n_value_heads), true);
+  b.add("conv1d", checked_mul(checked_add(checked_mul(2, k), v), g.conv_kernel), true);
+  b.add("dt_bias_A_log", 2 * g.n_value_heads, false);
+  b.add("delta_norm", g.value_head_dim, false);
+  b.add("out_proj", checked_mul(v, d), true);
+}
+
+// One kind of hybrid layer: its mixers (attention, a state mixer, or both side by side), its FFN
+// (dense, MoE or none) and one pre-norm per sublayer (the mixers share one).
+LayerKindParams hybrid_layer_kind(const ModelConfig& m, const LayerMix& mix, i64 n_layers) {
+  LayerKindParams k;
+  k.moe = mix.ffn == LayerFfn::moe;
+  k.n_layers = n_layers;
+  k.mix = mix;
+  LayerBuilder b(k);
+  if (mix.attention) {
+    counting("the attention parameters of one layer", [&] {
+      add_attention(m, b);
+      // Qwen3-Next: q_proj emits [q; gate], a second d x h d_h.
+      if (m.hybrid.attn_output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, m.head_dim), true);
+    });
+  }
+  counting("the state-space parameters of one layer", [&] {
+    switch (mix.state) {
+      case StateMixer::none:
+        break;
+      case StateMixer::mamba1:
+        add_mamba1(m, b);
+        break;
+      case StateMixer::mamba2:
+        add_mamba2(m, b);
+        break;
+      case StateMixer::gated_deltanet:
+        add_gated_deltanet(m, b);
+        break;
+    }
+  });
+  if (mix.ffn == LayerFfn::moe) {
+    k.routed_experts_params = counting("the MoE parameters of one layer", [&] { return add_moe_mlp(m, b); });
+  } else if (mix.ffn == LayerFfn::dense) {
+    counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, b); });
+  }
+  const i64 norms = ((mix.attention || mix.state != StateMixer::none) ? 1 : 0) + (mix.ffn != LayerFfn::none ? 1 : 0);
+  counting("the parameters of one layer",
+           [&] { b.add("norms", checked_mul(norms, norm_params(m.norm, m.d_model)), false); });
+  return k;
+}
+
+// The hybrid's layers grouped by kind, in order of each kind's first layer.
+void hybrid_layer_kinds(const ModelConfig& m, ParamCounts& c) {
+  std::vector<std::pair<LayerMix, i64>> kinds;
+  for (const LayerMix& mix : m.hybrid.layers) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == mix; });
+    if (it == kinds.end()) {
+      kinds.emplace_back(mix, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  for (const auto& [mix, n] : kinds) c.layer_kinds.push_back(hybrid_layer_kind(m, mix, n));
+}
+// ---- end hybrid --------------------------------------------------------------------------------
+
 // Embedding, positions, projections, head, final norm, and the totals over them.
 void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
   c.embedding = checked_mul(checked_add(m.vocab_size, m.extra_embedding_rows), e);
@@ -187,6 +303,16 @@ void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
 // state and the embedding, a 2d -> d projection and one full MoE layer.
 void count_mtp(const ModelConfig& m, ParamCounts& c) {
   const i64 d = m.d_model;
+  if (m.hybrid.enabled()) {
+    // Qwen3-Next mtp.*: one full-attention layer, pre-fc norms for the hidden state and the
+    // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own.
+    const LayerMix full{
+        .attention = true, .state = StateMixer::none, .ffn = m.moe.enabled() ? LayerFfn::moe : LayerFfn::dense};
+    i64 one = checked_add(hybrid_layer_kind(m, full, 1).total, checked_mul(3, norm_params(m.norm, d)));
+    one = checked_add(one, checked_mul(2, d, d));
+    c.mtp_excluded = checked_mul(m.mtp_layers, one);
+    return;
+  }
   const LayerKindParams mtp_layer = layer_kind(m, m.moe.enabled(), 1);
   i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
   one = checked_add(one, checked_mul(2, d, d));
@@ -198,13 +324,17 @@ void count_mtp(const ModelConfig& m, ParamCounts& c) {
 
 ParamCounts count_params(const ModelConfig& m) {
   ParamCounts c;
-  i64 n_moe = 0;
-  for (i64 i = 0; i < m.n_layers; ++i) {
-    if (m.is_moe_layer(i)) ++n_moe;
+  if (m.hybrid.enabled()) {
+    hybrid_layer_kinds(m, c);
+  } else {
+    i64 n_moe = 0;
+    for (i64 i = 0; i < m.n_layers; ++i) {
+      if (m.is_moe_layer(i)) ++n_moe;
+    }
+    const i64 n_dense = m.n_layers - n_moe;
+    if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
+    if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
   }
-  const i64 n_dense = m.n_layers - n_moe;
-  if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
-  if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
   counting("the parameters summed over the layers", [&] {
     for (const LayerKindParams& k : c.layer_kinds) {
       c.blocks = checked_add(c.blocks, checked_mul(k.n_layers, k.total));
@@ -217,6 +347,8 @@ ParamCounts count_params(const ModelConfig& m) {
   counting("the embedding, head or total parameters", [&] { count_outside_layers(m, c, d, e); });
 
   if (m.mtp_layers > 0) counting("the parameters of the multi-token-prediction modules", [&] { count_mtp(m, c); });
+  i64 n_moe = 0;  // MoE layers, of either layout
+  for (const LayerKindParams& k : c.layer_kinds) n_moe += k.moe ? k.n_layers : 0;
   if (m.expert_storage.enabled() && n_moe > 0) {
     counting("the stored bytes of the checkpoint", [&] {
       // W_e = L_moe E n d d_fe: the routed experts' weight matrices, biases excluded.

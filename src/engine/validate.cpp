@@ -3,8 +3,10 @@
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace roofline {
 namespace {
@@ -27,12 +29,62 @@ void in_range(std::vector<std::string>& out, const char* field, std::int64_t v, 
            std::to_string(hi));
 }
 
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+void validate_hybrid(const ModelConfig& m, std::vector<std::string>& e) {
+  const HybridConfig& h = m.hybrid;
+  need(e, std::cmp_equal(h.layers.size(), m.n_layers),
+       "hybrid.layers: " + std::to_string(h.layers.size()) + " entries for " + std::to_string(m.n_layers) + " layers");
+  need(e, m.sliding_window == 0, "sliding_window: not supported in a hybrid model");
+  const auto uses = [&](StateMixer k) {
+    return std::any_of(h.layers.begin(), h.layers.end(), [&](const LayerMix& x) { return x.state == k; });
+  };
+  if (uses(StateMixer::mamba1) || uses(StateMixer::mamba2)) {
+    in_range(e, "hybrid.ssm.d_inner", h.ssm.d_inner, 1, kMaxWidth);
+    in_range(e, "hybrid.ssm.d_state", h.ssm.d_state, 1, kMaxWidth);
+    in_range(e, "hybrid.ssm.d_conv", h.ssm.d_conv, 1, 1024);
+  }
+  if (uses(StateMixer::mamba1)) in_range(e, "hybrid.ssm.dt_rank", h.ssm.dt_rank, 1, kMaxWidth);
+  if (uses(StateMixer::mamba2)) {
+    in_range(e, "hybrid.ssm.n_heads", h.ssm.n_heads, 1, kMaxWidth);
+    in_range(e, "hybrid.ssm.head_dim", h.ssm.head_dim, 1, kMaxWidth);
+    in_range(e, "hybrid.ssm.n_groups", h.ssm.n_groups, 1, kMaxWidth);
+    need(e, h.ssm.n_heads * h.ssm.head_dim == h.ssm.d_inner, "hybrid.ssm: n_heads x head_dim must equal d_inner");
+  }
+  if (uses(StateMixer::gated_deltanet)) {
+    in_range(e, "hybrid.deltanet.n_key_heads", h.deltanet.n_key_heads, 1, kMaxWidth);
+    in_range(e, "hybrid.deltanet.n_value_heads", h.deltanet.n_value_heads, 1, kMaxWidth);
+    in_range(e, "hybrid.deltanet.key_head_dim", h.deltanet.key_head_dim, 1, kMaxWidth);
+    in_range(e, "hybrid.deltanet.value_head_dim", h.deltanet.value_head_dim, 1, kMaxWidth);
+    in_range(e, "hybrid.deltanet.conv_kernel", h.deltanet.conv_kernel, 1, 1024);
+  }
+  const bool moe =
+      std::any_of(h.layers.begin(), h.layers.end(), [](const LayerMix& x) { return x.ffn == LayerFfn::moe; });
+  need(e, !moe || m.moe.enabled(), "hybrid.layers: a MoE layer without moe.n_experts");
+}
+// ---- end hybrid --------------------------------------------------------------------------------
+
+bool has_dense_layer(const ModelConfig& m) {
+  if (m.hybrid.enabled()) {
+    return std::any_of(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                       [](const LayerMix& x) { return x.ffn == LayerFfn::dense; });
+  }
+  return !m.moe.enabled() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
+}
+
 }  // namespace
 
 std::vector<std::string> validate(const ModelConfig& m) {
   std::vector<std::string> e;
   in_range(e, "n_layers", m.n_layers, 1, kMaxLayers);
   in_range(e, "d_model", m.d_model, 1, kMaxWidth);
+  if (m.hybrid.enabled()) validate_hybrid(m, e);
+  if (m.hybrid.enabled() && m.attention_layers() == 0) {
+    need(e, m.n_heads == 0 && m.n_kv_heads == 0 && m.head_dim == 0,
+         "n_heads/n_kv_heads/head_dim: a model without attention layers has no heads");
+    in_range(e, "vocab_size", m.vocab_size, 1, kMaxVocab);
+    if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
+    return e;
+  }
   in_range(e, "n_heads", m.n_heads, 1, kMaxWidth);
   in_range(e, "vocab_size", m.vocab_size, 1, kMaxVocab);
   in_range(e, "norms_per_layer", m.norms_per_layer, 0, 8);
@@ -55,8 +107,7 @@ std::vector<std::string> validate(const ModelConfig& m) {
     need(e, m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads == 0,
          "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " + std::to_string(m.n_heads));
   }
-  const bool has_dense = !m.moe.enabled() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
-  if (has_dense) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
+  if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
   if (m.moe.enabled()) {
     in_range(e, "moe.n_experts", m.moe.n_experts, 1, 1 << 16);
     in_range(e, "moe.top_k", m.moe.top_k, 1, m.moe.n_experts);

@@ -473,7 +473,7 @@ using i64 = std::int64_t;
 // Every table of families, walked in order by import_hf_config() and supported_model_types().
 const std::array kFamilyTables = {
     hf::classic_families(),      hf::moe_2026_families(),   hf::dense_2026_families(),
-    hf::special_2026_families(), hf::multimodal_families(),
+    hf::special_2026_families(), hf::multimodal_families(), hf::hybrid_families(),
 };
 
 struct Refused {
@@ -482,17 +482,16 @@ struct Refused {
 };
 
 constexpr std::array kRefused = {
-    Refused{"mamba", "a state-space model"},         Refused{"mamba2", "a state-space model"},
-    Refused{"falcon_mamba", "a state-space model"},  Refused{"rwkv", "a recurrent (RWKV) model"},
-    Refused{"jamba", "a hybrid state-space model"},  Refused{"zamba", "a hybrid state-space model"},
-    Refused{"zamba2", "a hybrid state-space model"}, Refused{"t5", "an encoder-decoder model"},
-    Refused{"mt5", "an encoder-decoder model"},      Refused{"umt5", "an encoder-decoder model"},
-    Refused{"bart", "an encoder-decoder model"},     Refused{"mbart", "an encoder-decoder model"},
-    Refused{"whisper", "an encoder-decoder model"},  Refused{"pegasus", "an encoder-decoder model"},
-    Refused{"marian", "an encoder-decoder model"},   Refused{"bert", "an encoder-only model"},
-    Refused{"roberta", "an encoder-only model"},     Refused{"llava_next", "a multimodal wrapper"},
-    Refused{"paligemma", "a multimodal wrapper"},    Refused{"idefics2", "a multimodal wrapper"},
-    Refused{"idefics3", "a multimodal wrapper"},     Refused{"pixtral", "a multimodal wrapper"}};
+    Refused{"falcon_mamba", "a state-space model"}, Refused{"rwkv", "a recurrent (RWKV) model"},
+    Refused{"zamba", "a hybrid state-space model"}, Refused{"zamba2", "a hybrid state-space model"},
+    Refused{"t5", "an encoder-decoder model"},      Refused{"mt5", "an encoder-decoder model"},
+    Refused{"umt5", "an encoder-decoder model"},    Refused{"bart", "an encoder-decoder model"},
+    Refused{"mbart", "an encoder-decoder model"},   Refused{"whisper", "an encoder-decoder model"},
+    Refused{"pegasus", "an encoder-decoder model"}, Refused{"marian", "an encoder-decoder model"},
+    Refused{"bert", "an encoder-only model"},       Refused{"roberta", "an encoder-only model"},
+    Refused{"llava_next", "a multimodal wrapper"},  Refused{"paligemma", "a multimodal wrapper"},
+    Refused{"idefics2", "a multimodal wrapper"},    Refused{"idefics3", "a multimodal wrapper"},
+    Refused{"pixtral", "a multimodal wrapper"}};
 
 }  // namespace
 

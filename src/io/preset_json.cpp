@@ -168,6 +168,28 @@ void ObjectReader::finish() const {
   }
 }
 
+// A hybrid layer as "+"-joined parts: attention, mamba1, mamba2 or gated_deltanet, then mlp or moe.
+std::string layer_mix_name(const LayerMix& x) {
+  std::string s = x.attention ? "attention" : "";
+  const auto add = [&](const char* part) { s += (s.empty() ? "" : "+") + std::string(part); };
+  switch (x.state) {
+    case StateMixer::none:
+      break;
+    case StateMixer::mamba1:
+      add("mamba1");
+      break;
+    case StateMixer::mamba2:
+      add("mamba2");
+      break;
+    case StateMixer::gated_deltanet:
+      add("gated_deltanet");
+      break;
+  }
+  if (x.ffn == LayerFfn::dense) add("mlp");
+  if (x.ffn == LayerFfn::moe) add("moe");
+  return s;
+}
+
 namespace {
 
 template <typename F>
@@ -192,6 +214,98 @@ void set_int(ObjectReader& r, const char* key, std::int64_t& field) {
 void set_bool(ObjectReader& r, const char* key, bool& field) {
   if (auto v = r.opt_bool(key)) field = *v;
 }
+
+// ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
+LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
+  LayerMix x{.attention = false, .state = StateMixer::none, .ffn = LayerFfn::none};
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('+', start), text.size());
+    const std::string part = text.substr(start, end - start);
+    if (part == "attention") {
+      x.attention = true;
+    } else if (part == "mamba1") {
+      x.state = StateMixer::mamba1;
+    } else if (part == "mamba2") {
+      x.state = StateMixer::mamba2;
+    } else if (part == "gated_deltanet") {
+      x.state = StateMixer::gated_deltanet;
+    } else if (part == "mlp") {
+      x.ffn = LayerFfn::dense;
+    } else if (part == "moe") {
+      x.ffn = LayerFfn::moe;
+    } else {
+      r.fail("layers", "\"" + text +
+                           "\": each layer is parts joined by +: attention, mamba1, mamba2, "
+                           "gated_deltanet, mlp, moe");
+    }
+    start = end + 1;
+  }
+  return x;
+}
+
+void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
+  ObjectReader h(r.raw("hybrid"), std::string(where), "/architecture/hybrid");
+  for (const std::string& l : h.strings("layers")) m.hybrid.layers.push_back(parse_layer_mix(h, l));
+  set_bool(h, "attn_output_gate", m.hybrid.attn_output_gate);
+  if (h.has("ssm")) {
+    ObjectReader s(h.raw("ssm"), std::string(where), "/architecture/hybrid/ssm");
+    SsmConfig& c = m.hybrid.ssm;
+    set_int(s, "d_inner", c.d_inner);
+    set_int(s, "d_state", c.d_state);
+    set_int(s, "d_conv", c.d_conv);
+    set_int(s, "n_groups", c.n_groups);
+    set_int(s, "n_heads", c.n_heads);
+    set_int(s, "head_dim", c.head_dim);
+    set_int(s, "dt_rank", c.dt_rank);
+    set_int(s, "chunk", c.chunk);
+    set_bool(s, "conv_bias", c.conv_bias);
+    set_bool(s, "proj_bias", c.proj_bias);
+    set_bool(s, "gated_norm", c.gated_norm);
+    set_bool(s, "dt_norms", c.dt_norms);
+    s.finish();
+  }
+  if (h.has("deltanet")) {
+    ObjectReader g(h.raw("deltanet"), std::string(where), "/architecture/hybrid/deltanet");
+    DeltaNetConfig& c = m.hybrid.deltanet;
+    set_int(g, "n_key_heads", c.n_key_heads);
+    set_int(g, "n_value_heads", c.n_value_heads);
+    set_int(g, "key_head_dim", c.key_head_dim);
+    set_int(g, "value_head_dim", c.value_head_dim);
+    set_int(g, "conv_kernel", c.conv_kernel);
+    g.finish();
+  }
+  h.finish();
+}
+
+json hybrid_to_json(const HybridConfig& h) {
+  json layers = json::array();
+  for (const LayerMix& x : h.layers) layers.push_back(layer_mix_name(x));
+  const SsmConfig& s = h.ssm;
+  const DeltaNetConfig& g = h.deltanet;
+  return {{"layers", layers},
+          {"attn_output_gate", h.attn_output_gate},
+          {"ssm",
+           {{"d_inner", s.d_inner},
+            {"d_state", s.d_state},
+            {"d_conv", s.d_conv},
+            {"n_groups", s.n_groups},
+            {"n_heads", s.n_heads},
+            {"head_dim", s.head_dim},
+            {"dt_rank", s.dt_rank},
+            {"chunk", s.chunk},
+            {"conv_bias", s.conv_bias},
+            {"proj_bias", s.proj_bias},
+            {"gated_norm", s.gated_norm},
+            {"dt_norms", s.dt_norms}}},
+          {"deltanet",
+           {{"n_key_heads", g.n_key_heads},
+            {"n_value_heads", g.n_value_heads},
+            {"key_head_dim", g.key_head_dim},
+            {"value_head_dim", g.value_head_dim},
+            {"conv_kernel", g.conv_kernel}}}};
+}
+// ---- end hybrid --------------------------------------------------------------------------------
 
 }  // namespace
 
@@ -366,6 +480,7 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     a.finish();
   }
   read_multimodal_architecture(r, where, m);
+  if (r.has("hybrid")) hybrid_from_json(r, where, m);
   r.finish();
 }
 
@@ -427,6 +542,7 @@ json architecture_to_json(const ModelConfig& m) {
                 {"v_head_dim", m.mla.v_head_dim}};
   }
   write_multimodal_architecture(m, a);
+  if (m.hybrid.enabled()) a["hybrid"] = hybrid_to_json(m.hybrid);
   return a;
 }
 

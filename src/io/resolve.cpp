@@ -411,6 +411,12 @@ void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, st
     sp.draft.n_layers = m.mtp_layers;
     sp.draft.mtp_layers = 0;
     sp.draft.moe.first_dense_layers = 0;
+    if (sp.draft.hybrid.enabled()) {  // Qwen3-Next: each MTP module is a full-attention layer (issue 10)
+      sp.draft.hybrid.layers.assign(
+          static_cast<std::size_t>(m.mtp_layers),
+          LayerMix{
+              .attention = true, .state = StateMixer::none, .ffn = m.moe.enabled() ? LayerFfn::moe : LayerFfn::dense});
+    }
     sp.draft_len = spec.draft_len.value_or(m.mtp_layers);
     if (sp.draft_len > m.mtp_layers) {
       diag.input("--draft-len: " + str(sp.draft_len) + " is more than the " + str(m.mtp_layers) + " MTP modules of " +

@@ -39,7 +39,7 @@ const std::string kSupported =
     ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, hunyuan_v1_moe"
     ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
     "nemotron, ministral, glm, glm4, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, "
-    "llama4";
+    "llama4, mamba, mamba2, nemotron_h, granitemoehybrid, bamba, qwen3_next, jamba";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets
@@ -88,7 +88,8 @@ const std::vector<BadPreset> kBad = {
     {"model-name-mismatch.json", Kind::model,
      "{file}: /name: \"llama3-8b\" must equal the file name \"model-name-mismatch\"", true},
     {"model-hf-unsupported-type.json", Kind::model,
-     "{file}: /hf_config/model_type: \"mamba\" is a state-space model, which roofline does not model; " + kSupported},
+     "{file}: /hf_config/model_type: \"falcon_mamba\" is a state-space model, which roofline does not model; " +
+         kSupported},
     {"model-hf-missing-field.json", Kind::model, "{file}: /hf_config/hidden_size: missing required field"},
     {"model-hf-no-model-type.json", Kind::model,
      "{file}: /hf_config/model_type: missing; roofline reads the architecture from model_type"},

@@ -68,7 +68,7 @@ std::string unsupported_tail() { return "supported model_type values: " + suppor
 
 TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]") {
   const auto rows = roofline_test::published_rows();
-  REQUIRE(rows.size() == 128);  // group 1 and 2, + moe 13, dense 15, presets 33, special 2, multimodal 9
+  REQUIRE(rows.size() == 136);  // group 1 and 2, + moe 13, dense 15, presets 33, special 2, multimodal 9, hybrid 8
   int imported = 0;
   for (const auto& row : rows) {
     const std::string preset = row.at("preset");
@@ -93,7 +93,7 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (p.config.moe.enabled()) CHECK(c.active < c.total);
     ++imported;
   }
-  CHECK(imported == 113);
+  CHECK(imported == 121);
 }
 
 TEST_CASE("io: gemma3-27b: the multimodal wrapper is read whole, its vision tower its own line", "[io][hf][gemma3]") {
@@ -349,8 +349,8 @@ TEST_CASE("io: unsupported model types are refused naming the type and the suppo
     std::string message;
   };
   const std::vector<Refusal> cases = {
-      {{{"model_type", "mamba"}, {"hidden_size", 768}},
-       "config.json: /model_type: \"mamba\" is a state-space model, which roofline does not model; " + tail},
+      {{{"model_type", "falcon_mamba"}, {"hidden_size", 768}},
+       "config.json: /model_type: \"falcon_mamba\" is a state-space model, which roofline does not model; " + tail},
       {{{"model_type", "t5"}, {"d_model", 512}},
        "config.json: /model_type: \"t5\" is an encoder-decoder model, which roofline does not model; " + tail},
       {{{"model_type", "llava_next"}, {"architectures", {"LlavaNextForConditionalGeneration"}}},

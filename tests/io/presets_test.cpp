@@ -175,6 +175,14 @@ const std::vector<Expected> kExpected = {
     {"llama3.2-11b-vision", 10'670'220'835, 9'775'192'080, "published-multimodal.tsv:8"},
     {"llama4-scout", 108'641'793'536, 17'172'894'720, "published-multimodal.tsv:9"},
     {"llama4-maverick", 401'583'781'376, 17'184'691'200, "published-multimodal.tsv:10"},
+    {"mamba-2.8b", 2'768'345'600, 2'768'345'600, "published-hybrid.tsv:2"},
+    {"mamba-codestral-7b", 7'285'403'648, 7'285'403'648, "published-hybrid.tsv:3"},
+    {"nemotron-h-8b", 8'100'852'736, 8'100'852'736, "published-hybrid.tsv:4"},
+    {"granite-4.0-h-small", 32'207'337'984, 8'803'121'664, "published-hybrid.tsv:5"},
+    {"qwen3-next-80b-a3b", 79'674'391'296, 3'874'929'408, "published-hybrid.tsv:6"},
+    {"jamba-v0.1", 51'570'323'328, 12'110'311'296, "published-hybrid.tsv:7"},
+    {"granite-4.0-micro", 3'402'836'480, 3'402'836'480, "published-hybrid.tsv:8"},
+    {"bamba-9b", 9'780'235'392, 9'780'235'392, "published-hybrid.tsv:9"},
 };
 // clang-format on
 
@@ -200,9 +208,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 128 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 136 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 128);
+  CHECK(r.entries(PresetKind::model).size() == 136);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

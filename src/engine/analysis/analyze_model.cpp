@@ -26,7 +26,7 @@ const LayerKindParams& most_common_layer(const ParamCounts& c) {
 void add_runs(const ModelConfig& m, const KvLayerGroup& kind, std::vector<KvLayerGroup>& out) {
   std::int64_t start = -1;
   for (std::int64_t i = 0; i <= m.n_layers; ++i) {
-    const bool in = i < m.n_layers && m.is_sliding_layer(i) == kind.sliding;
+    const bool in = i < m.n_layers && m.is_attention_layer(i) && m.is_sliding_layer(i) == kind.sliding;
     if (in && start < 0) start = i;
     if (!in && start >= 0) {
       KvLayerGroup run = kind;
@@ -51,7 +51,7 @@ std::vector<KvLayerGroup> kv_layout(const ModelConfig& m, units::Bytes per_token
     std::int64_t prev = -1;
     bool strided = true;
     for (std::int64_t i = 0; i < m.n_layers; ++i) {
-      if (m.is_sliding_layer(i) != sliding) continue;
+      if (!m.is_attention_layer(i) || m.is_sliding_layer(i) != sliding) continue;
       if (g.layers == 0) {
         g.first = i;
       } else if (g.layers == 1) {
@@ -154,6 +154,13 @@ KvResult analyze_kv(const Scenario& s) {
     r.mha_ratio = units::Ratio{*r.per_token_mha / r.per_token};
   }
   r.layout = kv_layout(m, units::Bytes{per_token_layer});
+  r.attention_layers = m.attention_layers();
+  for (const LayerMix& mix : m.hybrid.layers) {
+    const std::int64_t e = state_elements_per_layer(m, mix.state);
+    r.state_layers += e > 0 ? 1 : 0;
+    r.state_elements += e;
+  }
+  r.state_per_sequence = state_bytes_per_sequence(m, r.bytes_per_element);
   return r;
 }
 

@@ -2,6 +2,8 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include "roofline/memory.hpp"
+
 namespace roofline::format {
 namespace {
 
@@ -173,6 +175,13 @@ const std::vector<Field<D>> kDecode = {
      [](const D& d) { return cell(d.r.step.kv_bytes); },
      [](const D& d) {
        return fmt::format("{} x {}", num(d.r.batch), num(d.r.step.kv_bytes.base() / static_cast<double>(d.r.batch)));
+     },
+     [](const D& d) {
+       // A hybrid's recurrent state is read at every step beside the attention layers' KV (issue 10).
+       const units::Bytes state = state_bytes_per_sequence(d.in.scenario.model, dtype_bytes(d.w().kv_dtype));
+       return state.base() > 0.0 ? fmt::format("incl. the recurrent state, {} B per sequence",
+                                               grouped(static_cast<std::int64_t>(state.base())))
+                                 : std::string();
      }},
     {"bytes_per_step", "bytes per step", "S003-2.5", "Q = N_read b_w / 8 + B M_KV(T)",
      [](const D& d) { return cell(d.r.step.bytes); },

@@ -19,18 +19,30 @@ const std::vector<Field<K>> kKv = {
        return k.r.mla ? fmt::format("{} + {}", num(m.mla.kv_lora_rank), num(m.mla.qk_rope_head_dim))
                       : fmt::format("2 x {} x {}", num(m.n_kv_heads), num(m.head_dim));
      }},
-    {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L e_kv b",
+    {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L_attn e_kv b",
      [](const K& k) { return cell(k.r.per_token); },
      [](const K& k) {
-       return fmt::format("{} x {} x {}", num(k.m().n_layers), num(k.r.elements_per_token_per_layer),
+       return fmt::format("{} x {} x {}", num(k.r.attention_layers), num(k.r.elements_per_token_per_layer),
                           num(k.r.bytes_per_element));
      },
      [](const K& k) { return fmt::format("{} B", grouped(static_cast<std::int64_t>(k.r.per_token.base()))); }},
-    {"kv_cache_bytes_per_sequence", "", "S000-eq1.1", "M_KV(T) = e_kv b sum_l min(T, W_l)",
+    // A hybrid's recurrent state (issue 10): constant per sequence, beside the KV of its attention layers.
+    {"state_bytes_per_sequence", "", "DAO24", "M_S = b sum_l S_l over the state layers (constant in T)",
+     [](const K& k) { return cell(k.r.state_per_sequence); },
+     [](const K& k) { return fmt::format("{} x {}", num(k.r.state_elements), num(k.r.bytes_per_element)); },
+     [](const K& k) {
+       return fmt::format("{} state layers (conv + SSM/delta state, KV dtype); KV in {} attention layers",
+                          grouped(k.r.state_layers), grouped(k.r.attention_layers));
+     },
+     [](const K& k) { return k.r.state_layers > 0; },
+     [](const K&) { return std::string("recurrent state per sequence"); }},
+    {"kv_cache_bytes_per_sequence", "", "S000-eq1.1", "M_KV(T) = e_kv b sum_l min(T, W_l) + M_S",
      [](const K& k) { return cell(k.r.per_sequence); },
      [](const K& k) {
-       return fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer), num(k.r.bytes_per_element),
-                          num(k.r.cached_tokens));
+       std::string s = fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer), num(k.r.bytes_per_element),
+                                   num(k.r.cached_tokens));
+       if (k.r.state_layers > 0) s += fmt::format(" + {}", num(k.r.state_per_sequence));
+       return s;
      },
      [](const K& k) {
        return k.m().sliding_window > 0 ? fmt::format("sliding layers hold {}", grouped(k.m().sliding_window))

@@ -242,6 +242,13 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
   rep.notes.push_back(
       "each operator's floor is its own max(F/P, Q/BW) and operators run one after another, so their sum is "
       "above the one roofline of the whole pass");
+  if (m.hybrid.enabled()) {
+    // issue 10: layer_ops models transformer layers only.
+    rep.notes.push_back(
+        "a hybrid/state-space model: these rows treat every layer as an attention + MLP layer; its Mamba or "
+        "DeltaNet layers (their projections, conv and scan, and the recurrent state) are not split by operator yet, "
+        "so use params, kv, decode and serve for this model");
+  }
   if (!r.has_peak) {
     rep.notes.push_back(
         fmt::format("no published dense {} peak: each time is the memory side Q/BW alone, and no bound can be named",

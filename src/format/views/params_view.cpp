@@ -1,6 +1,7 @@
 // params: every count, the weights at the chosen format, per-matrix and per-dtype tables.
 #include "format/field.hpp"
 #include "format/views.hpp"
+#include "io/preset_json.hpp"
 
 namespace roofline::format {
 namespace {
@@ -58,11 +59,19 @@ const std::vector<Field<P>> kParams = {
     {"params_per_dense_layer", "", "S000-T1.1", "P_layer = attention + MLP + norms",
      [](const P& p) { return cell(kind(p, false)->total); }, [](const P& p) { return parts_sum(*kind(p, false)); },
      [](const P& p) { return d2_note(p, *kind(p, false)); }, [](const P& p) { return kind(p, false) != nullptr; },
-     [](const P& p) { return fmt::format("per dense layer (x{})", kind(p, false)->n_layers); }},
+     [](const P& p) {
+       const LayerKindParams& k = *kind(p, false);
+       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", io::layer_mix_name(k.mix), k.n_layers);
+       return fmt::format("per dense layer (x{})", k.n_layers);
+     }},
     {"params_per_moe_layer", "", "S000-T1.1", "P_layer = attention + router + experts + norms",
      [](const P& p) { return cell(kind(p, true)->total); }, [](const P& p) { return parts_sum(*kind(p, true)); },
      [](const P& p) { return d2_note(p, *kind(p, true)); }, [](const P& p) { return kind(p, true) != nullptr; },
-     [](const P& p) { return fmt::format("per MoE layer (x{})", kind(p, true)->n_layers); }},
+     [](const P& p) {
+       const LayerKindParams& k = *kind(p, true);
+       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", io::layer_mix_name(k.mix), k.n_layers);
+       return fmt::format("per MoE layer (x{})", k.n_layers);
+     }},
     {"params_per_layer_over_d2", "per layer / d²", "S003-2.1", "P_layer / d²",
      [](const P& p) { return number(p.r.main_layer_over_d2); },
      [](const P& p) {
@@ -205,7 +214,9 @@ void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool
           {}};
   for (const LayerKindParams& k : r.counts->layer_kinds) {
     for (const ParamComponent& part : k.parts) {
-      t.rows.push_back({std::string(k.moe ? "moe" : "dense"), std::string(part.id), part.count, part.active, k.n_layers,
+      const bool hybrid = in.scenario.model.hybrid.enabled();
+      t.rows.push_back({hybrid ? io::layer_mix_name(k.mix) : std::string(k.moe ? "moe" : "dense"), std::string(part.id),
+                        part.count, part.active, k.n_layers,
                         static_cast<double>(part.count) * static_cast<double>(k.n_layers)});
     }
   }

@@ -1,0 +1,405 @@
+// Hybrid and state-space families (issue 10): Mamba, Mamba-2, Nemotron-H, Granite 4.0-H,
+// Qwen3-Next, Jamba, Bamba, Falcon-H1. Each reader fills ModelConfig::hybrid with one LayerMix
+// per layer and the mixer's widths; the class defaults and traps are in
+// tests/fixtures/hf/FAMILY-NOTES-hybrid.md and docs/hf-import.md.
+#include "io/hf_family.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace roofline::io::hf {
+namespace {
+
+using nlohmann::json;
+using i64 = std::int64_t;
+
+constexpr LayerMix kAttention{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense};
+
+LayerMix mix(bool attention, StateMixer state, LayerFfn ffn) {
+  return {.attention = attention, .state = state, .ffn = ffn};
+}
+
+// ceil(a / b) for the "auto" dt rank, b > 0.
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// A key that may be an integer or the string "auto" (Mamba's time_step_rank, Jamba's
+// mamba_dt_rank, Bamba's mamba_d_head): the integer, or `fallback` for "auto" or absent.
+i64 integer_or_auto(const Cfg& c, const char* key, i64 fallback) {
+  if (!c.has(key)) return fallback;
+  const json& v = c.raw(key);
+  if (v.is_string()) {
+    if (v.get<std::string>() != "auto") c.fail(key, "expected an integer or \"auto\"");
+    return fallback;
+  }
+  return c.integer(key);
+}
+
+// A list of layer-type strings, one per layer, mapped through `kind` (which fails on unknown ones).
+template <class F>
+std::vector<LayerMix> read_type_list(const Cfg& c, const char* key, i64 n_layers, F kind) {
+  const json& t = c.raw(key);
+  if (!t.is_array() || static_cast<i64>(t.size()) != n_layers) {
+    c.fail(key, "expected an array of " + std::to_string(n_layers) + " strings");
+  }
+  std::vector<LayerMix> out;
+  for (const json& s : t) {
+    if (!s.is_string()) c.fail(key, "expected an array of strings, found " + describe_json(s));
+    out.push_back(kind(s.get<std::string>()));
+  }
+  return out;
+}
+
+// Attention and the dense width shared by the hybrids built on Llama-style attention.
+void read_attention(const Cfg& c, ModelConfig& m) {
+  m.n_heads = c.integer("num_attention_heads");
+  if (m.n_heads == 0) c.fail("num_attention_heads", "must be positive");
+  m.n_kv_heads = c.integer("num_key_value_heads", kDeriveFromHeads);
+  const bool bias = c.boolean("attention_bias", false);
+  m.qkv_bias = bias;
+  m.o_bias = bias;
+}
+
+void common_defaults(ModelConfig& m) {
+  m.norm = NormKind::rmsnorm;
+  m.mlp = MlpKind::gated;
+  m.final_norm = true;
+  m.sliding_window = 0;
+}
+
+// ---- Mamba (MambaConfig: hidden 768, state 16, 32 layers, conv 4, expand 2, time_step_rank
+// "auto" = ceil(d / 16), use_bias false, use_conv_bias true, vocab 50280, tied) --------------------
+void import_mamba(const Cfg& c, ModelConfig& m) {
+  common_defaults(m);
+  m.d_model = c.integer("hidden_size", 768);
+  m.n_layers = c.integer("num_hidden_layers", 32);
+  m.vocab_size = c.integer("vocab_size", 50280);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  m.n_heads = 0;
+  m.n_kv_heads = 0;
+  m.head_dim = 0;
+  m.position = PositionKind::none;
+  SsmConfig& s = m.hybrid.ssm;
+  s.d_inner = saturating_mul(c.integer("expand", 2), m.d_model);
+  if (c.has("intermediate_size")) s.d_inner = c.integer("intermediate_size");
+  s.d_state = c.integer("state_size", 16);
+  s.d_conv = c.integer("conv_kernel", 4);
+  s.dt_rank = integer_or_auto(c, "time_step_rank", ceil_div(m.d_model, 16));
+  s.conv_bias = c.boolean("use_conv_bias", true);
+  s.proj_bias = c.boolean("use_bias", false);
+  s.gated_norm = false;
+  m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba1, LayerFfn::none));
+}
+
+// Mamba-2 mixer widths under the given key spellings; d_inner = n_heads x head_dim.
+struct Mamba2Keys {
+  const char* n_heads;
+  const char* head_dim;
+  const char* d_state;
+  const char* n_groups;
+  const char* d_conv;
+  const char* chunk;
+  const char* conv_bias;
+  const char* proj_bias;
+};
+
+void read_mamba2(const Cfg& c, ModelConfig& m, const Mamba2Keys& k, i64 heads_default, i64 expand) {
+  SsmConfig& s = m.hybrid.ssm;
+  s.n_heads = c.integer(k.n_heads, heads_default);
+  s.d_inner = saturating_mul(expand, m.d_model);
+  s.head_dim = integer_or_auto(c, k.head_dim, s.n_heads > 0 ? s.d_inner / s.n_heads : 0);
+  s.d_inner = saturating_mul(s.n_heads, s.head_dim);
+  s.d_state = c.integer(k.d_state, 128);
+  s.n_groups = c.integer(k.n_groups, 1);
+  s.d_conv = c.integer(k.d_conv, 4);
+  s.chunk = c.integer(k.chunk, 256);
+  s.conv_bias = c.boolean(k.conv_bias, true);
+  s.proj_bias = c.boolean(k.proj_bias, false);
+  s.gated_norm = true;
+}
+
+// ---- Mamba-2 (Mamba2Config: num_heads 128, head_dim 64, hidden 4096, state 128, 64 layers,
+// n_groups 8, conv 4, expand 2, chunk 256, use_bias false, use_conv_bias true, vocab 32768,
+// untied). Mamba2Mixer takes d_i = expand x d and num_heads from the config; they must agree. ---
+void import_mamba2(const Cfg& c, ModelConfig& m) {
+  common_defaults(m);
+  m.d_model = c.integer("hidden_size", 4096);
+  m.n_layers = c.integer("num_hidden_layers", 64);
+  m.vocab_size = c.integer("vocab_size", 32768);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.n_heads = 0;
+  m.n_kv_heads = 0;
+  m.head_dim = 0;
+  m.position = PositionKind::none;
+  SsmConfig& s = m.hybrid.ssm;
+  s.n_heads = c.integer("num_heads", 128);
+  s.head_dim = c.integer("head_dim", 64);
+  s.d_inner = saturating_mul(c.integer("expand", 2), m.d_model);
+  if (saturating_mul(s.n_heads, s.head_dim) != s.d_inner) {
+    c.fail("num_heads", "num_heads x head_dim (" + std::to_string(saturating_mul(s.n_heads, s.head_dim)) +
+                            ") must equal expand x hidden_size (" + std::to_string(s.d_inner) + ")");
+  }
+  s.d_state = c.integer("state_size", 128);
+  s.n_groups = c.integer("n_groups", 8);
+  s.d_conv = c.integer("conv_kernel", 4);
+  s.chunk = c.integer("chunk_size", 256);
+  s.conv_bias = c.boolean("use_conv_bias", true);
+  s.proj_bias = c.boolean("use_bias", false);
+  s.gated_norm = true;
+  m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::none));
+}
+
+// ---- Nemotron-H: one mixer per block (M Mamba-2, * attention, - squared-ReLU MLP), one norm each.
+LayerMix nemotron_layer(const Cfg& c, const char* key, char ch) {
+  switch (ch) {
+    case 'M':
+      return mix(false, StateMixer::mamba2, LayerFfn::none);
+    case '*':
+      return mix(true, StateMixer::none, LayerFfn::none);
+    case '-':
+      return mix(false, StateMixer::none, LayerFfn::dense);
+    case 'E':
+      c.unsupported(key, "MoE blocks ('E', Nemotron 3) are not modelled yet");
+    default:
+      c.fail(key, std::string("unknown block '") + ch + "'; expected M, *, - or E");
+  }
+}
+
+void import_nemotron_h(const Cfg& c, ModelConfig& m) {
+  common_defaults(m);
+  m.d_model = c.integer("hidden_size", 4096);
+  m.vocab_size = c.integer("vocab_size", 131072);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  read_attention(c, m);
+  m.head_dim = c.integer_any({"head_dim", "attention_head_dim"}, kDeriveFromHeads);
+  m.d_ff = c.integer("intermediate_size", 21504);
+  m.mlp = MlpKind::plain;  // relu2: up_proj and down_proj only
+  m.mlp_bias = c.boolean("mlp_bias", false);
+  m.position = PositionKind::rope;
+  std::vector<LayerMix> layers;
+  if (c.has("hybrid_override_pattern")) {
+    for (char ch : c.str("hybrid_override_pattern")) layers.push_back(nemotron_layer(c, "hybrid_override_pattern", ch));
+  } else {
+    const char* key = c.has("layers_block_type") ? "layers_block_type" : "layer_types";
+    layers = read_type_list(c, key, static_cast<i64>(c.raw(key).size()), [&](const std::string& t) {
+      if (t == "mamba" || t == "linear_attention") return nemotron_layer(c, key, 'M');
+      if (t == "attention" || t == "full_attention") return nemotron_layer(c, key, '*');
+      if (t == "mlp") return nemotron_layer(c, key, '-');
+      if (t == "moe") return nemotron_layer(c, key, 'E');
+      c.fail(key, "unknown layer type \"" + t + "\"");
+    });
+  }
+  m.n_layers = static_cast<i64>(layers.size());
+  if (const auto n = c.opt_integer("num_hidden_layers"); n && *n != m.n_layers) {
+    c.fail("num_hidden_layers", std::to_string(*n) + " does not match the " + std::to_string(m.n_layers) +
+                                    " blocks of hybrid_override_pattern");
+  }
+  m.hybrid.layers = std::move(layers);
+  // NemotronHMamba2Mixer: d_i = mamba_num_heads x mamba_head_dim (expand is not used); in_proj and
+  // out_proj take use_bias, conv1d use_conv_bias; the older mamba_* spellings are accepted.
+  SsmConfig& s = m.hybrid.ssm;
+  s.n_heads = c.integer("mamba_num_heads", 128);
+  s.head_dim = c.integer("mamba_head_dim", 64);
+  s.d_inner = saturating_mul(s.n_heads, s.head_dim);
+  s.d_state = c.integer("ssm_state_size", 128);
+  s.n_groups = c.integer_any({"n_groups", "mamba_n_groups"}, 8);
+  s.d_conv = c.integer_any({"conv_kernel", "mamba_d_conv"}, 4);
+  s.chunk = c.integer_any({"chunk_size", "mamba_chunk_size"}, 128);
+  s.conv_bias = c.boolean(c.has("use_conv_bias") ? "use_conv_bias" : "mamba_conv_bias", true);
+  s.proj_bias = c.boolean("use_bias", false);
+  s.gated_norm = true;
+}
+
+// ---- Granite 4.0 (granitemoehybrid): layer_types mamba / attention; every layer has the shared
+// MLP (gated, shared_intermediate_size) and, with num_local_experts > 0, the MoE beside it. -----
+void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
+  common_defaults(m);
+  m.d_model = c.integer("hidden_size", 1024);
+  m.n_layers = c.integer("num_hidden_layers", 8);
+  m.vocab_size = c.integer("vocab_size", 32000);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  read_attention(c, m);
+  m.head_dim = kDeriveFromHeads;  // GraniteMoeSharedAttention: hidden_size / num_attention_heads
+  m.position = c.str("position_embedding_type", "nope") == "rope" ? PositionKind::rope : PositionKind::none;
+  const i64 shared = c.integer("shared_intermediate_size", 1024);
+  const i64 experts = c.integer("num_local_experts", 8);
+  LayerFfn ffn = LayerFfn::dense;
+  if (experts > 0) {
+    m.moe.n_experts = experts;
+    m.moe.top_k = c.integer("num_experts_per_tok", 2);
+    m.moe.d_ff_expert = c.integer("intermediate_size", 2048);
+    if (shared > 0) {
+      m.moe.n_shared_experts = 1;
+      m.moe.d_ff_shared = shared;
+    }
+    ffn = LayerFfn::moe;
+  } else {
+    m.d_ff = shared;  // the dense variants (granite-4.0-micro): the shared MLP is the whole FFN
+  }
+  if (c.has("layer_types")) {
+    m.hybrid.layers = read_type_list(c, "layer_types", m.n_layers, [&](const std::string& t) {
+      if (t == "mamba") return mix(false, StateMixer::mamba2, ffn);
+      if (t == "attention") return mix(true, StateMixer::none, ffn);
+      c.fail("layer_types", "unknown layer type \"" + t + "\"; expected mamba or attention");
+    });
+  } else {
+    m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(true, StateMixer::none, ffn));
+  }
+  // The Bamba mixer: d_i = mamba_expand x d, mamba_d_head "auto" = d_i / mamba_n_heads.
+  read_mamba2(c, m,
+              {.n_heads = "mamba_n_heads",
+               .head_dim = "mamba_d_head",
+               .d_state = "mamba_d_state",
+               .n_groups = "mamba_n_groups",
+               .d_conv = "mamba_d_conv",
+               .chunk = "mamba_chunk_size",
+               .conv_bias = "mamba_conv_bias",
+               .proj_bias = "mamba_proj_bias"},
+              128, c.integer("mamba_expand", 2));
+}
+
+// ---- Bamba: Mamba-2 layers except attn_layer_indices; gated MLP on every layer. -------------
+void import_bamba(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.sliding_window = 0;
+  m.head_dim = kDeriveFromHeads;  // BambaAttention: hidden_size / num_attention_heads
+  m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::dense));
+  if (c.has("attn_layer_indices")) {
+    const json& idx = c.raw("attn_layer_indices");
+    if (!idx.is_array()) c.fail("attn_layer_indices", "expected an array of layer indices");
+    for (const json& v : idx) {
+      if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.n_layers) {
+        c.fail("attn_layer_indices", "layer index " + describe_json(v) + " is out of range");
+      }
+      m.hybrid.layers[v.get<std::size_t>()] = kAttention;
+    }
+  }
+  read_mamba2(c, m,
+              {.n_heads = "mamba_n_heads",
+               .head_dim = "mamba_d_head",
+               .d_state = "mamba_d_state",
+               .n_groups = "mamba_n_groups",
+               .d_conv = "mamba_d_conv",
+               .chunk = "mamba_chunk_size",
+               .conv_bias = "mamba_conv_bias",
+               .proj_bias = "mamba_proj_bias"},
+              128, c.integer("mamba_expand", 2));
+}
+
+// ---- Qwen3-Next: linear_attention (Gated DeltaNet) / full_attention (gated, q/k norms) layers,
+// full every full_attention_interval; MoE with one gated shared expert. -------------------------
+void import_qwen3_next(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.sliding_window = 0;
+  m.qk_norm = QkNorm::per_head;
+  m.hybrid.attn_output_gate = true;
+  const i64 interval = c.integer("full_attention_interval", 4);
+  if (interval < 1) c.fail("full_attention_interval", "must be at least 1");
+  m.moe.n_experts = c.integer("num_experts", 512);
+  const i64 step = c.integer("decoder_sparse_step", 1);
+  if (step < 1) c.fail("decoder_sparse_step", "must be at least 1");
+  std::vector<bool> dense(static_cast<std::size_t>(m.n_layers), false);
+  if (c.has("mlp_only_layers")) {
+    const json& l = c.raw("mlp_only_layers");
+    if (!l.is_array()) c.fail("mlp_only_layers", "expected an array of layer indices");
+    for (const json& v : l) {
+      if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.n_layers) {
+        c.fail("mlp_only_layers", "layer index " + describe_json(v) + " is out of range");
+      }
+      dense[v.get<std::size_t>()] = true;
+    }
+  }
+  const auto ffn = [&](i64 i) {
+    const bool moe = m.moe.n_experts > 0 && !dense[static_cast<std::size_t>(i)] && (i + 1) % step == 0;
+    return moe ? LayerFfn::moe : LayerFfn::dense;
+  };
+  if (c.has("layer_types")) {
+    i64 i = 0;
+    m.hybrid.layers = read_type_list(c, "layer_types", m.n_layers, [&](const std::string& t) {
+      const LayerFfn f = ffn(i++);
+      if (t == "linear_attention") return mix(false, StateMixer::gated_deltanet, f);
+      if (t == "full_attention") return mix(true, StateMixer::none, f);
+      c.fail("layer_types", "unknown layer type \"" + t + "\"; expected linear_attention or full_attention");
+    });
+  } else {
+    for (i64 i = 0; i < m.n_layers; ++i) {
+      const bool full = (i + 1) % interval == 0;
+      m.hybrid.layers.push_back(mix(full, full ? StateMixer::none : StateMixer::gated_deltanet, ffn(i)));
+    }
+  }
+  if (m.moe.n_experts > 0) {
+    m.moe.top_k = c.integer("num_experts_per_tok", 10);
+    m.moe.d_ff_expert = c.integer("moe_intermediate_size", 512);
+    const i64 shared = c.integer("shared_expert_intermediate_size", 512);
+    if (shared > 0) {
+      m.moe.n_shared_experts = 1;
+      m.moe.d_ff_shared = shared;
+      m.moe.shared_expert_gate = true;
+    }
+  }
+  // The checkpoint ships mtp.* (one module unless num_nextn_predict_layers says otherwise), which
+  // Qwen3NextForCausalLM does not load: counted, named and excluded.
+  m.mtp_layers = c.integer("num_nextn_predict_layers", 1);
+  DeltaNetConfig& g = m.hybrid.deltanet;
+  g.n_key_heads = c.integer("linear_num_key_heads", 16);
+  g.n_value_heads = c.integer("linear_num_value_heads", 32);
+  g.key_head_dim = c.integer("linear_key_head_dim", 128);
+  g.value_head_dim = c.integer("linear_value_head_dim", 128);
+  g.conv_kernel = c.integer("linear_conv_kernel_dim", 4);
+}
+
+// ---- Jamba: Mamba-1 with dt/B/C RMSNorms; attention where i % attn_layer_period ==
+// attn_layer_offset, MoE where i % expert_layer_period == expert_layer_offset. -----------------
+void import_jamba(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.sliding_window = 0;
+  m.position = PositionKind::none;  // JambaAttention has no rotary embedding
+  // JambaAttention and JambaMLP hard-code bias=False, whatever attention_bias / mlp_bias say.
+  m.qkv_bias = false;
+  m.o_bias = false;
+  m.mlp_bias = false;
+  m.head_dim = kDeriveFromHeads;
+  const i64 attn_period = c.integer("attn_layer_period", 8);
+  const i64 attn_offset = c.integer("attn_layer_offset", 4);
+  const i64 expert_period = c.integer("expert_layer_period", 2);
+  const i64 expert_offset = c.integer("expert_layer_offset", 1);
+  if (attn_period < 1) c.fail("attn_layer_period", "must be at least 1");
+  if (expert_period < 1) c.fail("expert_layer_period", "must be at least 1");
+  const i64 experts = c.integer("num_experts", 16);
+  if (experts > 1) {
+    m.moe.n_experts = experts;
+    m.moe.top_k = c.integer("num_experts_per_tok", 2);
+    m.moe.d_ff_expert = m.d_ff;
+  }
+  for (i64 i = 0; i < m.n_layers; ++i) {
+    const bool attention = i % attn_period == attn_offset;
+    const bool moe = experts > 1 && i % expert_period == expert_offset;
+    m.hybrid.layers.push_back(
+        mix(attention, attention ? StateMixer::none : StateMixer::mamba1, moe ? LayerFfn::moe : LayerFfn::dense));
+  }
+  SsmConfig& s = m.hybrid.ssm;
+  s.d_inner = saturating_mul(c.integer("mamba_expand", 2), m.d_model);
+  s.d_state = c.integer("mamba_d_state", 16);
+  s.d_conv = c.integer("mamba_d_conv", 4);
+  s.dt_rank = integer_or_auto(c, "mamba_dt_rank", ceil_div(m.d_model, 16));
+  s.conv_bias = c.boolean("mamba_conv_bias", true);
+  s.proj_bias = c.boolean("mamba_proj_bias", false);
+  s.gated_norm = false;
+  s.dt_norms = true;
+}
+
+constexpr std::array kFamilies = {Family{"mamba", import_mamba},
+                                  Family{"mamba2", import_mamba2},
+                                  Family{"nemotron_h", import_nemotron_h},
+                                  Family{"granitemoehybrid", import_granitemoehybrid},
+                                  Family{"bamba", import_bamba},
+                                  Family{"qwen3_next", import_qwen3_next},
+                                  Family{"jamba", import_jamba}};
+
+}  // namespace
+
+std::span<const Family> hybrid_families() { return kFamilies; }
+
+}  // namespace roofline::io::hf

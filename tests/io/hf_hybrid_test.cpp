@@ -1,0 +1,262 @@
+// Hybrid and state-space families (issue 10): each trap of FAMILY-NOTES-hybrid.md as a named test,
+// and the recurrent-state sizes checked against the reference implementation's cache shapes.
+// The fixture totals themselves are checked by hf_import_test's loop over published-hybrid.tsv.
+#include "io/hf_import.hpp"
+#include "io/preset_json.hpp"
+#include "io/preset_registry.hpp"
+
+#include "roofline/errors.hpp"
+#include "roofline/memory.hpp"
+#include "roofline/params.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "io_test_support.hpp"
+
+using namespace roofline;
+using namespace roofline::io;
+using nlohmann::json;
+using roofline_test::hf_fixture;
+
+namespace {
+
+json fixture_json(const std::string& preset) {
+  const std::string path = hf_fixture(preset);
+  return parse_json_text(read_file(path), path);
+}
+
+ModelConfig import_fixture(const std::string& preset) {
+  const std::string path = hf_fixture(preset);
+  return model_from_json(parse_json_text(read_file(path), path), path, preset).config;
+}
+
+ModelConfig import_json(const json& j) { return import_hf_config(j, "config.json"); }
+
+std::int64_t count_layers(const ModelConfig& m, bool attention, StateMixer state, LayerFfn ffn) {
+  std::int64_t n = 0;
+  for (const LayerMix& x : m.hybrid.layers) n += (x == LayerMix{attention, state, ffn}) ? 1 : 0;
+  return n;
+}
+
+std::int64_t part(const ParamCounts& c, std::size_t kind, std::string_view id) {
+  for (const ParamComponent& p : c.layer_kinds.at(kind).parts) {
+    if (p.id == id) return p.count;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("hybrid: mamba, mamba2 and jamba are imported, falcon_mamba and zamba still refused by name",
+          "[io][hf][hybrid]") {
+  for (const char* type : {"mamba", "mamba2", "nemotron_h", "granitemoehybrid", "qwen3_next", "jamba", "bamba"}) {
+    INFO(type);
+    CHECK(supported_model_types().find(type) != std::string::npos);
+  }
+  CHECK_THROWS_WITH(import_json(json{{"model_type", "falcon_mamba"}}),
+                    Catch::Contains("a state-space model, which roofline does not model"));
+  CHECK_THROWS_WITH(import_json(json{{"model_type", "zamba2"}}), Catch::Contains("a hybrid state-space model"));
+}
+
+TEST_CASE("hybrid: nemotron_h: hybrid_override_pattern gives one mixer per block, one norm each",
+          "[io][hf][hybrid][nemotron_h]") {
+  const ModelConfig m = import_fixture("nemotron-h-8b");
+  REQUIRE(m.n_layers == 52);
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::none) == 24);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::none) == 4);
+  CHECK(count_layers(m, false, StateMixer::none, LayerFfn::dense) == 24);
+  CHECK(m.attention_layers() == 4);
+  CHECK(m.is_attention_layer(7));
+  CHECK(m.is_attention_layer(40));
+  CHECK_FALSE(m.is_attention_layer(8));
+  // relu2 MLP: up_proj and down_proj only (2 x 4096 x 21504), one norm.
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 3);
+  CHECK(c.layer_kinds[1].mix == LayerMix{false, StateMixer::none, LayerFfn::dense});
+  CHECK(c.layer_kinds[1].total == 2 * 4096 * 21504 + 4096);
+  CHECK(part(c, 1, "gate_proj") == 0);
+  // d_i = mamba_num_heads x mamba_head_dim = 8192; in_proj 4096 x (8192 + 10240 + 128): the published
+  // backbone.layers.0.mixer.in_proj.weight is [18560, 4096].
+  CHECK(part(c, 0, "in_proj") == 4096LL * 18560);
+  CHECK(part(c, 0, "conv1d") == 10240 * 4);
+  CHECK(part(c, 0, "ssm_bias") == 10240);  // use_conv_bias: conv1d.bias only
+  CHECK(part(c, 0, "norms") == 4096);
+}
+
+TEST_CASE("hybrid: nemotron_h: a pattern that disagrees with num_hidden_layers, and MoE blocks, are refused",
+          "[io][hf][hybrid][nemotron_h]") {
+  json j = fixture_json("nemotron-h-8b");
+  j["num_hidden_layers"] = 50;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("does not match the 52 blocks"));
+  j = fixture_json("nemotron-h-8b");
+  j["hybrid_override_pattern"] = "MEM*";
+  j.erase("num_hidden_layers");
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("MoE blocks"));
+  // The layers_block_type list that newer transformers writes reads the same as the pattern.
+  j = fixture_json("nemotron-h-8b");
+  const std::string pattern = j["hybrid_override_pattern"].get<std::string>();
+  json list = json::array();
+  for (char ch : pattern) list.push_back(ch == 'M' ? "mamba" : ch == '*' ? "attention" : "mlp");
+  j.erase("hybrid_override_pattern");
+  j["layers_block_type"] = list;
+  CHECK(count_params(import_json(j)).total == count_params(import_fixture("nemotron-h-8b")).total);
+}
+
+TEST_CASE("hybrid: Mamba-2 state per sequence matches the reference cache shapes (Nemotron-H 8B)",
+          "[io][hf][hybrid][state]") {
+  // transformers NemotronH cache (modeling_nemotron_h.py): conv_states [batch, conv_dim, conv_kernel]
+  // with conv_dim = d_i + 2 n_groups ssm_state_size = 8192 + 2 x 8 x 128 = 10240, conv_kernel 4;
+  // recurrent (ssm) states [batch, mamba_num_heads, mamba_head_dim, ssm_state_size] = [128, 64, 128].
+  const ModelConfig m = import_fixture("nemotron-h-8b");
+  CHECK(state_elements_per_layer(m, StateMixer::mamba2) == 10240 * 4 + 128 * 64 * 128);  // 1,089,536
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 24.0 * 1'089'536 * 2);                // 52,297,728 B
+  // KV: 4 attention layers x 2 x 8 x 128 x 2 B.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 16'384.0);
+  CHECK(kv_bytes_per_sequence(m, 1'000'000.0, 2.0).base() == 16'384.0 * 1e6 + 52'297'728.0);
+}
+
+TEST_CASE("hybrid: Mamba-1 state and the dt rank (mamba-2.8b)", "[io][hf][hybrid][mamba][state]") {
+  // transformers MambaCache: conv_states [batch, intermediate_size, conv_kernel] = [5120, 4],
+  // ssm_states [batch, intermediate_size, state_size] = [5120, 16].
+  const ModelConfig m = import_fixture("mamba-2.8b");
+  CHECK(m.attention_layers() == 0);
+  CHECK(m.n_heads == 0);
+  CHECK(state_elements_per_layer(m, StateMixer::mamba1) == 5120 * 4 + 5120 * 16);
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 0.0);
+  // The cache does not grow: the same at 1 token and at a million.
+  CHECK(kv_bytes_per_sequence(m, 1.0, 2.0).base() == 64.0 * 102'400 * 2);
+  CHECK(kv_bytes_per_sequence(m, 1e6, 2.0).base() == 64.0 * 102'400 * 2);
+  // x_proj: 5120 -> time_step_rank + 2 x state_size = 160 + 32; time_step_rank "auto" = ceil(2560 / 16).
+  const ParamCounts c = count_params(m);
+  CHECK(part(c, 0, "x_proj") == 5120 * 192);
+  json j = fixture_json("mamba-2.8b");
+  j["time_step_rank"] = "auto";
+  CHECK(count_params(import_json(j)).total == c.total);
+}
+
+TEST_CASE("hybrid: mamba2: num_heads x head_dim must equal expand x hidden_size", "[io][hf][hybrid][mamba2]") {
+  json j = fixture_json("mamba-codestral-7b");
+  j["num_heads"] = 64;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("must equal expand x hidden_size"));
+}
+
+TEST_CASE("hybrid: granitemoehybrid: every layer carries the shared MLP and the MoE; attention has no rope",
+          "[io][hf][hybrid][granite]") {
+  const ModelConfig m = import_fixture("granite-4.0-h-small");
+  CHECK(m.attention_layers() == 4);
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::moe) == 36);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::moe) == 4);
+  CHECK(m.position == PositionKind::none);
+  CHECK(m.moe.n_shared_experts == 1);
+  CHECK(m.moe.d_ff_shared == 1536);
+  CHECK_FALSE(m.moe.shared_expert_gate);
+  // mamba_d_head "auto" = mamba_expand x hidden / mamba_n_heads = 64.
+  json j = fixture_json("granite-4.0-h-small");
+  j["mamba_d_head"] = "auto";
+  CHECK(count_params(import_json(j)).total == 32'207'337'984);
+}
+
+TEST_CASE("hybrid: granitemoehybrid with num_local_experts 0 is dense: the shared MLP is the FFN",
+          "[io][hf][hybrid][granite]") {
+  json j = fixture_json("granite-4.0-h-small");
+  j["num_local_experts"] = 0;
+  const ModelConfig m = import_json(j);
+  CHECK_FALSE(m.moe.enabled());
+  CHECK(m.d_ff == 1536);
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::dense) == 36);
+  // 32,207,337,984 less 40 x (router 4096 x 72 + 72 experts x 3 x 4096 x 768).
+  CHECK(count_params(m).total == 32'207'337'984LL - 40LL * (4096 * 72 + 72LL * 3 * 4096 * 768));
+}
+
+TEST_CASE("hybrid: qwen3_next: the gated q_proj, Gated DeltaNet layers and MTP excluded",
+          "[io][hf][hybrid][qwen3_next]") {
+  const ModelConfig m = import_fixture("qwen3-next-80b-a3b");
+  CHECK(m.attention_layers() == 12);
+  CHECK(count_layers(m, false, StateMixer::gated_deltanet, LayerFfn::moe) == 36);
+  CHECK(m.is_attention_layer(3));
+  CHECK_FALSE(m.is_attention_layer(4));
+  const ParamCounts c = count_params(m);
+  // Layer kinds in order of first layer: DeltaNet (0), full attention (3).
+  REQUIRE(c.layer_kinds.size() == 2);
+  // q_proj emits [q; gate]: 2 x 2048 x 16 x 256.
+  CHECK(part(c, 1, "q_proj") + part(c, 1, "attn_gate") == 2LL * 2048 * 16 * 256);
+  // in_proj_qkvz 2048 -> 2 x 16 x 128 + 2 x 32 x 128; conv over 2 x 2048 + 4096 channels, kernel 4.
+  CHECK(part(c, 0, "in_proj_qkvz") == 2048LL * 12288);
+  CHECK(part(c, 0, "conv1d") == 8192 * 4);
+  CHECK(part(c, 0, "delta_norm") == 128);
+  // The checkpoint's mtp.* module: a full-attention MoE layer, fc 2d -> d and three norms.
+  CHECK(c.mtp_excluded == 1'650'471'424);
+  CHECK(c.total + c.mtp_excluded == 81'324'862'720);
+}
+
+TEST_CASE("hybrid: Gated DeltaNet state per sequence matches the reference cache shapes (Qwen3-Next)",
+          "[io][hf][hybrid][qwen3_next][state]") {
+  // transformers Qwen3-Next cache (modeling_qwen3_next.py): conv_states [batch, conv_dim, conv_kernel]
+  // with conv_dim = 2 key_dim + value_dim = 2 x 16 x 128 + 32 x 128 = 8192, kernel 4; recurrent
+  // states [batch, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim] = [32, 128, 128].
+  const ModelConfig m = import_fixture("qwen3-next-80b-a3b");
+  CHECK(state_elements_per_layer(m, StateMixer::gated_deltanet) == 8192 * 4 + 32 * 128 * 128);  // 557,056
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 36.0 * 557'056 * 2);                         // 40,108,032 B
+  // KV: 12 full-attention layers x 2 x 2 kv heads x 256 x 2 B.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 24'576.0);
+}
+
+TEST_CASE("hybrid: architecture_to_json round-trips the layer mixers", "[io][hf][hybrid]") {
+  for (const char* preset : {"nemotron-h-8b", "qwen3-next-80b-a3b", "mamba-2.8b", "granite-4.0-h-small"}) {
+    INFO(preset);
+    const ModelConfig m = import_fixture(preset);
+    ModelConfig back;
+    architecture_from_json(architecture_to_json(m), "roundtrip", back);
+    CHECK(back.hybrid.layers == m.hybrid.layers);
+    CHECK(count_params(back).total == count_params(m).total);
+    CHECK(state_bytes_per_sequence(back, 2.0).base() == state_bytes_per_sequence(m, 2.0).base());
+  }
+}
+
+TEST_CASE("hybrid: granite-4.0-micro: the dense, all-attention variant has no state and a RoPE GQA cache",
+          "[io][hf][hybrid][granite]") {
+  const ModelConfig m = import_fixture("granite-4.0-micro");
+  CHECK(m.attention_layers() == 40);
+  CHECK_FALSE(m.moe.enabled());
+  CHECK(m.position == PositionKind::rope);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 0.0);
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 40.0 * 2 * 8 * 64 * 2);  // head_dim 2560 / 40 = 64
+}
+
+TEST_CASE("hybrid: jamba: attention every 8th layer from 4, MoE on odd layers, no attention biases",
+          "[io][hf][hybrid][jamba]") {
+  const ModelConfig m = import_fixture("jamba-v0.1");
+  CHECK(m.attention_layers() == 4);
+  for (std::int64_t i : {4, 12, 20, 28}) CHECK(m.is_attention_layer(i));
+  CHECK(count_layers(m, false, StateMixer::mamba1, LayerFfn::moe) == 16);
+  CHECK(count_layers(m, false, StateMixer::mamba1, LayerFfn::dense) == 12);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::dense) == 4);
+  CHECK(m.position == PositionKind::none);
+  // JambaAttention hard-codes bias=False: attention_bias in the config changes nothing.
+  json j = fixture_json("jamba-v0.1");
+  j["attention_bias"] = true;
+  CHECK(count_params(import_json(j)).total == 51'570'323'328);
+  // HybridMambaAttentionDynamicCache (modeling_jamba.py): conv_states [batch, d_inner, d_conv] and
+  // ssm_states [batch, d_inner, d_state] per Mamba layer: 8192 x (4 + 16) = 163,840 elements.
+  CHECK(state_elements_per_layer(m, StateMixer::mamba1) == 8192 * (4 + 16));
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 28.0 * 163'840 * 2);
+}
+
+TEST_CASE("hybrid: bamba: Mamba-2 everywhere but attn_layer_indices, a gated MLP on every layer",
+          "[io][hf][hybrid][bamba]") {
+  // A Bamba-9B-shaped config (BambaConfig keys); no published total is checked here.
+  const json j = {{"model_type", "bamba"},      {"hidden_size", 4096},
+                  {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+                  {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                  {"vocab_size", 128256},       {"attn_layer_indices", {9, 18, 27}},
+                  {"mamba_n_heads", 128},       {"mamba_d_head", 64},
+                  {"mamba_n_groups", 1},        {"mamba_d_state", 128}};
+  const ModelConfig m = import_json(j);
+  CHECK(m.attention_layers() == 3);
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::dense) == 29);
+  // Per Mamba layer: mixer 102,286,976 (in_proj 4096 x 16768, conv 8448 x 4 + 8448, 3 x 128, norm 8192,
+  // out_proj 8192 x 4096) + gated MLP 3 x 4096 x 14336 + 2 norms.
+  CHECK(count_params(m).layer_kinds.at(0).total == 102'286'976 + 3LL * 4096 * 14336 + 2 * 4096);
+}
