@@ -95,7 +95,10 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
       --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
-      --kv-block --shared-prefix --tpot --ttft --flops-basis --attention --lm-head --decode-bytes \
+      --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero --fsdp \
+      --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
+      --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
       --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
       -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
@@ -189,9 +192,11 @@ _roofline_valued() {
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context \
       -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --units \
-      --color --preset-dir" ;;
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp \
+      --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
+      --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
@@ -303,7 +308,7 @@ _roofline_value() {
       _roofline_list "q k v o gate up down qv attention mlp all no-experts"
       ;;
     *:--kind)
-      _roofline_words "roofline memory decode serve"
+      _roofline_words "roofline memory train decode serve"
       ;;
     *:-o | *:--svg)
       _roofline_paths

@@ -106,4 +106,25 @@ struct MemoryBreakdown {
 /// The terms of a capacity check, each read from the result; KV = B M_KV(T), unused = C - M  [S003-3.4]
 MemoryBreakdown memory_breakdown(const CapacityResult& c);
 
+/// A training device's memory split into its terms: the model states (weights, gradients,
+/// optimizer states), the larger of the forward-backward working set (activations and ZeRO-3's
+/// gathered buffers) and the optimizer step's temporary, the reserve, and what is left.
+struct TrainMemoryBreakdown {
+  units::Bytes capacity{};             ///< C of one device
+  units::Bytes weights{};              ///< w Psi (sharded as the ZeRO stage says)
+  units::Bytes gradients{};            ///< g Psi
+  units::Bytes optimizer{};            ///< o Psi
+  units::Bytes working{};              ///< max(A + B_z3, T_opt)
+  bool working_is_activations = true;  ///< A + B_z3 is the larger (else the optimizer temporary)
+  units::Bytes reserve{};              ///< R
+  units::Bytes required{};             ///< the device's total M
+  units::Bytes unused{};               ///< C - M (negative: over capacity by that much)
+  std::int64_t devices = 1;
+  bool fits = false;
+};
+
+/// The terms of a training device's memory, each read from the result:
+/// M = (w + g + o) Psi + max(A + B_z3, T_opt) + R, unused = C - M  [RA20 §5] [KO22 §4]
+TrainMemoryBreakdown train_memory_breakdown(const TrainResult& t);
+
 }  // namespace roofline

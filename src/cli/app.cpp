@@ -437,13 +437,16 @@ const Command kCommands[] = {
      Kind::model,
      io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt |
          io::kOutput | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
-         io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets,
+         io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets |
+         io::kParallel | io::kTrain,
      true, run_plot,
      "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
      "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"
      "  roofline plot llama3-70b --gpu h100-sxm --gpus 4 --kind decode --format svg\n"
+     "  roofline plot llama3-70b --gpu h100-sxm,mi300x --gpus 64 --tp 8 --zero 1 --seq 8192 --kind train\n"
      "Lists: --batch [default: 1,8,64,512 for roofline, 1..1024*2 for decode], --concurrency for --kind serve\n"
-     "[default: 1..1024*2]; -o FILE or --format svg writes SVG, otherwise the picture is drawn for the terminal.\n"},
+     "[default: 1..1024*2], --micro-batch for --kind train [default: 1]; -o FILE or --format svg writes SVG,\n"
+     "otherwise the picture is drawn for the terminal.\n"},
     {"compare", "Two or more accelerators or models side by side on one question, each with its ratio to the first",
      Kind::compare, 0, false, run_compare,
      "  roofline compare decode llama3-8b --gpu h100-sxm,h200-sxm,mi300x --batch 32\n"
@@ -1102,6 +1105,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       order_axes(axes, bound, *app.get_subcommand(cmd->name));
       inv.plot.axes = std::move(axes);
       axes.clear();
+      for (const Bound& b : bound) {
+        if (b.option->count() > 0 || !b.values.empty()) inv.plot.given.emplace_back(b.def->name);
+      }
       inv.plot.svg = g.format == "svg" || !inv.plot.options.svg_file.empty();
       inv.plot.units = render_options(g, env).units;
       inv.plot.term = {.columns = env.columns > 0 ? env.columns : 80, .color = render_options(g, env).color};

@@ -39,6 +39,7 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
   };
   const bool serve = kind == "serve";
   const bool roofline = kind == "roofline";
+  const bool train = kind == "train";
   if (!serve) {
     only(spec.output.has_value() || listed("output"), "output", "serve");
     only(spec.concurrency.has_value() || listed("concurrency"), "concurrency", "serve");
@@ -52,7 +53,22 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
     only(spec.attention.has_value(), "attention", "roofline or serve");
     only(spec.lm_head.has_value(), "lm-head", "roofline or serve");
   }
-  if (serve) only(spec.context.has_value() || listed("context"), "context", "roofline, memory or decode");
+  if (serve || train) only(spec.context.has_value() || listed("context"), "context", "roofline, memory or decode");
+  if (train) {
+    only(spec.batch.has_value() || listed("batch"), "batch", "roofline, memory or decode (train: --micro-batch)");
+    only(spec.kv_dtype.has_value(), "kv-dtype", "roofline, memory, decode or serve");
+  }
+  // The training inputs draw only the training bars; --model-flops and --hfu change no memory.
+  for (const std::string& name : req.given) {
+    const io::InputDef& def = input_named(name);
+    if (def.group != io::kTrain) continue;
+    if (!train) {
+      only(true, def.name, "train");
+    } else if (name == "model-flops" || name == "hfu") {
+      diag.usage(
+          fmt::format("--{}: changes no memory; plot --kind train draws memory (train --{} uses it)", name, name));
+    }
+  }
   only(!roofline && !req.options.gemm.empty(), "gemm", "roofline");
   diag.check();
 }
@@ -65,7 +81,8 @@ struct Values {
 
 Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
   const bool serve = req.options.kind == "serve";
-  const char* flag = serve ? "concurrency" : "batch";
+  const bool train = req.options.kind == "train";
+  const char* flag = serve ? "concurrency" : train ? "micro-batch" : "batch";
   Values v{&input_named(flag), {}};
   for (const io::SweepAxis& a : req.axes) {
     if (a.def != v.def) {
@@ -75,12 +92,12 @@ Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
     v.texts = a.texts;
   }
   if (!v.texts.empty()) return v;
-  const std::optional<std::int64_t> given = serve ? spec.concurrency : spec.batch;
+  const std::optional<std::int64_t> given = serve ? spec.concurrency : train ? spec.micro_batch : spec.batch;
   if (given) {
     v.texts = {std::to_string(*given)};
   } else if (req.options.kind == "roofline") {
     v.texts = {"1", "8", "64", "512"};
-  } else if (req.options.kind == "memory") {
+  } else if (req.options.kind == "memory" || train) {
     v.texts = {"1"};
   } else {
     for (const std::int64_t n : io::expand_counts("1..1024*2")) v.texts.push_back(std::to_string(n));
@@ -113,7 +130,7 @@ GemmInputs parse_gemm(const std::string& text, DType dtype) {
 }
 
 // A point's own problem, each line prefixed with the point: "at --batch 4096: ...".
-void resolve_at(const Values& x, std::size_t i, io::ScenarioSpec& spec, io::Resolved& r) {
+void resolve_at(const Values& x, std::size_t i, io::ScenarioSpec& spec, io::Resolved& r, bool training) {
   x.def->set(spec, x.texts[i]);
   const auto prefixed = [&](const Error& e) {
     std::istringstream lines(e.what());
@@ -125,7 +142,7 @@ void resolve_at(const Values& x, std::size_t i, io::ScenarioSpec& spec, io::Reso
     return out;
   };
   try {
-    io::resolve_point(spec, r, false);
+    io::resolve_point(spec, r, training);
   } catch (const UsageError& e) {
     throw UsageError(prefixed(e));
   } catch (const InputError& e) {
@@ -145,9 +162,10 @@ void add_plot_options(CLI::App* sub, PlotOptions& o) {
   const char* grp = "Picture";
   sub->add_option(
          "--kind", o.kind,
-         "What to draw: roofline (workloads on each accelerator's roofs), memory (capacity bars), decode (tokens/s "
-         "against --batch) or serve (TPOT against --concurrency) [default: roofline]")
-      ->check(CLI::IsMember({"roofline", "memory", "decode", "serve"}))
+         "What to draw: roofline (workloads on each accelerator's roofs), memory (capacity bars), train (a training "
+         "device's memory bars, per --micro-batch), decode (tokens/s against --batch) or serve (TPOT against "
+         "--concurrency) [default: roofline]")
+      ->check(CLI::IsMember({"roofline", "memory", "train", "decode", "serve"}))
       ->type_name("KIND")
       ->group(grp);
   sub->add_option("-o,--svg", o.svg_file, "Write the picture as an SVG file (--format svg writes it to stdout)")
@@ -187,14 +205,17 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
   std::vector<plot::MemorySeries> bars;
   std::vector<plot::DecodeCurve> decodes;
   std::vector<plot::ServeCurve> serves;
+  std::vector<plot::TrainMemorySeries> trains;
+  const bool train = kind == "train";
   for (io::Resolved& r : gpus) {
     const std::string& name = r.scenario.accelerator->hw.name;
     plot::RooflineSeries roof;
     plot::MemorySeries memory{name, {}};
     plot::DecodeCurve decode{name, {}};
     plot::ServeCurve serve{name, {}};
+    plot::TrainMemorySeries trained{name, {}};
     for (std::size_t i = 0; i < x.texts.size(); ++i) {
-      resolve_at(x, i, spec, r);
+      resolve_at(x, i, spec, r, train);
       add_warnings(r, out.warnings);
       const Scenario& s = r.scenario;
       if (kind == "roofline") {
@@ -213,6 +234,8 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
         roof.points.push_back(decode_point(analyze_decode(s)));
       } else if (kind == "memory") {
         memory.checks.push_back(memory_breakdown(analyze_capacity(s)));
+      } else if (train) {
+        trained.checks.emplace_back(s.training.micro_batch, train_memory_breakdown(analyze_train(s)));
       } else if (kind == "decode") {
         decode.steps.push_back(analyze_decode(s));
       } else {
@@ -223,11 +246,14 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     bars.push_back(std::move(memory));
     decodes.push_back(std::move(decode));
     serves.push_back(std::move(serve));
+    trains.push_back(std::move(trained));
   }
   if (kind == "roofline") {
     out.chart = plot::roofline_chart(first, roofs);
   } else if (kind == "memory") {
     out.chart = plot::memory_chart(first, bars, req.units);
+  } else if (train) {
+    out.chart = plot::train_memory_chart(gpus.front(), trains, req.units);
   } else if (kind == "decode") {
     out.chart = plot::decode_chart(first, decodes);
   } else {

@@ -31,7 +31,8 @@ struct PlotRequest {
   bool svg = false;  ///< SVG (--format svg or -o), else the terminal picture
   format::plot::TermOptions term;
   format::UnitSystem units = format::UnitSystem::si;
-  std::vector<io::SweepAxis> axes;  ///< the lists given: --batch, or --concurrency for --kind serve
+  std::vector<io::SweepAxis> axes;  ///< the lists given: --batch, --concurrency (serve), --micro-batch (train)
+  std::vector<std::string> given;   ///< every input flag given, by name, for the checks of each kind
 };
 
 /// What a plot run produced: the picture as text, and the warnings of its points.

@@ -283,6 +283,63 @@ Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& g
   return c;
 }
 
+Chart train_memory_chart(const io::Resolved& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units) {
+  Chart c;
+  std::vector<std::string> names;
+  for (const TrainMemorySeries& g : gpus) {
+    names.push_back(device_name(g.gpu, g.checks.empty() ? 1 : g.checks.front().second.devices));
+  }
+  c.title = "Training memory per device: " + first.model_label + " on " + joined_names(names);
+  const TrainingInputs& t = first.scenario.training;
+  c.subtitle = fmt::format("t {} x p {} x d {}, ZeRO {}, sequence {} tokens; {}", first.scenario.deployment.tensor,
+                           first.scenario.deployment.pipeline, first.scenario.deployment.data, static_cast<int>(t.zero),
+                           grouped(t.seq_len), types_line(first));
+  double most = 0.0;
+  bool several = false;
+  for (const TrainMemorySeries& g : gpus) {
+    several = several || g.checks.size() > 1;
+    for (const auto& [b, m] : g.checks) most = std::max({most, m.capacity.base(), m.required.base()});
+  }
+  const double unit = units == UnitSystem::iec ? 1024.0 * 1024.0 * 1024.0 : 1e9;
+  c.x = linear_axis(units == UnitSystem::iec ? "memory per device (GiB)" : "memory per device (GB)", most, unit);
+  const auto bytes = [&](units::Bytes v) { return show(v.base(), Unit::bytes, units); };
+  bool optimizer_step = false;
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    for (const auto& [b, m] : gpus[gi].checks) {
+      Bar bar;
+      bar.label = gpus[gi].gpu + (several ? " b=" + grouped(b) : "");
+      bar.colour = static_cast<int>(gi);
+      bar.limit = m.capacity.base();
+      const char* working = m.working_is_activations ? "activations" : "optimizer step";
+      optimizer_step = optimizer_step || !m.working_is_activations;
+      bar.segments = {{"weights", m.weights.base(), 0},
+                      {"gradients", m.gradients.base(), 4},
+                      {"optimizer", m.optimizer.base(), 5},
+                      {working, m.working.base(), 1},
+                      {"reserve", m.reserve.base(), 2}};
+      if (m.unused.base() > 0.0) bar.segments.push_back({"free", m.unused.base(), 3});
+      bar.note = fmt::format("weights {} + gradients {} + optimizer {} + {} {} + reserve {} = {} of {}: {}",
+                             bytes(m.weights), bytes(m.gradients), bytes(m.optimizer), working, bytes(m.working),
+                             bytes(m.reserve), bytes(m.required), bytes(m.capacity),
+                             m.fits ? "fits, " + bytes(m.unused) + " free"
+                                    : "does not fit, over by " + bytes(units::Bytes{-m.unused.base()}));
+      c.bars.push_back(bar);
+    }
+  }
+  c.legend = {{"weights", -1, Mark::none, false, false, false, 0},
+              {"gradients", -1, Mark::none, false, false, false, 4},
+              {"optimizer states", -1, Mark::none, false, false, false, 5},
+              {"activations", -1, Mark::none, false, false, false, 1},
+              {"reserve", -1, Mark::none, false, false, false, 2},
+              {"free", -1, Mark::none, false, false, false, 3}};
+  c.notes.push_back("the bar's mark is one device's capacity; a bar past it does not fit");
+  if (optimizer_step) {
+    c.notes.push_back(
+        "\"optimizer step\": its fp32 gradient copy is larger than the activations, so it is the peak's working set");
+  }
+  return c;
+}
+
 Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gpus) {
   Chart c;
   std::vector<std::string> names;

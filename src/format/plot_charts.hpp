@@ -37,6 +37,17 @@ struct MemorySeries {
 /// capacity.
 Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& gpus, UnitSystem units);
 
+/// One accelerator's training memory per device, one breakdown per micro-batch size.
+struct TrainMemorySeries {
+  std::string gpu;                                                    ///< preset name
+  std::vector<std::pair<std::int64_t, TrainMemoryBreakdown>> checks;  ///< (micro-batch b, its device)
+};
+
+/// A stacked bar per accelerator and micro-batch, one device's memory in training: weights,
+/// gradients, optimizer states, activations (or the optimizer step's temporary, whichever is
+/// larger), reserve and what is left, against one device's capacity.
+Chart train_memory_chart(const io::Resolved& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units);
+
 /// One accelerator's decode steps at each batch.
 struct DecodeCurve {
   std::string gpu;

@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::array<std::string_view, 8> kColours = {"#1f77b4", "#d95f02", "#1b9e77", "#7570b3",
                                                       "#e7298a", "#66a61e", "#a6761d", "#444444"};
-constexpr std::array<std::string_view, 4> kShades = {"#4c72b0", "#dd8452", "#9a9a9a", "#e4ebf2"};
+constexpr std::array<std::string_view, 6> kShades = {"#4c72b0", "#dd8452", "#9a9a9a", "#e4ebf2", "#55a868", "#8172b3"};
 constexpr std::string_view kNeutral = "#555555";
 constexpr double kWidth = 1000.0;
 constexpr double kFont = 11.0;
@@ -26,7 +26,7 @@ std::string_view colour(int i) {
   return kColours.at(static_cast<std::size_t>(i) % kColours.size());
 }
 
-std::string_view shade(int i) { return kShades.at(static_cast<std::size_t>(std::clamp(i, 0, 3))); }
+std::string_view shade(int i) { return kShades.at(static_cast<std::size_t>(std::clamp(i, 0, 5))); }
 
 std::string esc(std::string_view s) {
   std::string out;

@@ -15,8 +15,9 @@ namespace {
 
 constexpr int kMinColumns = 40;
 constexpr std::array<std::string_view, 8> kAnsi = {"34", "33", "32", "35", "31", "36", "93", "90"};
-constexpr std::array<std::string_view, 4> kShadeAnsi = {"34", "33", "90", "37"};
-constexpr std::array<char32_t, 4> kShadeGlyph = {U'\u2588', U'\u2593', U'\u2592', U'\u2591'};
+constexpr std::array<std::string_view, 6> kShadeAnsi = {"34", "33", "90", "37", "32", "35"};
+// Six glyphs, so the terms read apart without colour too (NO_COLOR).
+constexpr std::array<char32_t, 6> kShadeGlyph = {U'\u2588', U'\u2593', U'\u2592', U'\u2591', U'\u259A', U'\u2586'};
 
 // A character cell: braille dots, or a character (a mark or a letter of a label), with its colour.
 // Colours: -1 none, 0.. the accelerator palette, 100 + i the bar shades.
@@ -222,7 +223,7 @@ void legend_and_notes(std::vector<Line>& out, const Chart& c, int width) {
     const int col = it.shade >= 0 ? 100 + it.shade : it.colour;
     if (it.shade >= 0) {
       if (!shades.empty()) append(shades, "  ");
-      shades.push_back({kShadeGlyph.at(static_cast<std::size_t>(it.shade) % 4), 0, col, true});
+      shades.push_back({kShadeGlyph.at(static_cast<std::size_t>(it.shade) % kShadeGlyph.size()), 0, col, true});
       append(shades, " " + it.text);
       continue;
     }
@@ -368,7 +369,7 @@ std::vector<Line> bar_picture(const Chart& c, int width) {
       sum += s.value;
       const int to = std::min(bar_w, std::max(end + 1, static_cast<int>(std::lround(sum * per_cell))));
       for (; end < to; ++end)
-        l.push_back({kShadeGlyph.at(static_cast<std::size_t>(s.shade) % 4), 0, 100 + s.shade, true});
+        l.push_back({kShadeGlyph.at(static_cast<std::size_t>(s.shade) % kShadeGlyph.size()), 0, 100 + s.shade, true});
     }
     // The limit: a bar that fits ends at it (the mark after the bar), one past it has the mark
     // inserted where the limit falls.

@@ -21,6 +21,7 @@
 #include <tuple>
 
 using namespace roofline;
+using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using format::plot::Chart;
 using format::plot::Mark;
@@ -219,6 +220,57 @@ TEST_CASE("plot: memory bars are the memory command's terms", "[plot]") {
   }
 }
 
+TEST_CASE("plot: training bars are the train command's memory terms, per micro-batch", "[plot]") {
+  const io::PresetRegistry reg({});
+  io::ScenarioSpec spec;
+  io::Diagnostics diag;
+  spec.model = "llama3-8b";
+  spec.gpu = "h100-sxm,mi300x";
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"gpus", "8"}, {"seq", "8192"}, {"zero", "1"}}) {
+    io::set_input(spec, input(name), value, diag);
+  }
+  cli::PlotRequest req;
+  req.options.kind = "train";
+  req.axes.push_back(io::sweep_axis(input("micro-batch"), "1,2", diag));
+  diag.check();
+  io::ScenarioSpec first_spec = spec;
+  first_spec.gpu = "h100-sxm";
+  std::istringstream in;
+  const Chart c = cli::plot_picture(req, spec, io::resolve(first_spec, reg, in, true), reg).chart;
+  REQUIRE(c.bars.size() == 4);
+  for (std::size_t i = 0; i < c.bars.size(); ++i) {
+    const format::plot::Bar& b = c.bars[i];
+    const std::string gpu = i < 2 ? "h100-sxm" : "mi300x";
+    const std::string micro = i % 2 == 0 ? "1" : "2";
+    CAPTURE(gpu, micro);
+    CHECK(b.label == gpu + " b=" + micro);
+    const nlohmann::json m = json_of({"train", "llama3-8b", "--gpu", gpu, "--gpus", "8", "--seq", "8192", "--zero", "1",
+                                      "--micro-batch", micro})
+                                 .at("results")
+                                 .at("train_memory");
+    CHECK_THAT(b.limit, WithinRel(m.at("capacity_bytes").get<double>(), 1e-12));
+    const std::vector<std::pair<std::string, std::string>> terms = {{"weights", "weight_bytes"},
+                                                                    {"gradients", "gradient_bytes"},
+                                                                    {"optimizer", "optimizer_state_bytes"},
+                                                                    {"activations", "activation_bytes"},
+                                                                    {"reserve", "reserve_bytes"}};
+    double sum = 0.0;
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      CHECK(b.segments.at(t).name == terms[t].first);
+      CHECK_THAT(b.segments.at(t).value, WithinAbs(m.at(terms[t].second).get<double>(), 1e-3));
+      sum += b.segments.at(t).value;
+    }
+    CHECK_THAT(sum, WithinRel(m.at("total_bytes").get<double>(), 1e-12));
+    const bool fits = m.at("fits").get<bool>();
+    CHECK((b.segments.size() == 6) == fits);  // a "free" term only when it fits
+    CHECK(b.note.find(fits ? "fits" : "does not fit") != std::string::npos);
+  }
+  // 8 H100s at b = 2 do not hold it; 8 MI300X do.
+  CHECK(c.bars[1].note.find("does not fit") != std::string::npos);
+  CHECK(c.bars[3].note.find("fits, ") != std::string::npos);
+}
+
 TEST_CASE("plot: sweep curves are decode's tokens/s and serve's TPOT at each point", "[plot]") {
   const Chart d = chart_of("decode", "h100-sxm", "1,16,256");
   REQUIRE(d.points.size() == 3);
@@ -323,6 +375,16 @@ TEST_CASE("plot: misuse is one line and the usage or input exit code", "[plot]")
       {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--kind", "memory", "--prompt", "512"},
        2,
        "roofline: error: --prompt: applies to plot --kind roofline or serve, not --kind memory\n"},
+      {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--zero", "1"},
+       2,
+       "roofline: error: --zero: applies to plot --kind train, not --kind roofline\n"},
+      {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--kind", "train", "--batch", "4"},
+       2,
+       "roofline: error: --batch: applies to plot --kind roofline, memory or decode (train: --micro-batch), not --kind "
+       "train\n"},
+      {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--kind", "train", "--hfu", "0.5"},
+       2,
+       "roofline: error: --hfu: changes no memory; plot --kind train draws memory (train --hfu uses it)\n"},
       {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--concurrency", "8"},
        2,
        "roofline: error: --concurrency: applies to plot --kind serve, not --kind roofline\n"},

@@ -126,3 +126,27 @@ TEST_CASE("memory breakdown: weights + B M_KV(T) + R, and C minus their sum [S00
   CHECK_FALSE(over.fits);
   CHECK(over.unused.base() < 0.0);
 }
+
+TEST_CASE("train memory breakdown: (w + g + o) Psi + max(A + B_z3, T_opt) + R [RA20 §5] [KO22 §4]",
+          "[roofline_points]") {
+  // Llama 3 8B on 8 H100s, d = 8, s = 8192: ZeRO-0 mixed Adam holds 2 + 2 + 12 bytes a parameter.
+  Scenario s = llama3_8b_on_h100(Workload{}, 8);
+  s.deployment.data = 8;
+  s.training.seq_len = 8192;
+  for (const ZeroStage z : {ZeroStage::none, ZeroStage::os_g_p}) {
+    CAPTURE(static_cast<int>(z));
+    s.training.zero = z;
+    const TrainResult t = analyze_train(s);
+    const TrainMemoryBreakdown m = train_memory_breakdown(t);
+    const double shard = z == ZeroStage::none ? 1.0 : 8.0;
+    CHECK(m.weights.base() == 2.0 * 8'030'261'248.0 / shard);
+    CHECK(m.gradients.base() == 2.0 * 8'030'261'248.0 / shard);
+    CHECK(m.optimizer.base() == 12.0 * 8'030'261'248.0 / shard);
+    CHECK(m.working.base() == std::max(t.forward_backward.base(), t.optimizer_temporary.base()));
+    // The terms are the device's total, and the capacity less them is what is left.
+    CHECK_THAT((m.weights + m.gradients + m.optimizer + m.working + m.reserve).base(),
+               WithinRel(t.total.base(), 1e-15));
+    CHECK(m.unused.base() == t.capacity.base() - t.total.base());
+    CHECK(m.fits == t.fits);
+  }
+}

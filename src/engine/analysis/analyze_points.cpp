@@ -128,4 +128,20 @@ MemoryBreakdown memory_breakdown(const CapacityResult& c) {
   return m;
 }
 
+TrainMemoryBreakdown train_memory_breakdown(const TrainResult& t) {
+  TrainMemoryBreakdown m;
+  m.capacity = t.capacity;
+  m.weights = t.states.weights;
+  m.gradients = t.states.gradients;
+  m.optimizer = t.states.optimizer;
+  m.working_is_activations = t.forward_backward >= t.optimizer_temporary;
+  m.working = m.working_is_activations ? t.forward_backward : t.optimizer_temporary;
+  m.reserve = t.reserve;
+  m.required = t.total;
+  m.unused = unused_bytes(t.capacity, t.total);
+  m.devices = t.devices;
+  m.fits = m.unused.base() >= 0.0;
+  return m;
+}
+
 }  // namespace roofline
