@@ -96,6 +96,25 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
   CHECK(imported == 121);
 }
 
+TEST_CASE("io: an exact checkpoint total is never below the count, and equals it with nothing excluded", "[io][hf]") {
+  // checkpoint_total_kind says what checkpoint_total is: exact (a published integer for that repo),
+  // derived (from a sibling, a file size or a quoted count), rounded (a page figure), none.
+  int exact = 0;
+  for (const auto& row : roofline_test::published_rows()) {
+    const std::string preset = row.at("preset");
+    const std::string kind = row.at("checkpoint_total_kind");
+    INFO(preset << " (" << row.file << ":" << row.line << ") kind " << kind);
+    CHECK((kind == "exact" || kind == "derived" || kind == "rounded" || kind == "none"));
+    if (kind != "exact") continue;
+    ++exact;
+    const std::int64_t total = roofline_test::digits_to_int(row.at("checkpoint_total"));
+    const std::int64_t expected = roofline_test::digits_to_int(row.at("expected_params"));
+    CHECK(total >= expected);
+    if (row.at("non_parameter_tensors") == "none") CHECK(total == expected);
+  }
+  CHECK(exact == 83);
+}
+
 TEST_CASE("io: gemma3-27b: the multimodal wrapper is read whole, its vision tower its own line", "[io][hf][gemma3]") {
   // tests/fixtures/hf/gemma3-27b.config.json is Gemma3ForConditionalGeneration (model_type gemma3).
   const ModelConfig m = import_fixture("gemma3-27b");

@@ -245,6 +245,32 @@ TEST_CASE("moe: kimi_k2 is the DeepSeek-V3 architecture under its own model_type
   CHECK(count_params(import_json(j)).total == c.total);
 }
 
+TEST_CASE("moe: kimi-k2's HF total is our count plus 3,416 BF16 non-parameter elements", "[io][hf][moe][kimi]") {
+  // HF API safetensors of moonshotai/Kimi-K2-Instruct: {F8_E4M3 1,023,893,241,856, F32 23,040,
+  // BF16 2,514,970,968}, total 1,026,408,235,864 (weight_scale_inv not in it); published-moe.tsv.
+  const ParamCounts c = count_params(import_json(fixture("kimi-k2")));
+  std::int64_t fp8 = 0;  // every linear of attention and MLP is stored FP8 (128x128 block scales)
+  std::int64_t f32 = 0;  // the router correction bias is F32
+  for (const LayerKindParams& k : c.layer_kinds) {
+    for (const char* id : {"q_a_proj", "q_b_proj", "kv_a_proj", "kv_b_proj", "o_proj", "gate_proj", "up_proj",
+                           "down_proj", "experts", "shared_experts"}) {
+      fp8 += k.n_layers * part(k, id);
+    }
+    f32 += k.n_layers * part(k, "router_correction_bias");
+  }
+  CHECK(fp8 == 1'023'893'241'856);
+  CHECK(f32 == 23'040);
+  const std::int64_t bf16 = c.total - fp8 - f32;  // embeddings, head, norms, router weights
+  CHECK(bf16 == 2'514'970'968 - 3'416);
+  // 3,416 = 61 x 56 divides by no weight dimension: a per-layer buffer, excluded. The index
+  // total_size, 1,029,173,256,720 B, is FP8 + 2 BF16 + 4 (F32 + 62,495,192 scales) + 2 x 3,416.
+  CHECK(fp8 + 2 * (bf16 + 3'416) + 4 * (f32 + 62'495'192) == 1'029'173'256'720);
+  for (const auto& row : roofline_test::read_tsv("published-moe.tsv")) {
+    if (row.at("preset") != "kimi-k2") continue;
+    CHECK(roofline_test::digits_to_int(row.at("checkpoint_total")) == c.total + 3'416);
+  }
+}
+
 TEST_CASE("moe: deepseek-r1's checkpoint total is the model plus its MTP layer", "[io][hf][moe][deepseek]") {
   const ParamCounts c = count_params(import_json(fixture("deepseek-r1")));
   CHECK(c.total == 671'026'419'200);
