@@ -7,6 +7,7 @@
 
 #include "roofline/errors.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -354,10 +355,8 @@ constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},     Family{
                                     Family{"llama4", import_llama4}};
 
 bool is_wrapper(const Family* f) {
-  for (const Family& w : kMultimodal) {
-    if (std::string_view(w.model_type) == f->model_type) return true;
-  }
-  return false;
+  return std::ranges::any_of(kMultimodal,
+                             [&](const Family& w) { return std::string_view(w.model_type) == f->model_type; });
 }
 
 }  // namespace

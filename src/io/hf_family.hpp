@@ -55,10 +55,10 @@ std::span<const Family> special_2026_families();
 std::span<const Family> multimodal_families();
 /// The family of a model_type in every table (hf_import.cpp's kFamilyTables); null when unknown.
 const Family* find_any_family(std::string_view model_type);
-/// A wrapper's vision tower and projector from its vision_config (and projector keys), with
+/// A wrapper's (`c`) vision tower and projector from its vision_config (and projector keys), with
 /// `text_width` the width the projector maps into. VisionTower::none with `uncounted` set when the
 /// tower's model_type is not one roofline counts.
-VisionConfig read_wrapper_vision(const Cfg& wrapper, std::string_view model_type, std::int64_t text_width);
+VisionConfig read_wrapper_vision(const Cfg& c, std::string_view model_type, std::int64_t text_width);
 /// ---- end of the multimodal block ----
 
 }  // namespace roofline::io::hf
