@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,8 +114,10 @@ struct SsmConfig {
   std::int64_t chunk = 0;     ///< Mamba-2 SSD chunk length (no parameters)
   bool conv_bias = true;      ///< bias on conv1d
   bool proj_bias = false;     ///< biases on in_proj and out_proj
-  bool gated_norm = true;     ///< Mamba-2's gated RMSNorm over d_i before out_proj
-  bool dt_norms = false;      ///< Jamba: RMSNorms on dt (R), B and C (N each)
+  /// Falcon-H1: out_proj's bias has its own key (projectors_bias); unset: proj_bias.
+  std::optional<bool> out_proj_bias;
+  bool gated_norm = true;  ///< Mamba-2's gated RMSNorm over d_i before out_proj
+  bool dt_norms = false;   ///< Jamba: RMSNorms on dt (R), B and C (N each)
 };
 
 /// Gated DeltaNet (Yang et al. 2024) as Qwen3-Next builds it.
