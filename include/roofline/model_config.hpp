@@ -2,6 +2,8 @@
 // Every field that changes the arithmetic is here; the engine never guesses a missing one.
 #pragma once
 
+#include "roofline/dtype.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -134,6 +136,9 @@ struct HybridConfig {
   SsmConfig ssm;
   DeltaNetConfig deltanet;
   bool attn_output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid gate of h d_h
+  /// The recurrent (SSM / delta) state's dtype when the config declares one (Nemotron-H's
+  /// mamba_ssm_cache_dtype); unset: the KV dtype. The conv state stays in the KV dtype.
+  std::optional<DType> state_dtype;
   [[nodiscard]] bool enabled() const { return !layers.empty(); }
 };
 // ---- end hybrid --------------------------------------------------------------------------------

@@ -35,6 +35,22 @@ i64 integer_or_auto(const Cfg& c, const char* key, i64 fallback) {
   return c.integer(key);
 }
 
+// A declared recurrent-state dtype (Nemotron-H's mamba_ssm_cache_dtype, which vLLM applies to the
+// SSM state, not the conv state): float32 / bfloat16 / float16; "auto" or absent: the KV dtype.
+void read_state_dtype(const Cfg& c, const char* key, ModelConfig& m) {
+  const std::string t = c.str(key, "auto");
+  if (t == "auto") return;
+  if (t == "float32") {
+    m.hybrid.state_dtype = DType::fp32;
+  } else if (t == "bfloat16") {
+    m.hybrid.state_dtype = DType::bf16;
+  } else if (t == "float16") {
+    m.hybrid.state_dtype = DType::fp16;
+  } else {
+    c.fail(key, "unknown dtype \"" + t + "\"; expected auto, float32, bfloat16 or float16");
+  }
+}
+
 // A list of layer-type strings, one per layer, mapped through `kind` (which fails on unknown ones).
 template <class F>
 std::vector<LayerMix> read_type_list(const Cfg& c, const char* key, i64 n_layers, F kind) {
@@ -209,6 +225,7 @@ void import_nemotron_h(const Cfg& c, ModelConfig& m) {
   s.conv_bias = c.boolean(c.has("use_conv_bias") ? "use_conv_bias" : "mamba_conv_bias", true);
   s.proj_bias = c.boolean("use_bias", false);
   s.gated_norm = true;
+  read_state_dtype(c, "mamba_ssm_cache_dtype", m);
 }
 
 // ---- Granite 4.0 (granitemoehybrid): layer_types mamba / attention; every layer has the shared

@@ -248,6 +248,10 @@ void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
   ObjectReader h(r.raw("hybrid"), std::string(where), "/architecture/hybrid");
   for (const std::string& l : h.strings("layers")) m.hybrid.layers.push_back(parse_layer_mix(h, l));
   set_bool(h, "attn_output_gate", m.hybrid.attn_output_gate);
+  if (auto t = h.opt_str("state_dtype")) {
+    m.hybrid.state_dtype = dtype_from_name(*t);
+    if (!m.hybrid.state_dtype) h.fail("state_dtype", "unknown dtype \"" + *t + "\"");
+  }
   if (h.has("ssm")) {
     ObjectReader s(h.raw("ssm"), std::string(where), "/architecture/hybrid/ssm");
     SsmConfig& c = m.hybrid.ssm;
@@ -306,6 +310,7 @@ json hybrid_to_json(const HybridConfig& h) {
                 {"value_head_dim", g.value_head_dim},
                 {"conv_kernel", g.conv_kernel}}}};
   if (s.out_proj_bias) out["ssm"]["out_proj_bias"] = *s.out_proj_bias;
+  if (h.state_dtype) out["state_dtype"] = std::string(dtype_name(*h.state_dtype));
   return out;
 }
 // ---- end hybrid --------------------------------------------------------------------------------

@@ -380,3 +380,34 @@ TEST_CASE("hybrid: falcon_h1: KV in every layer plus a Mamba-2 state, against th
   j["head_dim"] = 64;
   CHECK(state_elements_per_layer(import_json(j), StateMixer::mamba2) == 1792 * 4 + 24 * 64 * 128);
 }
+
+// ---- the recurrent state's declared dtype ---------------------------------------------------
+
+TEST_CASE("hybrid: nemotron_h: mamba_ssm_cache_dtype puts the SSM state, not the conv state, in its dtype",
+          "[io][hf][hybrid][nemotron_h][state]") {
+  // vLLM applies mamba_ssm_cache_dtype to the temporal (SSM) state only; the conv state follows the
+  // cache dtype. Nemotron-H 8B: per Mamba layer conv 10240 x 4 = 40,960, SSM 128 x 64 x 128 = 1,048,576.
+  json j = fixture_json("nemotron-h-8b");
+  REQUIRE_FALSE(j.contains("mamba_ssm_cache_dtype"));  // the embedded config does not declare it
+  CHECK_FALSE(import_json(j).hybrid.state_dtype.has_value());
+  j["mamba_ssm_cache_dtype"] = "float32";
+  const ModelConfig m = import_json(j);
+  REQUIRE(m.hybrid.state_dtype == std::optional<DType>(DType::fp32));
+  CHECK(recurrent_elements_per_layer(m, StateMixer::mamba2) == 128 * 64 * 128);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 24.0 * (40'960 * 2 + 1'048'576 * 4));  // 102,629,376 B
+  // With an fp8 KV cache only the conv state shrinks; the KV term is unchanged by the state dtype.
+  CHECK(state_bytes_per_sequence(m, 1.0).base() == 24.0 * (40'960 * 1 + 1'048'576 * 4));
+  CHECK(kv_bytes_per_sequence(m, 1000.0, 2.0).base() == 16'384.0 * 1000 + 102'629'376.0);
+  // Parameters do not depend on it.
+  CHECK(count_params(m).total == 8'100'852'736);
+  // "auto" is the KV dtype; an unknown name is refused by key.
+  j["mamba_ssm_cache_dtype"] = "auto";
+  CHECK(state_bytes_per_sequence(import_json(j), 2.0).base() == 52'297'728.0);
+  j["mamba_ssm_cache_dtype"] = "float64";
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("mamba_ssm_cache_dtype"));
+  // The native architecture form keeps it.
+  ModelConfig back;
+  architecture_from_json(architecture_to_json(m), "roundtrip", back);
+  CHECK(back.hybrid.state_dtype == std::optional<DType>(DType::fp32));
+  CHECK(state_bytes_per_sequence(back, 2.0).base() == state_bytes_per_sequence(m, 2.0).base());
+}
