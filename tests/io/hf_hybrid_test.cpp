@@ -411,3 +411,19 @@ TEST_CASE("hybrid: nemotron_h: mamba_ssm_cache_dtype puts the SSM state, not the
   CHECK(back.hybrid.state_dtype == std::optional<DType>(DType::fp32));
   CHECK(state_bytes_per_sequence(back, 2.0).base() == state_bytes_per_sequence(m, 2.0).base());
 }
+
+TEST_CASE("hybrid: granitemoehybrid: granite-4.0-h-tiny, 64 experts top-6 beside the shared MLP, tied",
+          "[io][hf][hybrid][granite]") {
+  const ModelConfig m = import_fixture("granite-4.0-h-tiny");
+  CHECK(m.attention_layers() == 4);
+  for (std::int64_t i : {5, 15, 25, 35}) CHECK(m.is_attention_layer(i));
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::moe) == 36);
+  CHECK(m.head_dim == 128);  // hidden_size / num_attention_heads = 1536 / 12
+  CHECK(m.tied_embeddings);
+  // mamba_expand x hidden = 3072 = 48 heads x 64.
+  CHECK(m.hybrid.ssm.d_inner == 3072);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 6'939'037'248);
+  // Active: top-6 of 64 routed experts (3 x 1536 x 512 each) per layer, all else dense.
+  CHECK(c.total - c.active == 40LL * (64 - 6) * 3 * 1536 * 512);
+}
