@@ -93,11 +93,14 @@ struct KvResult {
   std::optional<units::Bytes> per_token_mha;  ///< the same model with h_kv = h (GQA/MQA only)
   std::optional<units::Ratio> mha_ratio;      ///< h / h_kv
   std::vector<KvLayerGroup> layout;
-  // A hybrid's recurrent state (issue 10): constant per sequence, in the KV dtype, part of per_sequence.
+  // A hybrid's recurrent state (issue 10): constant per sequence, part of per_sequence.
   std::int64_t attention_layers = 0;  ///< layers holding KV
   std::int64_t state_layers = 0;      ///< layers holding a recurrent state
   std::int64_t state_elements = 0;    ///< per sequence, summed over the state layers
   units::Bytes state_per_sequence{};  ///< M_S = b x state_elements
+  /// The recurrent state's declared dtype (its conv part stays in the KV dtype); unset: the KV dtype.
+  std::optional<DType> state_dtype;
+  std::int64_t recurrent_elements = 0;  ///< the recurrent part of state_elements
 };
 KvResult analyze_kv(const Scenario& s);
 

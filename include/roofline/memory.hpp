@@ -31,12 +31,18 @@ units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_elemen
 /// 0 without a state mixer  [GU23] [DAO24] [YANG24]
 std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k);
 
-/// M_S per sequence = b sum_l S_l over the state layers, constant in T  [GU23] [DAO24] [YANG24]
-units::Bytes state_bytes_per_sequence(const ModelConfig& m, double state_bytes_per_element);
+/// The recurrent part of S_l (no conv state): Mamba-1 d_i N, Mamba-2 H P N, Gated DeltaNet
+/// h_v d_k d_v  [GU23] [DAO24] [YANG24]
+std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k);
+
+/// M_S per sequence = sum_l (b (S_l - R_l) + b_s R_l) over the state layers, constant in T: the conv
+/// state in the KV dtype (b), the recurrent state R_l in the model's declared state dtype b_s
+/// (HybridConfig::state_dtype), else b  [GU23] [DAO24] [YANG24]
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element);
 // ---- end hybrid --------------------------------------------------------------------------------
 
 /// Cache per sequence M_KV(T) = b sum_l 2 h_kv d_h min(T, W_l) + M_S = 2 h_kv d_h b (L_g T + L_s min(T, W))
-/// + M_S: the attention layers' KV plus a hybrid's recurrent state (in the same dtype), O(1)
+/// + M_S: the attention layers' KV plus a hybrid's recurrent state (state_bytes_per_sequence), O(1)
 /// through layer_windows  [S000-eq1.1] [DAO24]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 

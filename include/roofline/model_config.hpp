@@ -2,8 +2,11 @@
 // Every field that changes the arithmetic is here; the engine never guesses a missing one.
 #pragma once
 
+#include "roofline/dtype.hpp"
+
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,8 +116,10 @@ struct SsmConfig {
   std::int64_t chunk = 0;     ///< Mamba-2 SSD chunk length (no parameters)
   bool conv_bias = true;      ///< bias on conv1d
   bool proj_bias = false;     ///< biases on in_proj and out_proj
-  bool gated_norm = true;     ///< Mamba-2's gated RMSNorm over d_i before out_proj
-  bool dt_norms = false;      ///< Jamba: RMSNorms on dt (R), B and C (N each)
+  /// Falcon-H1: out_proj's bias has its own key (projectors_bias); unset: proj_bias.
+  std::optional<bool> out_proj_bias;
+  bool gated_norm = true;  ///< Mamba-2's gated RMSNorm over d_i before out_proj
+  bool dt_norms = false;   ///< Jamba: RMSNorms on dt (R), B and C (N each)
 };
 
 /// Gated DeltaNet (Yang et al. 2024) as Qwen3-Next builds it.
@@ -131,6 +136,9 @@ struct HybridConfig {
   SsmConfig ssm;
   DeltaNetConfig deltanet;
   bool attn_output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid gate of h d_h
+  /// The recurrent (SSM / delta) state's dtype when the config declares one (Nemotron-H's
+  /// mamba_ssm_cache_dtype); unset: the KV dtype. The conv state stays in the KV dtype.
+  std::optional<DType> state_dtype;
   [[nodiscard]] bool enabled() const { return !layers.empty(); }
 };
 // ---- end hybrid --------------------------------------------------------------------------------

@@ -35,10 +35,31 @@ std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k) {
   return 0;
 }
 
-units::Bytes state_bytes_per_sequence(const ModelConfig& m, double state_bytes_per_element) {
-  double elements = 0.0;
-  for (const LayerMix& mix : m.hybrid.layers) elements += static_cast<double>(state_elements_per_layer(m, mix.state));
-  return units::Bytes{elements * state_bytes_per_element};
+std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k) {
+  const SsmConfig& s = m.hybrid.ssm;
+  const DeltaNetConfig& g = m.hybrid.deltanet;
+  switch (k) {
+    case StateMixer::none:
+      return 0;
+    case StateMixer::mamba1:
+      return s.d_inner * s.d_state;
+    case StateMixer::mamba2:
+      return s.n_heads * s.head_dim * s.d_state;
+    case StateMixer::gated_deltanet:
+      return g.n_value_heads * g.key_head_dim * g.value_head_dim;
+  }
+  return 0;
+}
+
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element) {
+  const double state_bytes = m.hybrid.state_dtype ? dtype_bytes(*m.hybrid.state_dtype) : kv_bytes_per_element;
+  double bytes = 0.0;
+  for (const LayerMix& mix : m.hybrid.layers) {
+    const auto recurrent = static_cast<double>(recurrent_elements_per_layer(m, mix.state));
+    const auto conv = static_cast<double>(state_elements_per_layer(m, mix.state)) - recurrent;
+    bytes += conv * kv_bytes_per_element + recurrent * state_bytes;
+  }
+  return units::Bytes{bytes};
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 

@@ -193,7 +193,7 @@ void add_mamba1(const ModelConfig& m, LayerBuilder& b) {
 
 // Mamba-2 mixer (Dao & Gu 2024 §7; HF Mamba2Mixer): conv channels c = d_i + 2 g N; in_proj
 // d -> d_i + c + H (z, xBC, dt), depthwise conv1d c k_conv (+ c bias), dt_bias, A_log, D (H
-// each), gated RMSNorm d_i, out_proj d_i -> d.  [DAO24]
+// each), gated RMSNorm d_i (optional in Falcon-H1), out_proj d_i -> d.  [DAO24]
 void add_mamba2(const ModelConfig& m, LayerBuilder& b) {
   const SsmConfig& s = m.hybrid.ssm;
   const i64 d = m.d_model;
@@ -205,7 +205,8 @@ void add_mamba2(const ModelConfig& m, LayerBuilder& b) {
   if (s.gated_norm) b.add("ssm_norm", s.d_inner, false);
   b.add("out_proj", checked_mul(s.d_inner, d), true);
   i64 bias = s.conv_bias ? conv : 0;
-  if (s.proj_bias) bias = checked_add(bias, checked_add(in_width, d));
+  if (s.proj_bias) bias = checked_add(bias, in_width);
+  if (s.out_proj_bias.value_or(s.proj_bias)) bias = checked_add(bias, d);
   b.add("ssm_bias", bias, false);
 }
 

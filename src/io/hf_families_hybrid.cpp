@@ -35,6 +35,22 @@ i64 integer_or_auto(const Cfg& c, const char* key, i64 fallback) {
   return c.integer(key);
 }
 
+// A declared recurrent-state dtype (Nemotron-H's mamba_ssm_cache_dtype, which vLLM applies to the
+// SSM state, not the conv state): float32 / bfloat16 / float16; "auto" or absent: the KV dtype.
+void read_state_dtype(const Cfg& c, const char* key, ModelConfig& m) {
+  const std::string t = c.str(key, "auto");
+  if (t == "auto") return;
+  if (t == "float32") {
+    m.hybrid.state_dtype = DType::fp32;
+  } else if (t == "bfloat16") {
+    m.hybrid.state_dtype = DType::bf16;
+  } else if (t == "float16") {
+    m.hybrid.state_dtype = DType::fp16;
+  } else {
+    c.fail(key, "unknown dtype \"" + t + "\"; expected auto, float32, bfloat16 or float16");
+  }
+}
+
 // A list of layer-type strings, one per layer, mapped through `kind` (which fails on unknown ones).
 template <class F>
 std::vector<LayerMix> read_type_list(const Cfg& c, const char* key, i64 n_layers, F kind) {
@@ -209,6 +225,7 @@ void import_nemotron_h(const Cfg& c, ModelConfig& m) {
   s.conv_bias = c.boolean(c.has("use_conv_bias") ? "use_conv_bias" : "mamba_conv_bias", true);
   s.proj_bias = c.boolean("use_bias", false);
   s.gated_norm = true;
+  read_state_dtype(c, "mamba_ssm_cache_dtype", m);
 }
 
 // ---- Granite 4.0 (granitemoehybrid): layer_types mamba / attention; every layer has the shared
@@ -390,13 +407,63 @@ void import_jamba(const Cfg& c, ModelConfig& m) {
   s.dt_norms = true;
 }
 
-constexpr std::array kFamilies = {Family{"mamba", import_mamba},
-                                  Family{"mamba2", import_mamba2},
-                                  Family{"nemotron_h", import_nemotron_h},
-                                  Family{"granitemoehybrid", import_granitemoehybrid},
-                                  Family{"bamba", import_bamba},
-                                  Family{"qwen3_next", import_qwen3_next},
-                                  Family{"jamba", import_jamba}};
+// ---- Falcon-H1 (FalconH1Config: vocab 128000, untied, hidden 4096, intermediate 14336, 32 layers,
+// 32/8 heads, mamba_d_ssm 1024 (required here), mamba_n_heads 128, mamba_d_head "auto", mamba_n_groups 1,
+// mamba_d_state 256, mamba_d_conv 4, mamba_conv_bias true, mamba_proj_bias false, mamba_rms_norm
+// false, projectors_bias false). Every layer runs attention and Mamba-2 side by side (one shared
+// input norm) and a gated MLP (pre_ff_layernorm). --------------------------------------------
+void import_falcon_h1(const Cfg& c, ModelConfig& m) {
+  common_defaults(m);
+  m.d_model = c.integer("hidden_size", 4096);
+  m.n_layers = c.integer("num_hidden_layers", 32);
+  m.vocab_size = c.integer("vocab_size", 128000);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.max_seq_len = c.integer("max_position_embeddings", 8192);
+  m.d_ff = c.integer("intermediate_size", 14336);
+  m.n_heads = c.integer("num_attention_heads", 32);
+  if (m.n_heads == 0) c.fail("num_attention_heads", "must be positive");
+  m.n_kv_heads = c.integer("num_key_value_heads", 8);
+  // FalconH1Attention is LlamaAttention: head_dim from the config when given (12 x 128 in the 7B,
+  // not 3072 / 12), else d / h; attention_bias on q/k/v/o, mlp_bias on the gated MLP.
+  m.head_dim = c.integer("head_dim", kDeriveFromHeads);
+  const bool attention_bias = c.boolean("attention_bias", false);
+  m.qkv_bias = attention_bias;
+  m.o_bias = attention_bias;
+  m.mlp_bias = c.boolean("mlp_bias", false);
+  m.position = PositionKind::rope;
+  m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(true, StateMixer::mamba2, LayerFfn::dense));
+  // FalconH1Mixer: d_i = mamba_d_ssm (expand x d only when mamba_d_ssm is null), mamba_d_head "auto"
+  // = d_i / mamba_n_heads; in_proj bias mamba_proj_bias, out_proj bias projectors_bias; the gated
+  // RMSNorm exists only with mamba_rms_norm. The mup_vector is a non-persistent buffer.
+  SsmConfig& s = m.hybrid.ssm;
+  // Absent means the class default 1024 but null means mamba_expand x d, and a null key reads as
+  // absent here: the width is required rather than guessed (every published config writes it).
+  if (!c.has("mamba_d_ssm")) {
+    c.unsupported("mamba_d_ssm", "absent or null (the class reads 1024 or mamba_expand x hidden_size); give the width");
+  }
+  s.d_inner = c.integer("mamba_d_ssm");
+  s.n_heads = c.integer("mamba_n_heads", 128);
+  if (s.n_heads <= 0) c.fail("mamba_n_heads", "must be positive");
+  s.head_dim = integer_or_auto(c, "mamba_d_head", s.d_inner / s.n_heads);
+  if (saturating_mul(s.n_heads, s.head_dim) != s.d_inner) {
+    c.fail("mamba_d_head", "mamba_n_heads x mamba_d_head (" + std::to_string(saturating_mul(s.n_heads, s.head_dim)) +
+                               ") must equal the Mamba width mamba_d_ssm (" + std::to_string(s.d_inner) + ")");
+  }
+  s.d_state = c.integer("mamba_d_state", 256);
+  s.n_groups = c.integer("mamba_n_groups", 1);
+  s.d_conv = c.integer("mamba_d_conv", 4);
+  s.chunk = c.integer("mamba_chunk_size", 256);
+  s.conv_bias = c.boolean("mamba_conv_bias", true);
+  s.proj_bias = c.boolean("mamba_proj_bias", false);
+  s.out_proj_bias = c.boolean("projectors_bias", false);
+  s.gated_norm = c.boolean("mamba_rms_norm", false);
+}
+
+constexpr std::array kFamilies = {
+    Family{"mamba", import_mamba},           Family{"mamba2", import_mamba2},
+    Family{"nemotron_h", import_nemotron_h}, Family{"granitemoehybrid", import_granitemoehybrid},
+    Family{"bamba", import_bamba},           Family{"qwen3_next", import_qwen3_next},
+    Family{"jamba", import_jamba},           Family{"falcon_h1", import_falcon_h1}};
 
 }  // namespace
 

@@ -37,8 +37,8 @@ void read_layer_types(const Cfg& c, ModelConfig& m);
 
 /// The families known since the importer's first release (hf_import.cpp).
 std::span<const Family> classic_families();
-/// Hybrid and state-space families: Mamba, Mamba-2, Nemotron-H, Granite 4.0, Qwen3-Next, Jamba, Bamba
-/// (hf_families_hybrid.cpp).
+/// Hybrid and state-space families: Mamba, Mamba-2, Nemotron-H, Granite 4.0, Qwen3-Next, Jamba, Bamba,
+/// Falcon-H1 (hf_families_hybrid.cpp).
 std::span<const Family> hybrid_families();
 
 /// Mixture-of-experts families of 2024-2026: granitemoe, olmoe, phimoe, ernie4_5_moe, glm4_moe,

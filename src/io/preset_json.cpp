@@ -248,6 +248,10 @@ void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
   ObjectReader h(r.raw("hybrid"), std::string(where), "/architecture/hybrid");
   for (const std::string& l : h.strings("layers")) m.hybrid.layers.push_back(parse_layer_mix(h, l));
   set_bool(h, "attn_output_gate", m.hybrid.attn_output_gate);
+  if (auto t = h.opt_str("state_dtype")) {
+    m.hybrid.state_dtype = dtype_from_name(*t);
+    if (!m.hybrid.state_dtype) h.fail("state_dtype", "unknown dtype \"" + *t + "\"");
+  }
   if (h.has("ssm")) {
     ObjectReader s(h.raw("ssm"), std::string(where), "/architecture/hybrid/ssm");
     SsmConfig& c = m.hybrid.ssm;
@@ -261,6 +265,7 @@ void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
     set_int(s, "chunk", c.chunk);
     set_bool(s, "conv_bias", c.conv_bias);
     set_bool(s, "proj_bias", c.proj_bias);
+    if (auto v = s.opt_bool("out_proj_bias")) c.out_proj_bias = *v;
     set_bool(s, "gated_norm", c.gated_norm);
     set_bool(s, "dt_norms", c.dt_norms);
     s.finish();
@@ -283,27 +288,30 @@ json hybrid_to_json(const HybridConfig& h) {
   for (const LayerMix& x : h.layers) layers.push_back(layer_mix_name(x));
   const SsmConfig& s = h.ssm;
   const DeltaNetConfig& g = h.deltanet;
-  return {{"layers", layers},
-          {"attn_output_gate", h.attn_output_gate},
-          {"ssm",
-           {{"d_inner", s.d_inner},
-            {"d_state", s.d_state},
-            {"d_conv", s.d_conv},
-            {"n_groups", s.n_groups},
-            {"n_heads", s.n_heads},
-            {"head_dim", s.head_dim},
-            {"dt_rank", s.dt_rank},
-            {"chunk", s.chunk},
-            {"conv_bias", s.conv_bias},
-            {"proj_bias", s.proj_bias},
-            {"gated_norm", s.gated_norm},
-            {"dt_norms", s.dt_norms}}},
-          {"deltanet",
-           {{"n_key_heads", g.n_key_heads},
-            {"n_value_heads", g.n_value_heads},
-            {"key_head_dim", g.key_head_dim},
-            {"value_head_dim", g.value_head_dim},
-            {"conv_kernel", g.conv_kernel}}}};
+  json out = {{"layers", layers},
+              {"attn_output_gate", h.attn_output_gate},
+              {"ssm",
+               {{"d_inner", s.d_inner},
+                {"d_state", s.d_state},
+                {"d_conv", s.d_conv},
+                {"n_groups", s.n_groups},
+                {"n_heads", s.n_heads},
+                {"head_dim", s.head_dim},
+                {"dt_rank", s.dt_rank},
+                {"chunk", s.chunk},
+                {"conv_bias", s.conv_bias},
+                {"proj_bias", s.proj_bias},
+                {"gated_norm", s.gated_norm},
+                {"dt_norms", s.dt_norms}}},
+              {"deltanet",
+               {{"n_key_heads", g.n_key_heads},
+                {"n_value_heads", g.n_value_heads},
+                {"key_head_dim", g.key_head_dim},
+                {"value_head_dim", g.value_head_dim},
+                {"conv_kernel", g.conv_kernel}}}};
+  if (s.out_proj_bias) out["ssm"]["out_proj_bias"] = *s.out_proj_bias;
+  if (h.state_dtype) out["state_dtype"] = std::string(dtype_name(*h.state_dtype));
+  return out;
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 
 #include "io_test_support.hpp"
@@ -51,7 +52,8 @@ std::int64_t part(const ParamCounts& c, std::size_t kind, std::string_view id) {
 
 TEST_CASE("hybrid: mamba, mamba2 and jamba are imported, falcon_mamba and zamba still refused by name",
           "[io][hf][hybrid]") {
-  for (const char* type : {"mamba", "mamba2", "nemotron_h", "granitemoehybrid", "qwen3_next", "jamba", "bamba"}) {
+  for (const char* type :
+       {"mamba", "mamba2", "nemotron_h", "granitemoehybrid", "qwen3_next", "jamba", "bamba", "falcon_h1"}) {
     INFO(type);
     CHECK(supported_model_types().find(type) != std::string::npos);
   }
@@ -259,4 +261,169 @@ TEST_CASE("hybrid: bamba: Mamba-2 everywhere but attn_layer_indices, a gated MLP
   // Per Mamba layer: mixer 102,286,976 (in_proj 4096 x 16768, conv 8448 x 4 + 8448, 3 x 128, norm 8192,
   // out_proj 8192 x 4096) + gated MLP 3 x 4096 x 14336 + 2 norms.
   CHECK(count_params(m).layer_kinds.at(0).total == 102'286'976 + 3LL * 4096 * 14336 + 2 * 4096);
+}
+
+// ---- falcon_h1 (FAMILY-NOTES-hybrid.md) ------------------------------------------------------
+
+TEST_CASE("hybrid: falcon_h1: attention and Mamba-2 side by side in every layer, one shared input norm",
+          "[io][hf][hybrid][falcon_h1]") {
+  const ModelConfig m = import_fixture("falcon-h1-7b");
+  REQUIRE(m.n_layers == 44);
+  CHECK(count_layers(m, true, StateMixer::mamba2, LayerFfn::dense) == 44);
+  CHECK(m.attention_layers() == 44);
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK(m.vocab_size == 130049);
+  const ParamCounts c = count_params(m);
+  REQUIRE(c.layer_kinds.size() == 1);
+  // Attention: q 3072 x 12 x 128, k and v 3072 x 2 x 128, o back.
+  CHECK(part(c, 0, "q_proj") == 3072LL * 1536);
+  // FalconH1Mixer: conv channels 3072 + 2 x 1 x 256 = 3584; in_proj 3072 -> 3072 + 3584 + 24 = 6680.
+  CHECK(part(c, 0, "in_proj") == 3072LL * 6680);
+  CHECK(part(c, 0, "conv1d") == 3584 * 4);
+  CHECK(part(c, 0, "ssm_bias") == 3584);  // mamba_conv_bias only
+  CHECK(part(c, 0, "ssm_norm") == 3072);  // mamba_rms_norm: the gated norm over d_ssm
+  CHECK(part(c, 0, "out_proj") == 3072LL * 3072);
+  // input_layernorm (shared by both mixers) and pre_ff_layernorm.
+  CHECK(part(c, 0, "norms") == 2 * 3072);
+  // 11,010,048 attention + 29,979,208 Mamba-2 + 113,246,208 gated MLP + 6,144 norms.
+  CHECK(c.layer_kinds[0].total == 154'241'608);
+  CHECK(c.total == 7'585'654'880);
+}
+
+TEST_CASE("hybrid: falcon_h1: the Mamba width is mamba_d_ssm, not mamba_expand x hidden_size",
+          "[io][hf][hybrid][falcon_h1]") {
+  json j = fixture_json("falcon-h1-7b");
+  REQUIRE(j["mamba_expand"] == 2);  // 2 x 3072 = 6144 would be the Bamba / Granite reading
+  CHECK(import_json(j).hybrid.ssm.d_inner == 3072);
+  // mamba_d_head must agree with the width; absent it is "auto" = mamba_d_ssm / mamba_n_heads.
+  j["mamba_d_head"] = 64;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("must equal the Mamba width mamba_d_ssm (3072)"));
+  j["mamba_d_head"] = "auto";
+  CHECK(count_params(import_json(j)).total == 7'585'654'880);
+  // Absent (class default 1024) and null (expand x d) read alike here: refused, not guessed.
+  j.erase("mamba_d_ssm");
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("mamba_d_ssm"));
+  j["mamba_d_ssm"] = nullptr;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("give the width"));
+}
+
+TEST_CASE("hybrid: falcon_h1: the gated RMSNorm exists only with mamba_rms_norm", "[io][hf][hybrid][falcon_h1]") {
+  json j = fixture_json("falcon-h1-7b");
+  j["mamba_rms_norm"] = false;
+  const ParamCounts c = count_params(import_json(j));
+  CHECK(part(c, 0, "ssm_norm") == 0);
+  CHECK(c.total == 7'585'654'880LL - 44 * 3072);
+  j.erase("mamba_rms_norm");  // the class default is false
+  CHECK(count_params(import_json(j)).total == 7'585'654'880LL - 44 * 3072);
+}
+
+TEST_CASE("hybrid: falcon_h1: projectors_bias is out_proj's bias, mamba_proj_bias is in_proj's",
+          "[io][hf][hybrid][falcon_h1]") {
+  json j = fixture_json("falcon-h1-7b");
+  j["projectors_bias"] = true;
+  CHECK(part(count_params(import_json(j)), 0, "ssm_bias") == 3584 + 3072);  // conv + out_proj (d)
+  j["projectors_bias"] = false;
+  j["mamba_proj_bias"] = true;
+  CHECK(part(count_params(import_json(j)), 0, "ssm_bias") == 3584 + 6680);  // conv + in_proj
+  // The split survives the native architecture form.
+  j["projectors_bias"] = true;
+  const ModelConfig m = import_json(j);
+  ModelConfig back;
+  architecture_from_json(architecture_to_json(m), "roundtrip", back);
+  CHECK(back.hybrid.ssm.out_proj_bias == std::optional<bool>(true));
+  CHECK(count_params(back).total == count_params(m).total);
+  CHECK(count_params(m).total == 7'585'654'880LL + 44 * (3072 + 6680));
+}
+
+TEST_CASE("hybrid: falcon_h1: head_dim comes from the config (12 x 128), not hidden_size / heads",
+          "[io][hf][hybrid][falcon_h1]") {
+  json j = fixture_json("falcon-h1-7b");
+  j.erase("head_dim");
+  const ModelConfig m = import_json(j);
+  CHECK(m.head_dim == 256);  // LlamaAttention's fallback d / h
+  // q and o double (2 x 3072 x 1536 more), k and v double (2 x 3072 x 256 more), per layer.
+  CHECK(count_params(m).total == 7'585'654'880LL + 44 * (2LL * 3072 * 1536 + 2LL * 3072 * 256));
+}
+
+TEST_CASE("hybrid: falcon_h1: the muP multipliers and the mup_vector buffer change no count",
+          "[io][hf][hybrid][falcon_h1]") {
+  json j = fixture_json("falcon-h1-7b");
+  j["key_multiplier"] = 1.0;
+  j["attention_in_multiplier"] = 2.0;
+  j["attention_out_multiplier"] = 1.0;
+  j["ssm_multipliers"] = {1.0, 1.0, 1.0, 1.0, 1.0};
+  j["mlp_multipliers"] = {1.0, 1.0};
+  j["embedding_multiplier"] = 1.0;
+  j["lm_head_multiplier"] = 1.0;
+  // FalconH1Model registers mup_vector (1 x 1 x (2 d_ssm + 2 g N + H) = 6,680 per layer) with
+  // persistent=False: not a parameter, not in the checkpoint, whose census is exactly our total.
+  CHECK(count_params(import_json(j)).total == 7'585'654'880);
+}
+
+TEST_CASE("hybrid: falcon_h1: KV in every layer plus a Mamba-2 state, against the reference cache shapes",
+          "[io][hf][hybrid][falcon_h1][state]") {
+  // FalconHybridMambaAttentionDynamicCache (modeling_falcon_h1.py): conv_states [batch, mamba_d_ssm +
+  // 2 mamba_n_groups mamba_d_state, mamba_d_conv] = [3072 + 512, 4]; ssm_states [batch, mamba_n_heads,
+  // mamba_d_head, mamba_d_state] = [24, 128, 256]; every layer also caches K and V.
+  const ModelConfig m = import_fixture("falcon-h1-7b");
+  CHECK(state_elements_per_layer(m, StateMixer::mamba2) == 3584 * 4 + 24 * 128 * 256);  // 800,768
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 44.0 * 800'768 * 2);                 // 70,467,584 B
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 44.0 * 2 * 2 * 128 * 2);                   // 45,056 B
+  // A 1024-wide Falcon-H1 (the 0.5B shape: mamba_d_ssm 1536, 24 heads x 64, state 128): a live
+  // transformers cache holds conv [1, 1792, 4] and ssm [1, 24, 64, 128] per layer.
+  json j = fixture_json("falcon-h1-7b");
+  j["hidden_size"] = 1024;
+  j["mamba_d_ssm"] = 1536;
+  j["mamba_d_head"] = 64;
+  j["mamba_d_state"] = 128;
+  j["num_attention_heads"] = 8;
+  j["head_dim"] = 64;
+  CHECK(state_elements_per_layer(import_json(j), StateMixer::mamba2) == 1792 * 4 + 24 * 64 * 128);
+}
+
+// ---- the recurrent state's declared dtype ---------------------------------------------------
+
+TEST_CASE("hybrid: nemotron_h: mamba_ssm_cache_dtype puts the SSM state, not the conv state, in its dtype",
+          "[io][hf][hybrid][nemotron_h][state]") {
+  // vLLM applies mamba_ssm_cache_dtype to the temporal (SSM) state only; the conv state follows the
+  // cache dtype. Nemotron-H 8B: per Mamba layer conv 10240 x 4 = 40,960, SSM 128 x 64 x 128 = 1,048,576.
+  json j = fixture_json("nemotron-h-8b");
+  REQUIRE_FALSE(j.contains("mamba_ssm_cache_dtype"));  // the embedded config does not declare it
+  CHECK_FALSE(import_json(j).hybrid.state_dtype.has_value());
+  j["mamba_ssm_cache_dtype"] = "float32";
+  const ModelConfig m = import_json(j);
+  REQUIRE(m.hybrid.state_dtype == std::optional<DType>(DType::fp32));
+  CHECK(recurrent_elements_per_layer(m, StateMixer::mamba2) == 128 * 64 * 128);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 24.0 * (40'960 * 2 + 1'048'576 * 4));  // 102,629,376 B
+  // With an fp8 KV cache only the conv state shrinks; the KV term is unchanged by the state dtype.
+  CHECK(state_bytes_per_sequence(m, 1.0).base() == 24.0 * (40'960 * 1 + 1'048'576 * 4));
+  CHECK(kv_bytes_per_sequence(m, 1000.0, 2.0).base() == 16'384.0 * 1000 + 102'629'376.0);
+  // Parameters do not depend on it.
+  CHECK(count_params(m).total == 8'100'852'736);
+  // "auto" is the KV dtype; an unknown name is refused by key.
+  j["mamba_ssm_cache_dtype"] = "auto";
+  CHECK(state_bytes_per_sequence(import_json(j), 2.0).base() == 52'297'728.0);
+  j["mamba_ssm_cache_dtype"] = "float64";
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("mamba_ssm_cache_dtype"));
+  // The native architecture form keeps it.
+  ModelConfig back;
+  architecture_from_json(architecture_to_json(m), "roundtrip", back);
+  CHECK(back.hybrid.state_dtype == std::optional<DType>(DType::fp32));
+  CHECK(state_bytes_per_sequence(back, 2.0).base() == state_bytes_per_sequence(m, 2.0).base());
+}
+
+TEST_CASE("hybrid: granitemoehybrid: granite-4.0-h-tiny, 64 experts top-6 beside the shared MLP, tied",
+          "[io][hf][hybrid][granite]") {
+  const ModelConfig m = import_fixture("granite-4.0-h-tiny");
+  CHECK(m.attention_layers() == 4);
+  for (std::int64_t i : {5, 15, 25, 35}) CHECK(m.is_attention_layer(i));
+  CHECK(count_layers(m, false, StateMixer::mamba2, LayerFfn::moe) == 36);
+  CHECK(m.head_dim == 128);  // hidden_size / num_attention_heads = 1536 / 12
+  CHECK(m.tied_embeddings);
+  // mamba_expand x hidden = 3072 = 48 heads x 64.
+  CHECK(m.hybrid.ssm.d_inner == 3072);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 6'939'037'248);
+  // Active: top-6 of 64 routed experts (3 x 1536 x 512 each) per layer, all else dense.
+  CHECK(c.total - c.active == 40LL * (64 - 6) * 3 * 1536 * 512);
 }

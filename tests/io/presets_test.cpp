@@ -183,6 +183,8 @@ const std::vector<Expected> kExpected = {
     {"jamba-v0.1", 51'570'323'328, 12'110'311'296, "published-hybrid.tsv:7"},
     {"granite-4.0-micro", 3'402'836'480, 3'402'836'480, "published-hybrid.tsv:8"},
     {"bamba-9b", 9'780'235'392, 9'780'235'392, "published-hybrid.tsv:9"},
+    {"falcon-h1-7b", 7'585'654'880, 7'585'654'880, "published-hybrid.tsv:10"},
+    {"granite-4.0-h-tiny", 6'939'037'248, 1'465'470'528, "published-hybrid.tsv:11"},
 };
 // clang-format on
 
@@ -208,9 +210,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 136 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 138 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 136);
+  CHECK(r.entries(PresetKind::model).size() == 138);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

@@ -159,7 +159,9 @@ KvResult analyze_kv(const Scenario& s) {
     const std::int64_t e = state_elements_per_layer(m, mix.state);
     r.state_layers += e > 0 ? 1 : 0;
     r.state_elements += e;
+    r.recurrent_elements += recurrent_elements_per_layer(m, mix.state);
   }
+  r.state_dtype = m.hybrid.state_dtype;
   r.state_per_sequence = state_bytes_per_sequence(m, r.bytes_per_element);
   return r;
 }

@@ -27,12 +27,21 @@ const std::vector<Field<K>> kKv = {
      },
      [](const K& k) { return fmt::format("{} B", grouped(static_cast<std::int64_t>(k.r.per_token.base()))); }},
     // A hybrid's recurrent state (issue 10): constant per sequence, beside the KV of its attention layers.
-    {"state_bytes_per_sequence", "", "DAO24", "M_S = b sum_l S_l over the state layers (constant in T)",
+    {"state_bytes_per_sequence", "", "DAO24",
+     "M_S = sum_l (b C_l + b_s R_l): conv C_l in the KV dtype, recurrent R_l in the state dtype",
      [](const K& k) { return cell(k.r.state_per_sequence); },
-     [](const K& k) { return fmt::format("{} x {}", num(k.r.state_elements), num(k.r.bytes_per_element)); },
      [](const K& k) {
-       return fmt::format("{} state layers (conv + SSM/delta state, KV dtype); KV in {} attention layers",
-                          grouped(k.r.state_layers), grouped(k.r.attention_layers));
+       if (!k.r.state_dtype) return fmt::format("{} x {}", num(k.r.state_elements), num(k.r.bytes_per_element));
+       return fmt::format("{} x {} + {} x {}", num(k.r.state_elements - k.r.recurrent_elements),
+                          num(k.r.bytes_per_element), num(k.r.recurrent_elements), num(dtype_bytes(*k.r.state_dtype)));
+     },
+     [](const K& k) {
+       const std::string dtype =
+           k.r.state_dtype ? fmt::format("conv state in the KV dtype, SSM/delta state in {} as the config declares",
+                                         dtype_name(*k.r.state_dtype))
+                           : std::string("conv + SSM/delta state, KV dtype");
+       return fmt::format("{} state layers ({}); KV in {} attention layers", grouped(k.r.state_layers), dtype,
+                          grouped(k.r.attention_layers));
      },
      [](const K& k) { return k.r.state_layers > 0; },
      [](const K&) { return std::string("recurrent state per sequence"); }},
