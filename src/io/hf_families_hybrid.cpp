@@ -228,6 +228,16 @@ void import_nemotron_h(const Cfg& c, ModelConfig& m) {
   read_state_dtype(c, "mamba_ssm_cache_dtype", m);
 }
 
+// The Mamba-2 keys of Granite 4.0-H and Bamba, every one prefixed mamba_.
+constexpr Mamba2Keys kMambaPrefixedKeys = {.n_heads = "mamba_n_heads",
+                                           .head_dim = "mamba_d_head",
+                                           .d_state = "mamba_d_state",
+                                           .n_groups = "mamba_n_groups",
+                                           .d_conv = "mamba_d_conv",
+                                           .chunk = "mamba_chunk_size",
+                                           .conv_bias = "mamba_conv_bias",
+                                           .proj_bias = "mamba_proj_bias"};
+
 // ---- Granite 4.0 (granitemoehybrid): layer_types mamba / attention; every layer has the shared
 // MLP (gated, shared_intermediate_size) and, with num_local_experts > 0, the MoE beside it. -----
 void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
@@ -265,16 +275,7 @@ void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
     m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(true, StateMixer::none, ffn));
   }
   // The Bamba mixer: d_i = mamba_expand x d, mamba_d_head "auto" = d_i / mamba_n_heads.
-  read_mamba2(c, m,
-              {.n_heads = "mamba_n_heads",
-               .head_dim = "mamba_d_head",
-               .d_state = "mamba_d_state",
-               .n_groups = "mamba_n_groups",
-               .d_conv = "mamba_d_conv",
-               .chunk = "mamba_chunk_size",
-               .conv_bias = "mamba_conv_bias",
-               .proj_bias = "mamba_proj_bias"},
-              128, c.integer("mamba_expand", 2));
+  read_mamba2(c, m, kMambaPrefixedKeys, 128, c.integer("mamba_expand", 2));
 }
 
 // ---- Bamba: Mamba-2 layers except attn_layer_indices; gated MLP on every layer. -------------
@@ -293,16 +294,7 @@ void import_bamba(const Cfg& c, ModelConfig& m) {
       m.hybrid.layers[v.get<std::size_t>()] = kAttention;
     }
   }
-  read_mamba2(c, m,
-              {.n_heads = "mamba_n_heads",
-               .head_dim = "mamba_d_head",
-               .d_state = "mamba_d_state",
-               .n_groups = "mamba_n_groups",
-               .d_conv = "mamba_d_conv",
-               .chunk = "mamba_chunk_size",
-               .conv_bias = "mamba_conv_bias",
-               .proj_bias = "mamba_proj_bias"},
-              128, c.integer("mamba_expand", 2));
+  read_mamba2(c, m, kMambaPrefixedKeys, 128, c.integer("mamba_expand", 2));
 }
 
 // ---- Qwen3-Next: linear_attention (Gated DeltaNet) / full_attention (gated, q/k norms) layers,

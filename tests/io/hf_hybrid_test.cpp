@@ -23,15 +23,8 @@ using roofline_test::hf_fixture;
 
 namespace {
 
-json fixture_json(const std::string& preset) {
-  const std::string path = hf_fixture(preset);
-  return parse_json_text(read_file(path), path);
-}
-
-ModelConfig import_fixture(const std::string& preset) {
-  const std::string path = hf_fixture(preset);
-  return model_from_json(parse_json_text(read_file(path), path), path, preset).config;
-}
+using roofline_test::fixture_json;
+using roofline_test::import_fixture;
 
 ModelConfig import_json(const json& j) { return import_hf_config(j, "config.json"); }
 

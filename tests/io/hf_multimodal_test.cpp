@@ -28,10 +28,7 @@ using roofline_test::hf_fixture;
 
 namespace {
 
-json fixture_json(const std::string& preset) {
-  const std::string path = hf_fixture(preset);
-  return parse_json_text(read_file(path), path);
-}
+using roofline_test::fixture_json;
 
 ModelConfig import_json(const json& j, std::vector<std::string>* notes = nullptr) {
   return import_hf_config(j, "config.json", "", notes);

@@ -23,10 +23,7 @@ using roofline_test::hf_fixture;
 
 namespace {
 
-json fixture_json(const std::string& preset) {
-  const std::string path = hf_fixture(preset);
-  return parse_json_text(roofline_test::slurp(path), path);
-}
+using roofline_test::fixture_json;
 
 ModelConfig import_json(const json& j) { return import_hf_config(j, "config.json"); }
 ModelConfig import_fixture(const std::string& preset) { return import_json(fixture_json(preset)); }

@@ -1,6 +1,10 @@
 // Helpers shared by the io tests: fixture paths, the published-*.tsv tables, temp directories.
 #pragma once
 
+#include "io/preset_json.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -26,6 +30,18 @@ inline std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+/// A published config.json fixture (tests/fixtures/hf/PRESET.config.json) as JSON.
+inline nlohmann::json fixture_json(const std::string& preset) {
+  const std::string path = hf_fixture(preset);
+  return roofline::io::parse_json_text(slurp(path), path);
+}
+
+/// The fixture as the CLI reads a config.json path.
+inline roofline::ModelConfig import_fixture(const std::string& preset) {
+  const std::string path = hf_fixture(preset);
+  return roofline::io::model_from_json(fixture_json(preset), path, preset).config;
 }
 
 /// One data row of a published-group*.tsv, keyed by the header's column names.
