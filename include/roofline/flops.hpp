@@ -63,6 +63,7 @@ units::Flop prefill_flops(const ModelConfig& m, const ParamCounts& c, double s, 
 
 /// Crossover context where attention FLOPs equal projection FLOPs per layer:
 /// full N* = 2 P_layer / a = P_layer/(2d); causal N* = 4 P_layer / a = P_layer/d  [S003-2.3]
+/// 0 for a model without attention, where no such length exists.
 double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode);
 
 /// P̄: mean weight-matrix parameters one token multiplies per layer, over all L layers  [S003-2.3]

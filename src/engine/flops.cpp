@@ -81,6 +81,7 @@ double mean_layer_matrix_params(const ModelConfig& m, const ParamCounts& c) {
 double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode) {
   const double p = mean_layer_matrix_params(m, c);
   const double a = attention_flops_per_pair(m);
+  if (!(a > 0.0)) return 0.0;  // no attention (Mamba): the projections are all there is
   return (mode == AttentionMode::full ? 2.0 : 4.0) * p / a;
 }
 

@@ -2,6 +2,7 @@
 // hand-counted on tiny configs from the reference modules' tensor shapes, and the cache as two
 // terms (KV per token over the attention layers, state per sequence) through memory and decode.
 #include "roofline/decode.hpp"
+#include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
 
@@ -82,6 +83,20 @@ TEST_CASE("hybrid mixers: parameters per layer from the reference tensor shapes 
     // Embedding 10x8, untied head 10x8, final norm 8.
     CHECK(c.total == r.layer_params + 80 + 80 + 8);
   }
+}
+
+TEST_CASE("a model without attention has no attention crossover length (0, not a division by zero) [S003-2.3]",
+          "[hybrid]") {
+  ModelConfig m = tiny({kMamba1, kMamba1});
+  m.n_heads = 0;
+  m.n_kv_heads = 0;
+  m.head_dim = 0;
+  const ParamCounts c = count_params(m);
+  CHECK(attention_crossover_tokens(m, c, AttentionMode::causal) == 0.0);
+  CHECK(attention_crossover_tokens(m, c, AttentionMode::full) == 0.0);
+  // With attention the crossover is 4 P / a, positive.
+  CHECK(attention_crossover_tokens(tiny({kAttn, kMamba1}), count_params(tiny({kAttn, kMamba1})),
+                                   AttentionMode::causal) > 0.0);
 }
 
 TEST_CASE("hybrid state: elements per layer from the reference cache shapes [GU23] [DAO24] [YANG24]",

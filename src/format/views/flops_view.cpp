@@ -13,6 +13,8 @@ struct F {
 };
 
 bool architecture(const F& f) { return f.in.scenario.architecture; }
+// A crossover length exists only where attention does (not in a pure state-space model).
+bool attends(const F& f) { return architecture(f) && f.r.flops_per_pair > 0.0; }
 
 std::string basis_label(const F& f) { return std::string(io::name_of(f.r.basis)); }
 
@@ -66,11 +68,11 @@ const std::vector<Field<F>> kFlops = {
     {"attention_crossover_tokens_causal", "attention = projections (causal)", "S003-2.3", "N* = 4 P̄ / a",
      [](const F& f) { return cell(f.r.crossover_causal); },
      [](const F& f) { return fmt::format("4 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); },
-     nullptr, architecture},
+     nullptr, attends},
     {"attention_crossover_tokens_full", "attention = projections (full)", "S003-2.3", "N* = 2 P̄ / a",
      [](const F& f) { return cell(f.r.crossover_full); },
      [](const F& f) { return fmt::format("2 x {} / {}", num(f.r.mean_layer_matrix_params), num(f.r.flops_per_pair)); },
-     nullptr, architecture},
+     nullptr, attends},
 };
 
 }  // namespace
