@@ -61,6 +61,7 @@ struct ParamCounts {
   /// mllama's cross-attention layers (ModelConfig::cross_attention_layers), all of them: in
   /// non_embedding, total and active, not in `blocks` or `layer_kinds`.
   std::int64_t cross_attention = 0;
+  std::int64_t cross_attention_layer = 0;  ///< one of them: P_layer + 2 norm(d_h) + 2 gates
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]

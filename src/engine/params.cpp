@@ -364,6 +364,7 @@ ParamCounts count_params(const ModelConfig& m) {
     counting("the parameters of the cross-attention layers", [&] {
       const i64 one =
           checked_add(checked_add(layer_kind(m, false, 1).total, checked_mul(2, norm_params(m.norm, m.head_dim))), 2);
+      c.cross_attention_layer = one;
       c.cross_attention = checked_mul(m.cross_attention_layers, one);
       c.non_embedding = checked_add(c.non_embedding, c.cross_attention);
       c.total = checked_add(c.total, c.cross_attention);

@@ -175,6 +175,13 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp", "--acceptance", "0.9"},
     {"params", "opt-350m"},
     {"params", "gpt-oss-120b"},  // checkpoint_bytes: MXFP4 experts + bf16 rest
+    // Issue 10: hybrid caches (KV + recurrent state), vision towers, chunked attention.
+    {"kv", "qwen3-next-80b-a3b", "--context", "128k", "--batch", "4"},
+    {"decode", "jamba-v0.1", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "256k"},
+    {"memory", "falcon-h1-7b", "--gpu", "h100-sxm", "--context", "32k", "--batch", "16"},
+    {"serve", "nemotron-h-8b", "--gpu", "h100-sxm", "--prompt", "2k", "--output", "256"},
+    {"params", "llama3.2-11b-vision"},
+    {"decode", "llama4-scout", "--gpu", "h200-sxm", "--gpus", "2", "--batch", "4", "--context", "32k"},
     {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},
     {"layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "decode", "--batch", "1", "--context", "8k"},
     {"layer", "deepseek-v3", "--gpu", "h200-sxm", "--phase", "prefill", "--prompt", "4096", "--fused"},

@@ -64,7 +64,8 @@ const std::vector<Field<K>> kKv = {
     {"kv_cache_bytes_per_token_mha", "per token if MHA (h_kv = h)", "S003-3.4", "2 L h d_h b",
      [](const K& k) { return cell(k.r.per_token_mha); },
      [](const K& k) {
-       return fmt::format("2 x {} x {} x {} x {}", num(k.m().n_layers), num(k.m().n_heads), num(k.m().head_dim),
+       // L: the layers holding KV (a hybrid's attention layers only), as the engine counts them.
+       return fmt::format("2 x {} x {} x {} x {}", num(k.r.attention_layers), num(k.m().n_heads), num(k.m().head_dim),
                           num(k.r.bytes_per_element));
      },
      [](const K& k) { return fmt::format("{}x the GQA cache", num(k.r.mha_ratio->base())); },

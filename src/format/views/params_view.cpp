@@ -119,8 +119,10 @@ const std::vector<Field<P>> kParams = {
     // ---- multimodal wrappers: mllama's cross-attention layers, the vision tower + projector ----
     {"cross_attention_params", "cross-attention layers", "HFT-mllama", "n_x (P_layer + 2 norm(d_h) + 2 gates)",
      [](const P& p) { return cell(p.c().cross_attention); },
-     [](const P& p) { return fmt::format("{} layers", num(p.m().cross_attention_layers)); }, nullptr,
-     [](const P& p) { return p.c().cross_attention > 0; }},
+     [](const P& p) {
+       return fmt::format("{} x {}", num(p.m().cross_attention_layers), num(p.c().cross_attention_layer));
+     },
+     nullptr, [](const P& p) { return p.c().cross_attention > 0; }},
     {"vision_params", "vision tower + projector", "HFT", "N_vision = tower + projector (not read per text token)",
      [](const P& p) { return cell(p.c().vision); },
      [](const P& p) { return fmt::format("{} + {}", num(p.c().vision_tower), num(p.c().vision_projector)); },
