@@ -555,7 +555,9 @@ struct Bound {
   std::string value;                ///< a single-valued option
   std::vector<std::string> values;  ///< a repeatable option
   int count = 0;                    ///< a switch
-  CLI::Option* option = nullptr;
+  CLI::Option* option = nullptr;    ///< CLI11's option (the CLI11 path only)
+  std::size_t given = 0;            ///< times the flag was given
+  std::size_t first = SIZE_MAX;     ///< where among the parsed options it was first given (sweep axis order)
 };
 
 std::vector<std::string> preset_dirs(const GlobalOptions& g, const Env& env) {
@@ -765,6 +767,18 @@ void compare_help(CLI::App* sub, const std::vector<Bound>& bound) {
   }
 }
 
+// The value storage of the inputs a command reads: those of its groups.
+std::vector<Bound> command_inputs(const Command& cmd) {
+  std::vector<Bound> bound;
+  bound.reserve(io::input_defs().size());
+  for (const io::InputDef& d : io::input_defs()) {
+    if ((d.group & cmd.groups) == 0U) continue;
+    Bound& b = bound.emplace_back();
+    b.def = &d;
+  }
+  return bound;
+}
+
 // Pass 3 (setup): the command's own options, in its groups, plus the global ones.
 std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invocation& inv) {
   io::ScenarioSpec& spec = inv.spec;
@@ -799,11 +813,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_option("FILE", inv.batch_file, "JSON Lines of plans; - or none for stdin")->type_name("");
     return bound;
   }
-  bound.reserve(io::input_defs().size());
-  for (const io::InputDef& d : io::input_defs()) {
-    if ((d.group & cmd.groups) == 0U) continue;
-    bound.push_back({&d, {}, {}, 0, nullptr});
-  }
+  bound = command_inputs(cmd);
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
     std::string help = d.help;
@@ -910,11 +920,9 @@ Outcome run_completion(Invocation& inv, const io::Resolved*) {
 }
 
 // The swept inputs in the order their flags were given: the first is the outermost loop.
-void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& bound, const CLI::App& sub) {
-  const std::vector<CLI::Option*>& order = sub.parse_order();
+void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& bound) {
   const auto position = [&](const io::SweepAxis& a) {
-    const auto b = std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return x.def == a.def; });
-    return std::find(order.begin(), order.end(), b->option) - order.begin();
+    return std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return x.def == a.def; })->first;
   };
   std::stable_sort(axes.begin(), axes.end(),
                    [&](const io::SweepAxis& x, const io::SweepAxis& y) { return position(x) < position(y); });
@@ -1019,16 +1027,108 @@ void print_error(std::ostream& err, const std::string& what) {
   while (std::getline(lines, line)) err << "roofline: error: " << line << "\n";
 }
 
-}  // namespace
+bool is_command_name(std::string_view word) {
+  return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return word == c.name; });
+}
 
-int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
-            const Env& env) {
+// Passes 2 and 3 without CLI11, for the common line of a model command: the command's own flags
+// and the global ones, each given once as `--flag value` or `--flag=value`, and at most one MODEL
+// after the command. Anything else (help, version, a short option, `--`, a repeated flag, a value
+// that starts with '-', a MODEL that is a command's name, a choice CLI11 would refuse, a list option
+// that might take the next word too) returns false, and CLI11 parses the whole line instead, with its
+// messages. CLI11 builds every option of the command first, which costs more than the command's
+// work; both paths fill the same GlobalOptions, Invocation and Bound values (tests/cli/direct_parse_test.cpp).
+bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std::size_t at, GlobalOptions& g,
+                  Invocation& inv, std::vector<Bound>& bound) {
+  if (cmd.kind != Kind::model || cmd.run == run_plot) return false;
+  check_flags(cmd, args, at + 1);  // pass 2, as the CLI11 path does
+  bound = command_inputs(cmd);
+  std::size_t parsed = 0;  // options of the command's own parse order, for the sweep axes
+  bool model = false;
+  bool format = false;
+  bool units = false;
+  bool color = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == at) continue;
+    const std::string& a = args[i];
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
+      // MODEL: once, after the command; "-" is stdin.
+      if (i < at || model || a.empty() || (a.size() > 1 && a[0] == '-') || is_command_name(a)) return false;
+      inv.spec.model = a;
+      model = true;
+      continue;
+    }
+    const std::size_t eq = a.find('=');
+    const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    // The flag's value: after '=', or the next word; `list` options take every following word in CLI11.
+    const auto take = [&](std::string& v, bool list) {
+      if (eq != std::string::npos) {
+        v = a.substr(eq + 1);
+        return !v.empty();
+      }
+      if (i + 1 >= args.size() || i + 1 == at) return false;
+      const std::string& next = args[i + 1];
+      if (next.empty() || next[0] == '-') return false;  // CLI11 takes it; let it say so
+      if (list && i + 2 < args.size() && (args[i + 2].empty() || args[i + 2][0] != '-')) return false;
+      v = next;
+      ++i;
+      return true;
+    };
+    const auto choice = [&](bool& seen, std::string& v, std::initializer_list<std::string_view> words) {
+      if (seen || !take(v, false)) return false;
+      seen = true;
+      return std::find(words.begin(), words.end(), v) != words.end();
+    };
+    const auto once = [&](bool& flag) {
+      if (flag || eq != std::string::npos) return false;
+      flag = true;
+      return true;
+    };
+    bool ok = true;
+    if (name == "format") {
+      ok = choice(format, g.format, {"table", "json", "jsonl", "csv", "markdown", "svg"});
+    } else if (name == "units") {
+      ok = choice(units, g.units, {"si", "iec"});
+    } else if (name == "color") {
+      ok = choice(color, g.color, {"auto", "always", "never"});
+    } else if (name == "preset-dir") {
+      ok = take(g.preset_dirs.emplace_back(), true);
+    } else if (name == "explain") {
+      ok = once(g.explain);
+    } else if (name == "brief") {
+      ok = once(g.brief);
+    } else if (name == "quiet") {
+      ok = once(g.quiet);
+    } else if (name == "no-header") {
+      ok = once(g.no_header);
+    } else if (name == "yes") {
+      ok = once(g.yes);
+    } else {
+      const auto b = std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return name == x.def->name; });
+      if (b == bound.end() || b->given > 0 || i < at) return false;  // --help, --version, a repeat
+      if (*b->def->value_name == '\0') {
+        ok = eq == std::string::npos;
+        ++b->count;
+      } else if (b->def->repeatable) {
+        ok = take(b->values.emplace_back(), true);
+      } else {
+        ok = take(b->value, false);
+      }
+      b->given = 1;
+      b->first = parsed++;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Passes 1 to 3 through CLI11: help, version, usage errors, and every line parse_direct leaves to
+// it. Returns the exit code when it answered (help, version, an error), nullopt to run the command.
+std::optional<int> parse_with_cli11(const std::vector<std::string>& args, GlobalOptions& g, Invocation& inv,
+                                    std::vector<Bound>& bound, const Command*& cmd, std::ostream& out,
+                                    std::ostream& err) {
   CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
   setup_main_app(app);
-  GlobalOptions g;
-  Invocation inv;
-  std::vector<Bound> bound;
-  const Command* cmd = nullptr;
   try {
     add_global_options(&app, g);
     // Pass 1: the command, found past the global options and their values.
@@ -1054,6 +1154,12 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
+    const std::vector<CLI::Option*>& order = app.get_subcommand(cmd->name)->parse_order();
+    for (Bound& b : bound) {
+      b.given = b.option->count();
+      const auto at_first = std::find(order.begin(), order.end(), b.option);
+      if (at_first != order.end()) b.first = static_cast<std::size_t>(at_first - order.begin());
+    }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
       // --help and --version: to stdout, exit 0.
@@ -1073,6 +1179,48 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     print_error(err, e.what());
     return e.exit_code();
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool parses_directly(const std::vector<std::string>& args) {
+  GlobalOptions g;
+  Invocation inv;
+  std::vector<Bound> bound;
+  try {
+    std::size_t at = 0;
+    const Command* cmd = find_command(args, at);
+    return cmd != nullptr && parse_direct(*cmd, args, at, g, inv, bound);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
+            const Env& env) {
+  GlobalOptions g;
+  Invocation inv;
+  std::vector<Bound> bound;
+  const Command* cmd = nullptr;
+  // Passes 1 to 3: the common line directly, anything else through CLI11.
+  bool direct = false;
+  if (!env.cli11_only) {
+    try {
+      std::size_t at = 0;
+      cmd = find_command(args, at);
+      direct = cmd != nullptr && parse_direct(*cmd, args, at, g, inv, bound);
+    } catch (const Error& e) {
+      print_error(err, e.what());
+      return e.exit_code();
+    }
+  }
+  if (!direct) {
+    g = GlobalOptions{};
+    inv = Invocation{};
+    bound.clear();
+    if (const std::optional<int> answered = parse_with_cli11(args, g, inv, bound, cmd, out, err)) return *answered;
+  }
 
   try {
     // Pass 4: the preset registry (files are parsed only when a command asks for them).
@@ -1089,7 +1237,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     for (const Bound& b : bound) {
       for (const std::string& v : b.values) io::set_input(inv.spec, *b.def, v, diag);
       if (b.count > 0) io::set_input(inv.spec, *b.def, "", diag);
-      if (!b.values.empty() || b.count != 0 || b.option->count() == 0) continue;
+      if (!b.values.empty() || b.count != 0 || b.given == 0) continue;
       if (b.def->sweep != io::Sweep::none && io::is_sweep_text(b.value)) {
         axes.push_back(io::sweep_axis(*b.def, b.value, diag));
       } else {
@@ -1102,11 +1250,11 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     check_brief(*cmd, inv, g, !axes.empty() && cmd->run != run_plot);
     if (cmd->run == run_plot) {
       // plot draws its lists as one picture: no sweep.
-      order_axes(axes, bound, *app.get_subcommand(cmd->name));
+      order_axes(axes, bound);
       inv.plot.axes = std::move(axes);
       axes.clear();
       for (const Bound& b : bound) {
-        if (b.option->count() > 0 || !b.values.empty()) inv.plot.given.emplace_back(b.def->name);
+        if (b.given > 0) inv.plot.given.emplace_back(b.def->name);
       }
       inv.plot.svg = g.format == "svg" || !inv.plot.options.svg_file.empty();
       inv.plot.units = render_options(g, env).units;
@@ -1127,7 +1275,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     }
     // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
     if (!axes.empty()) {
-      order_axes(axes, bound, *app.get_subcommand(cmd->name));
+      order_axes(axes, bound);
       return run_sweep(sweep_command(*cmd, inv), inv.spec, axes, reg, in,
                        {out, err, render_options(g, env), g.quiet, inv.spec.require_fit, g.yes, env.stderr_is_tty});
     }

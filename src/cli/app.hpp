@@ -16,7 +16,12 @@ struct Env {
   bool term_dumb = false;
   std::string preset_path;  ///< ROOFLINE_PRESET_PATH (colon-separated)
   int columns = 0;          ///< the terminal's width (COLUMNS, else the tty's); 0: unknown, 80 is used
+  bool cli11_only = false;  ///< parse every line with CLI11 (tests: the direct parse must agree with it)
 };
+
+/// Whether run_cli parses `args` without CLI11 (the common line of a model command), for tests:
+/// both parses must agree (tests/cli/direct_parse_test.cpp).
+bool parses_directly(const std::vector<std::string>& args);
 
 /// Exit code of an internal error (a bug): EX_SOFTWARE from sysexits.h.
 inline constexpr int kInternalErrorExit = 70;

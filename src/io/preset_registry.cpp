@@ -88,9 +88,13 @@ std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\"";
 }  // namespace
 
 PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs) {
-  for (const EmbeddedPreset& p : embedded_presets()) {
-    add(p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true,
-        std::string(p.text));
+  // The built-ins are views of the binary's own text, registered without a duplicate check: their
+  // names are unique by construction (tests/io/presets_test.cpp checks it), and this runs on every command.
+  const std::vector<EmbeddedPreset>& builtin = embedded_presets();
+  entries_.reserve(builtin.size());
+  for (const EmbeddedPreset& p : builtin) {
+    entries_.push_back(
+        {p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true, p.text});
   }
   for (const std::string& dir : dirs) {
     std::error_code ec;
@@ -116,7 +120,8 @@ void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, 
   if (const PresetEntry* e = find(kind, name)) {
     throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " + e->origin + ")");
   }
-  entries_.push_back({kind, std::move(name), std::move(origin), builtin, std::move(text)});
+  texts_.push_back(std::make_unique<const std::string>(std::move(text)));
+  entries_.push_back({kind, std::move(name), std::move(origin), builtin, *texts_.back()});
 }
 
 const PresetEntry* PresetRegistry::find(PresetKind kind, std::string_view name) const {

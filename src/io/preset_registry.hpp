@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,9 +20,9 @@ enum class PresetKind { model, gpu };
 struct PresetEntry {
   PresetKind kind = PresetKind::model;
   std::string name;
-  std::string origin;    ///< "builtin" or the file path, for messages
-  bool builtin = false;  ///< embedded in the binary (origin is then "builtin")
-  std::string text;      ///< JSON text, read when the entry is registered
+  std::string origin;     ///< "builtin" or the file path, for messages
+  bool builtin = false;   ///< embedded in the binary (origin is then "builtin")
+  std::string_view text;  ///< JSON text: the embedded text, or the file's, owned by the registry
 };
 
 class PresetRegistry {
@@ -66,6 +67,7 @@ class PresetRegistry {
   [[nodiscard]] const std::vector<Alias>& alias_index() const;
   [[nodiscard]] std::string unknown_hint(PresetKind kind, std::string_view spec) const;
   std::vector<PresetEntry> entries_;
+  std::vector<std::unique_ptr<const std::string>> texts_;  ///< the preset files' texts (entries_ views them)
   mutable std::optional<std::vector<Alias>> aliases_;
 };
 

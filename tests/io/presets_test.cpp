@@ -1,6 +1,7 @@
 // Every built-in preset loads and validates; model presets reproduce the published parameter
 // counts exactly; GPU presets carry the figures the seeds use; the registry merges user
 // directories, rejects duplicates and suggests near names.
+#include "io/embedded_presets.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -11,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -712,4 +714,17 @@ TEST_CASE("io: unknown presets: suggestions keep the size", "[io][presets][regis
   CHECK(suggest_preset("v100", {{"a100", "a100-80gb-sxm"}, {"v100-sxm2-32gb", "v100-sxm2-32gb"}}) ==
         "; did you mean \"v100-sxm2-32gb\"?");
   CHECK(suggest_preset("", {{"a", "a"}}).empty());
+}
+
+TEST_CASE("io: built-in preset names are unique per kind, in any case", "[io][presets][registry]") {
+  // The registry registers the built-ins without a duplicate check (it runs on every command); this
+  // is the check, once, here.
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const roofline::io::EmbeddedPreset& p : roofline::io::embedded_presets()) {
+    std::string lower(p.name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    INFO(p.path);
+    CHECK(seen.emplace(std::string(p.kind), lower).second);
+  }
+  CHECK(seen.size() == roofline::io::embedded_presets().size());
 }

@@ -1,0 +1,119 @@
+// The common command line is parsed without CLI11 (cli/app.cpp parse_direct); CLI11 parses
+// everything else. Each line here runs both ways and must print the same bytes with the same exit
+// code; the first table's lines must take the direct path, the second's must not.
+#include "cli/app.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Run run(const std::vector<std::string>& args, bool cli11_only, const std::string& stdin_text) {
+  std::istringstream in(stdin_text);
+  std::ostringstream out;
+  std::ostringstream err;
+  roofline::cli::Env env;
+  env.cli11_only = cli11_only;
+  const int code = roofline::cli::run_cli(args, in, out, err, env);
+  return {code, out.str(), err.str()};
+}
+
+std::string fixture(const std::string& name) {
+  std::ifstream f(std::string(ROOFLINE_SOURCE_DIR) + "/tests/fixtures/hf/" + name, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void same_both_ways(const std::vector<std::string>& args, const std::string& stdin_text = {}) {
+  std::string line;
+  for (const std::string& a : args) line += " " + a;
+  INFO("roofline" << line);
+  const Run direct = run(args, false, stdin_text);
+  const Run cli11 = run(args, true, stdin_text);
+  CHECK(direct.code == cli11.code);
+  CHECK(direct.out == cli11.out);
+  CHECK(direct.err == cli11.err);
+}
+
+using Args = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("the direct parse takes the common lines and prints what CLI11's parse prints", "[cli][direct]") {
+  const std::vector<Args> lines = {
+      {"report", "llama3-8b", "--gpu", "h100-sxm"},
+      {"report", "llama3-8b", "--gpu=h100-sxm", "--format", "json"},
+      {"--format", "json", "report", "llama3-8b", "--gpu", "h100-sxm"},
+      {"--explain", "decode", "llama3-8b", "--gpu", "h100", "--batch", "32", "--context", "8k"},
+      {"params", "llama3-8b"},
+      {"params", "mixtral-8x7b", "--format=csv", "--no-header"},
+      {"params", "llama3-8b", "--weight-bits", "4", "--units", "iec"},
+      {"flops", "llama3-8b", "--prompt", "2048", "--flops-basis", "non-embedding"},
+      {"kv", "llama2-70b", "--context", "4096", "--kv-dtype", "fp8", "--explain"},
+      {"memory", "llama2-70b", "--gpu", "mi300x", "--context", "4096", "--batch", "32", "--brief"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1,8,32", "--context", "1k..4k*2"},
+      {"decode", "llama3-8b", "--context", "1k..2k+1k", "--gpu", "h100-sxm", "--batch", "1,2", "--format", "csv"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "bf16=500TFLOP/s"},
+      {"prefill", "llama3-8b", "--gpu", "h100-sxm", "--prompt", "2048", "--quiet"},
+      {"serve", "llama3-8b", "--gpu", "h100-sxm", "--prompt", "1024", "--output", "256", "--color", "never"},
+      {"layer", "mixtral-8x7b", "--gpu", "h100-sxm", "--phase", "prefill", "--prompt", "2048", "--fused"},
+      {"train", "llama3-70b", "--gpu",       "h100-sxm",  "--gpus",   "64",  "--tp",  "8",   "--zero",  "1",
+       "--seq", "8192",       "--recompute", "selective", "--tokens", "15T", "--mfu", "0.4", "--price", "2.5"},
+      {"plan", "llama3-70b", "--gpu", "h100-sxm,h200-sxm", "--users", "1000", "--tokens-per-s", "20"},
+      {"report", "-", "--gpu", "h100-sxm"},
+      {"params", "-", "--format", "markdown"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--require-fit", "--batch", "4096", "--context", "128k"},
+      // Errors found after the parse, in the typed inputs: the same messages either way.
+      {"kv", "llama3-8b", "--context", "8x", "--batch", "x"},
+      {"decode", "llama3-8b"},
+      {"report", "no-such-model"},
+      {"kv", "--context", "kv"},  // a value that is a command's name is a value for CLI11 too
+      {"layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "prefill"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--format", "svg"},
+      {"params", "llama3-8b", "--brief", "--format", "json"},
+  };
+  for (const Args& a : lines) {
+    INFO(a[0] << " " << a.back());
+    CHECK(roofline::cli::parses_directly(a));
+    same_both_ways(a, a[1] == "-" ? fixture("llama3-8b.config.json") : "");
+  }
+}
+
+TEST_CASE("unusual lines are left to CLI11, with its messages", "[cli][direct]") {
+  const std::vector<Args> lines = {
+      {"report", "--help"},
+      {"--version"},
+      {"report", "llama3-8b", "--gpu", "h100-sxm", "--version"},
+      {"kv", "llama3-8b", "-c", "4096"},                            // a short option
+      {"kv", "llama3-8b", "--context", "4096", "--context", "8k"},  // a repeat
+      {"kv", "llama3-8b", "--context", "-5"},                       // a value like an option
+      {"kv", "llama3-8b", "--context"},                             // no value
+      {"kv", "llama3-8b", "--context="},                            // an empty value
+      {"kv", "llama3-8b", "extra"},                                 // a second MODEL
+      {"kv", "llama3-8b", "--", "--context"},
+      {"kv", "llama3-8b", "--format", "xml"},  // a choice CLI11 refuses
+      {"kv", "llama3-8b", "--format", "json", "--format", "csv"},
+      {"kv", "llama3-8b", "--explain=yes"},
+      {"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "bf16=1PFLOP/s", "h200"},  // a list option's next word
+      {"--preset-dir", std::string(ROOFLINE_SOURCE_DIR) + "/tests/fixtures/preset_dir", "params", "tiny"},
+      {"compare", "params", "llama3-8b,llama3-70b"},
+      {"plot", "llama3-8b", "--gpu", "h100-sxm"},
+      {"gpus"},
+  };
+  for (const Args& a : lines) {
+    INFO(a[0] << " " << a.back());
+    CHECK_FALSE(roofline::cli::parses_directly(a));
+    same_both_ways(a);
+  }
+}
