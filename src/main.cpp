@@ -39,5 +39,11 @@ int main(int argc, char** argv) {
   env.columns = terminal_columns(env.stdout_is_tty);
   const int code = roofline::cli::run_cli(args, std::cin, std::cout, std::cerr, env);
   std::cout.flush();
+  // Whatever run_cli wrote (--help and --version too) must have reached stdout: a full disk or a
+  // closed stdout is an error, not a silent success. A failed run has said why already.
+  if (!std::cout && code == 0) {
+    std::cerr << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
+    return 1;
+  }
   return code;
 }

@@ -95,6 +95,23 @@ void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, con
   out += "}\n";
 }
 
+// nlohmann's message without its "[json.exception.parse_error.101] " id: the id is for its
+// developers, the position and the reason are for the user.
+std::string json_reason(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const std::size_t id_end = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && id_end != std::string::npos ? what.substr(id_end + 2) : what;
+}
+
+nlohmann::json parse_line(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text, nullptr, true, false);
+  } catch (const nlohmann::json::exception& e) {
+    // A syntax error, or a number out of range (1e999): the line is no JSON this tool reads.
+    throw InputError("not JSON: " + json_reason(e));
+  }
+}
+
 void error_line(std::string& out, std::int64_t line_no, std::string_view message, int exit_code) {
   fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"error\":", line_no);
   format::append_json_string(out, message);
@@ -116,7 +133,7 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
     ++line_no;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     try {
-      const nlohmann::json line = nlohmann::json::parse(text, nullptr, true, false);
+      const nlohmann::json line = parse_line(text);
       const BatchCommand& cmd = command_of(line, commands);
       io::ScenarioSpec spec;
       io::Diagnostics diag;
@@ -136,9 +153,6 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
       // input of the point again.
       io::resolve_point(to_resolve, at->second, cmd.training);
       answer(o.buf(), line_no, cmd, cmd.run(spec, at->second));
-    } catch (const nlohmann::json::parse_error& e) {
-      error_line(o.buf(), line_no, std::string("not JSON: ") + e.what(), 1);
-      failed = true;
     } catch (const Error& e) {
       error_line(o.buf(), line_no, e.what(), e.exit_code());
       failed = true;

@@ -196,6 +196,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     const std::size_t comma = spec.gpu.find(',', start);
     io::ScenarioSpec one = spec;
     one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (one.gpu.empty()) throw UsageError("--gpu: an empty name in \"" + spec.gpu + "\"");
     gpus.push_back(i == 0 ? first : io::resolve_on_gpu(first, one, reg));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -104,8 +104,14 @@ std::vector<std::string> validate(const ModelConfig& m) {
   } else {
     in_range(e, "n_kv_heads", m.n_kv_heads, 1, kMaxWidth);
     in_range(e, "head_dim", m.head_dim, 1, kMaxWidth);
-    need(e, m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads == 0,
-         "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " + std::to_string(m.n_heads));
+    if (m.n_kv_heads > m.n_heads && m.n_heads > 0) {
+      need(e, false,
+           "n_kv_heads: " + std::to_string(m.n_kv_heads) + " is more than n_heads " + std::to_string(m.n_heads) +
+               "; each KV head serves one or more query heads");
+    } else {
+      need(e, m.n_kv_heads <= 0 || m.n_heads % m.n_kv_heads == 0,
+           "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " + std::to_string(m.n_heads));
+    }
   }
   if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
   if (m.moe.enabled()) {

@@ -99,9 +99,24 @@ double fraction_in_unit_interval(const std::string& text) {
   return f;
 }
 
+// A plain number: what --weight-bits and --price take (a percentage or a unit is a mistake there).
+std::optional<double> plain_number(const std::string& text) {
+  double v = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 WeightFormat weight_bits(const std::string& text) {
   if (auto f = named_weight_format(lower(text))) return *f;
-  const double bits = parse_fraction(text);
+  const std::optional<double> n = plain_number(text);
+  if (!n) {
+    std::string allowed;
+    for (const WeightFormat& f : kNamedWeightFormats) allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
+    throw InputError("\"" + text + "\" is neither a number of bits (4.125) nor a format: " + allowed);
+  }
+  const double bits = *n;
   if (!(bits > 0.0 && bits <= 64.0)) throw InputError("\"" + text + "\" must be in (0, 64] bits or a named format");
   WeightFormat f;
   f.name = "";  // named after --dtype by resolve()
@@ -306,9 +321,10 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string&) { s.sequence_parallel = true; }},
     {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights) [default: 0]",
      [](ScenarioSpec& s, const std::string& t) {
-       const std::int64_t z = parse_count(t);
-       if (z > 3) throw InputError("\"" + t + "\" is not a ZeRO stage; allowed 0, 1, 2, 3");
-       s.zero = static_cast<ZeroStage>(z);
+       if (t.size() != 1 || t[0] < '0' || t[0] > '3') {
+         throw InputError("\"" + t + "\" is not a ZeRO stage; allowed 0, 1, 2, 3 (--fsdp takes the FSDP names)");
+       }
+       s.zero = static_cast<ZeroStage>(t[0] - '0');
      },
      false, Sweep::none, ValueHint::choice,
      [] {
@@ -388,7 +404,9 @@ const std::vector<InputDef> kInputs = {
     {"price", nullptr, kPrice, "PRICE",
      "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)",
      [](ScenarioSpec& s, const std::string& t) {
-       const double v = parse_fraction(t);
+       const std::optional<double> n = plain_number(t);
+       if (!n) throw InputError("\"" + t + "\" is not a price; expected a number per device-hour such as \"2.5\"");
+       const double v = *n;
        if (!(v > 0.0)) throw InputError("\"" + t + "\" must be a positive price");
        s.price = v;
      }},
@@ -426,6 +444,25 @@ void Diagnostics::check() const {
 
 const std::vector<InputDef>& input_defs() { return kInputs; }
 
+namespace {
+
+// A list or a range where the input takes one value (a flag that does not sweep, or a batch line,
+// which never sweeps) is named as such, rather than as a number with a strange suffix. Inputs whose
+// value is a list (--lora-targets) or a name (--gpu, --draft: a path may hold a comma) are exempt.
+void check_one_value(const InputDef& def, const std::string& text) {
+  if (def.hint == ValueHint::list || def.hint == ValueHint::gpu || def.hint == ValueHint::model) return;
+  const char* shape = text.find(',') != std::string::npos    ? "list"
+                      : text.find("..") != std::string::npos ? "range"
+                                                             : "";
+  if (*shape == '\0') return;
+  const std::string msg = "\"" + text + "\" is a " + shape + "; give one value";
+  // As a wrong name is: a usage error for a choice, an input error for a value.
+  if (def.hint == ValueHint::choice) throw UsageError(msg);
+  throw InputError(msg);
+}
+
+}  // namespace
+
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag) {
   set_input(spec, def, text, std::string("--") + def.name, diag);
 }
@@ -434,6 +471,7 @@ void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text,
                Diagnostics& diag) {
   bool ok = false;
   diag.capture(where, [&] {
+    if (!def.repeatable) check_one_value(def, text);
     def.set(spec, text);
     ok = true;
   });
@@ -447,11 +485,18 @@ namespace {
 
 // One JSON value as the text a flag would carry: a string as is, a number in JSON's spelling,
 // true for a switch; nullopt (and an error where it is wrong) for anything else.
-std::optional<std::string> json_text(const nlohmann::json& v, const std::string& where, Diagnostics& diag) {
+std::optional<std::string> json_text(const nlohmann::json& v, const InputDef& def, const std::string& where,
+                                     Diagnostics& diag) {
+  const bool is_switch = *def.value_name == '\0';
+  if (is_switch) {
+    if (v.is_boolean()) return v.get<bool>() ? std::optional<std::string>("") : std::nullopt;
+    diag.input(where + ": a switch; expected true or false, got " + std::string(v.type_name()));
+    return std::nullopt;
+  }
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number()) return v.dump();
-  if (v.is_boolean()) return v.get<bool>() ? std::optional<std::string>("") : std::nullopt;
-  diag.input(where + ": expected a number or a string");
+  diag.input(where + ": expected a number or a string, got " + std::string(v.type_name()) +
+             (v.is_array() ? "; a batch line takes one value per input" : ""));
   return std::nullopt;
 }
 
@@ -474,6 +519,13 @@ const InputDef* input_named(const std::string& name) {
   }();
   const auto found = by_name.find(name);
   return found == by_name.end() ? nullptr : found->second;
+}
+
+// The options of the whole run (app.cpp's global options), which a line cannot set.
+bool is_global_option(const std::string& name) {
+  constexpr std::array kGlobal = {"format", "units",     "color", "explain",   "brief",
+                                  "quiet",  "no-header", "yes",   "preset-dir"};
+  return std::find(kGlobal.begin(), kGlobal.end(), name) != kGlobal.end();
 }
 
 // "unknown option --batchsize; did you mean --batch?", as the CLI says it.
@@ -505,15 +557,17 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     std::replace(name.begin(), name.end(), '_', '-');
     const std::string where = "--" + name;
     const InputDef* def = input_named(name);
-    if (def == nullptr) {
+    if (def == nullptr && is_global_option(name)) {
+      diag.usage(where + ": a global option, not an input of a line (each answer is one JSON line)");
+    } else if (def == nullptr) {
       diag.usage(unknown_input(where, groups));
     } else if ((def->group & groups) == 0U) {
       diag.usage(where + " does not apply to " + std::string(command));
     } else if (value.is_array() && def->repeatable) {
       for (const nlohmann::json& v : value) {
-        if (const auto text = json_text(v, where, diag)) set_input(spec, *def, *text, where, diag);
+        if (const auto text = json_text(v, *def, where, diag)) set_input(spec, *def, *text, where, diag);
       }
-    } else if (const auto text = json_text(value, where, diag)) {
+    } else if (const auto text = json_text(value, *def, where, diag)) {
       set_input(spec, *def, *text, where, diag);
     }
   }
