@@ -2,6 +2,7 @@
 
 #include "format/field.hpp"
 #include "format/jsonl.hpp"
+#include "io/preset_registry.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -95,6 +96,26 @@ void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, con
   out += "}\n";
 }
 
+// std::getline with a cap: a line longer than `cap` bytes (/dev/zero, a file without newlines)
+// sets `too_long` and stops reading, so it cannot exhaust memory. False at the end of input.
+bool read_line(std::istream& in, std::string& line, std::size_t cap, bool& too_long) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int ch = buf->sbumpc();
+    if (ch == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (ch == '\n') return true;
+    if (line.size() >= cap) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(ch));
+  }
+}
+
 void error_line(std::string& out, std::int64_t line_no, std::string_view message, int exit_code) {
   fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"error\":", line_no);
   format::append_json_string(out, message);
@@ -112,11 +133,19 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
   std::string text;
   std::int64_t line_no = 0;
   bool failed = false;
-  while (std::getline(lines, text)) {
+  bool too_long = false;
+  while (read_line(lines, text, io::kMaxInputBytes, too_long)) {
     ++line_no;
+    if (too_long) {
+      // The rest of the line may never end: stop here.
+      error_line(o.buf(), line_no, "longer than 64 MiB; a plan is one line of JSON", 1);
+      failed = true;
+      break;
+    }
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     try {
-      const nlohmann::json line = nlohmann::json::parse(text, nullptr, true, false);
+      // The project's one JSON reader: depth, duplicate keys, NUL and trailing bytes checked.
+      const nlohmann::json line = io::parse_json_text(text, "line " + std::to_string(line_no));
       const BatchCommand& cmd = command_of(line, commands);
       io::ScenarioSpec spec;
       io::Diagnostics diag;
@@ -136,9 +165,6 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
       // input of the point again.
       io::resolve_point(to_resolve, at->second, cmd.training);
       answer(o.buf(), line_no, cmd, cmd.run(spec, at->second));
-    } catch (const nlohmann::json::parse_error& e) {
-      error_line(o.buf(), line_no, std::string("not JSON: ") + e.what(), 1);
-      failed = true;
     } catch (const Error& e) {
       error_line(o.buf(), line_no, e.what(), e.exit_code());
       failed = true;
