@@ -13,6 +13,7 @@
 #include "io/quantity_parse.hpp"
 #include "io/scenario_spec.hpp"
 #include "io/sweep.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/checked.hpp"
@@ -976,8 +977,9 @@ std::vector<BatchCommand> batch_commands(const io::PresetRegistry& reg) {
 // batch FILE: a regular file or stdin ("-" or none).
 int run_batch_input(const std::string& file, std::istream& in, std::ostream& out, const io::PresetRegistry& reg) {
   if (file.empty() || file == "-") return run_batch(batch_commands(reg), in, out, reg);
+  io::check_input_file(file);  // a FIFO or a device would block or never end
   std::ifstream f(file, std::ios::binary);
-  if (!f) throw InputError(file + ": cannot open it");
+  if (!f) throw InputError(io::display_path(file) + ": cannot open it");
   return run_batch(batch_commands(reg), f, out, reg);
 }
 
@@ -1020,11 +1022,12 @@ void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
   if (!g.quiet) err << "roofline: warning: " << msg << "\n";
 }
 
-// One line per message, each with the prefix.
+// One line per message (collected errors are several), each with the prefix; control characters
+// and bytes that are not UTF-8 escaped, whatever the message echoes.
 void print_error(std::ostream& err, const std::string& what) {
   std::istringstream lines(what);
   std::string line;
-  while (std::getline(lines, line)) err << "roofline: error: " << line << "\n";
+  while (std::getline(lines, line)) err << "roofline: error: " << io::printable(line) << "\n";
 }
 
 bool is_command_name(std::string_view word) {
@@ -1224,7 +1227,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
 
   try {
     // Pass 4: the preset registry (files are parsed only when a command asks for them).
-    const io::PresetRegistry reg(preset_dirs(g, env));
+    const std::vector<std::string> dirs = preset_dirs(g, env);
+    const io::PresetRegistry reg(dirs, dirs.size() - g.preset_dirs.size());  // the first ones from the environment
     inv.reg = &reg;
     inv.explain = g.explain;
     inv.brief = g.brief;

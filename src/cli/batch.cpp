@@ -2,6 +2,7 @@
 
 #include "format/field.hpp"
 #include "format/jsonl.hpp"
+#include "io/preset_registry.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -95,20 +96,23 @@ void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, con
   out += "}\n";
 }
 
-// nlohmann's message without its "[json.exception.parse_error.101] " id: the id is for its
-// developers, the position and the reason are for the user.
-std::string json_reason(const nlohmann::json::exception& e) {
-  const std::string what = e.what();
-  const std::size_t id_end = what.find("] ");
-  return what.rfind("[json.exception.", 0) == 0 && id_end != std::string::npos ? what.substr(id_end + 2) : what;
-}
-
-nlohmann::json parse_line(const std::string& text) {
-  try {
-    return nlohmann::json::parse(text, nullptr, true, false);
-  } catch (const nlohmann::json::exception& e) {
-    // A syntax error, or a number out of range (1e999): the line is no JSON this tool reads.
-    throw InputError("not JSON: " + json_reason(e));
+// std::getline with a cap: a line longer than `cap` bytes (/dev/zero, a file without newlines)
+// sets `too_long` and stops reading, so it cannot exhaust memory. False at the end of input.
+bool read_line(std::istream& in, std::string& line, std::size_t cap, bool& too_long) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int ch = buf->sbumpc();
+    if (ch == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (ch == '\n') return true;
+    if (line.size() >= cap) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(ch));
   }
 }
 
@@ -129,11 +133,19 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
   std::string text;
   std::int64_t line_no = 0;
   bool failed = false;
-  while (std::getline(lines, text)) {
+  bool too_long = false;
+  while (read_line(lines, text, io::kMaxInputBytes, too_long)) {
     ++line_no;
+    if (too_long) {
+      // The rest of the line may never end: stop here.
+      error_line(o.buf(), line_no, "longer than 64 MiB; a plan is one line of JSON", 1);
+      failed = true;
+      break;
+    }
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     try {
-      const nlohmann::json line = parse_line(text);
+      // The project's one JSON reader: depth, duplicate keys, NUL and trailing bytes checked.
+      const nlohmann::json line = io::parse_json_text(text, "line " + std::to_string(line_no));
       const BatchCommand& cmd = command_of(line, commands);
       io::ScenarioSpec spec;
       io::Diagnostics diag;

@@ -104,6 +104,7 @@ void import_mamba(const Cfg& c, ModelConfig& m) {
   s.conv_bias = c.boolean("use_conv_bias", true);
   s.proj_bias = c.boolean("use_bias", false);
   s.gated_norm = false;
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba1, LayerFfn::none));
 }
 
@@ -162,6 +163,7 @@ void import_mamba2(const Cfg& c, ModelConfig& m) {
   s.conv_bias = c.boolean("use_conv_bias", true);
   s.proj_bias = c.boolean("use_bias", false);
   s.gated_norm = true;
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::none));
 }
 
@@ -272,6 +274,7 @@ void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
       c.fail("layer_types", "unknown layer type \"" + t + "\"; expected mamba or attention");
     });
   } else {
+    check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
     m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(true, StateMixer::none, ffn));
   }
   // The Bamba mixer: d_i = mamba_expand x d, mamba_d_head "auto" = d_i / mamba_n_heads.
@@ -282,7 +285,8 @@ void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
 void import_bamba(const Cfg& c, ModelConfig& m) {
   read_llama_like(c, m, false);
   m.sliding_window = 0;
-  m.head_dim = kDeriveFromHeads;  // BambaAttention: hidden_size / num_attention_heads
+  m.head_dim = kDeriveFromHeads;     // BambaAttention: hidden_size / num_attention_heads
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::dense));
   if (c.has("attn_layer_indices")) {
     const json& idx = c.raw("attn_layer_indices");
@@ -309,6 +313,7 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
   m.moe.n_experts = c.integer("num_experts", 512);
   const i64 step = c.integer("decoder_sparse_step", 1);
   if (step < 1) c.fail("decoder_sparse_step", "must be at least 1");
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   std::vector<bool> dense(static_cast<std::size_t>(m.n_layers), false);
   if (c.has("mlp_only_layers")) {
     const json& l = c.raw("mlp_only_layers");
@@ -382,6 +387,7 @@ void import_jamba(const Cfg& c, ModelConfig& m) {
     m.moe.top_k = c.integer("num_experts_per_tok", 2);
     m.moe.d_ff_expert = m.d_ff;
   }
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   for (i64 i = 0; i < m.n_layers; ++i) {
     const bool attention = i % attn_period == attn_offset;
     const bool moe = experts > 1 && i % expert_period == expert_offset;
@@ -423,6 +429,7 @@ void import_falcon_h1(const Cfg& c, ModelConfig& m) {
   m.o_bias = attention_bias;
   m.mlp_bias = c.boolean("mlp_bias", false);
   m.position = PositionKind::rope;
+  check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(true, StateMixer::mamba2, LayerFfn::dense));
   // FalconH1Mixer: d_i = mamba_d_ssm (expand x d only when mamba_d_ssm is null), mamba_d_head "auto"
   // = d_i / mamba_n_heads; in_proj bias mamba_proj_bias, out_proj bias projectors_bias; the gated

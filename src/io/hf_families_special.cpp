@@ -16,21 +16,6 @@ namespace {
 using nlohmann::json;
 using i64 = std::int64_t;
 
-// The period p with layer i global exactly when (i+1) % p == 0 (0: every layer local), or -1.
-i64 global_period(const std::vector<bool>& local) {
-  const auto n = static_cast<i64>(local.size());
-  for (i64 p = 0; p <= n; ++p) {
-    if (p == 1) continue;
-    bool ok = true;
-    for (i64 i = 0; i < n && ok; ++i) {
-      const bool global = p > 0 && (i + 1) % p == 0;
-      ok = local[static_cast<std::size_t>(i)] == !global;
-    }
-    if (ok) return p;
-  }
-  return -1;
-}
-
 // GptOssConfig: every class default below is the gpt-oss-120b shape.
 void import_gpt_oss(const Cfg& c, ModelConfig& m) {
   m.d_model = c.integer("hidden_size", 2880);
@@ -76,6 +61,7 @@ void import_gpt_oss(const Cfg& c, ModelConfig& m) {
 // n_layers + 1 for an empty list (no MoE layer). Anything else is refused.
 i64 moe_layers_period(const Cfg& c, const json& l, i64 n_layers) {
   if (!l.is_array()) c.fail("moe_layers", "expected an array of layer indices");
+  check_layer_count(c, n_layers);
   if (l.empty()) return n_layers + 1;
   const json& first = l.front();
   const i64 period =
@@ -138,6 +124,7 @@ std::vector<bool> chunked_from_no_rope(const Cfg& c, i64 n_layers) {
 // Which layers attend in chunks: layer_types when given, else no_rope_layers (an empty list counts
 // as absent, as in the class), else a NoPE layer every no_rope_layer_interval layers.
 std::vector<bool> llama4_chunked_layers(const Cfg& c, i64 n_layers) {
+  check_layer_count(c, n_layers);
   if (c.has("layer_types")) return chunked_from_layer_types(c, n_layers);
   if (c.has("no_rope_layers") && !c.raw("no_rope_layers").empty()) return chunked_from_no_rope(c, n_layers);
   const i64 interval = c.integer("no_rope_layer_interval", 4);

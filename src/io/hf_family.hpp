@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace roofline::io::hf {
 
@@ -33,7 +34,16 @@ void read_llama_like(const Cfg& c, ModelConfig& m, bool tie_default);
 // sliding_window applied to every layer, as Mistral v0.1, Mixtral, Phi-3 and StarCoder2 do.
 void read_uniform_window(const Cfg& c, ModelConfig& m);
 // layer_types (sliding_attention / full_attention) as (sliding_window, global_every), or refused.
+// num_hidden_layers is checked against kMaxLayerTypes before the list is read.
 void read_layer_types(const Cfg& c, ModelConfig& m);
+// validate()'s bound on n_layers, checked before a per-layer list is read.
+inline constexpr std::int64_t kMaxLayerTypes = std::int64_t{1} << 16;
+// num_hidden_layers within validate()'s bound (1 to kMaxLayerTypes), checked before any list or
+// loop with one entry per layer: 10^15 layers would otherwise hang or exhaust memory (R3).
+void check_layer_count(const Cfg& c, std::int64_t n_layers);
+// The period p with layer i global exactly when (i+1) % p == 0 (0: every layer local), or -1 when
+// the layout has none; linear in the number of layers.
+std::int64_t global_period(const std::vector<bool>& local);
 
 /// The families known since the importer's first release (hf_import.cpp).
 std::span<const Family> classic_families();

@@ -60,10 +60,18 @@ void read_uniform_window(const Cfg& c, ModelConfig& m) {
   m.global_every = 0;
 }
 
+void check_layer_count(const Cfg& c, i64 n_layers) {
+  if (n_layers < 1 || n_layers > kMaxLayerTypes) {
+    c.fail("num_hidden_layers",
+           std::to_string(n_layers) + " is out of range; allowed 1 to " + std::to_string(kMaxLayerTypes));
+  }
+}
+
 // Newer configs list layer_types; turn the list into (window, global_every) or refuse it.
 void read_layer_types(const Cfg& c, ModelConfig& m) {
   if (!c.has("layer_types")) return;
   const json& t = c.raw("layer_types");
+  check_layer_count(c, m.n_layers);  // sizes first: the list is as long as the model is deep (R3)
   if (!t.is_array() || static_cast<i64>(t.size()) != m.n_layers) {
     c.fail("layer_types", "expected an array of " + std::to_string(m.n_layers) + " strings");
   }
@@ -84,20 +92,22 @@ void read_layer_types(const Cfg& c, ModelConfig& m) {
     return;
   }
   if (m.sliding_window <= 0) c.fail("sliding_window", "layer_types has sliding layers but no window");
-  // Find the period p with layer i global exactly when (i+1) % p == 0 (0: all sliding).
-  for (i64 p = 0; p <= m.n_layers; ++p) {
-    if (p == 1) continue;
-    bool ok = true;
-    for (i64 i = 0; i < m.n_layers && ok; ++i) {
-      const bool global = p > 0 && (i + 1) % p == 0;
-      ok = sliding[static_cast<std::size_t>(i)] == !global;
-    }
-    if (ok) {
-      m.global_every = p;
-      return;
-    }
+  const i64 p = global_period(sliding);
+  if (p < 0) c.unsupported("layer_types", "the sliding/global layout is not periodic");
+  m.global_every = p;
+}
+
+// One pass: the first global layer fixes the only period that can fit, and a second pass checks
+// it. (Trying every period was quadratic: 200,000 layers took minutes, R3.)
+i64 global_period(const std::vector<bool>& local) {
+  const auto first_global = std::find(local.begin(), local.end(), false);
+  const i64 p = first_global == local.end() ? 0 : static_cast<i64>(first_global - local.begin()) + 1;
+  if (p == 1) return -1;  // every layer global is not a sliding layout
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    const bool global = p > 0 && static_cast<i64>(i + 1) % p == 0;
+    if (local[i] == global) return -1;
   }
-  c.unsupported("layer_types", "the sliding/global layout is not periodic");
+  return p;
 }
 
 namespace {

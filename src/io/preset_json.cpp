@@ -100,6 +100,10 @@ std::int64_t ObjectReader::to_integer(const char* key, const json& v) const {
     if (d == std::floor(d)) {
       if (d < 0.0) fail(key, "must not be negative, got " + describe_json(v));
       if (d >= 0x1p63) fail(key, describe_json(v) + kTooLarge);
+      // From 2^53 a double skips integers: 9007199254740993.0 arrives as ...992.0, so a whole
+      // float there cannot be trusted; integers are read exactly up to 2^63 - 1.
+      if (d >= 0x1p53)
+        fail(key, describe_json(v) + " is not exact as a decimal or exponent; write the integer's digits");
       return static_cast<std::int64_t>(d);
     }
   }

@@ -1,6 +1,7 @@
 #include "io/preset_registry.hpp"
 
 #include "io/embedded_presets.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -35,31 +36,167 @@ std::string read_stream(std::istream& in, std::string_view where) {
   return text;
 }
 
-std::string read_file(const std::string& path) {
+void check_input_file(const std::string& path) {
+  const std::string where = display_path(path);
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (fs::is_directory(st)) throw InputError(path + ": is a directory, expected a JSON file");
-  if (!fs::exists(st)) throw InputError(path + ": cannot open file");
+  if (st.type() == fs::file_type::not_found) throw InputError(where + ": cannot open file");
+  // A symlink loop (ELOOP), a directory on the way that cannot be searched (EACCES), ...
+  if (ec) throw InputError(where + ": " + ec.message());
+  if (fs::is_directory(st)) throw InputError(where + ": is a directory, expected a JSON file");
   // FIFOs and devices would block or never end (reliability R2); symlinks count by their target.
-  if (!fs::is_regular_file(st)) throw InputError(path + ": not a regular file, expected a JSON file");
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxInputBytes) throw InputError(too_large(path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot open file");
-  return read_stream(f, path);
+  if (!fs::is_regular_file(st)) throw InputError(where + ": not a regular file, expected a JSON file");
 }
 
-nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    // Parse errors name the byte offset; out_of_range (a number such as 1e400) names the literal.
-    // Keep that, drop the "[json.exception...] " prefix.
+std::string read_file(const std::string& path) {
+  check_input_file(path);
+  const std::string where = display_path(path);
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes) throw InputError(too_large(where));
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(where + ": cannot open file");
+  return read_stream(f, where);
+}
+
+namespace {
+
+// nlohmann's SAX parser feeding a DOM builder that also enforces roofline's limits while it knows
+// where it is: the nesting depth, duplicate keys and numbers out of double range are refused with
+// the JSON pointer of the value. (nlohmann's own DOM parser lets the last duplicate win and has
+// no depth limit; the error text then recursed into deep values, R1 and R10.)
+class JsonBuilder {
+ public:
+  explicit JsonBuilder(std::string_view where) : where_(where) {}
+
+  nlohmann::json& result() { return root_; }
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(std::int64_t v) { return value(v); }
+  bool number_unsigned(std::uint64_t v) { return value(v); }
+  bool number_float(double v, const std::string& /*text*/) { return value(v); }
+  bool string(std::string& v) { return value(std::move(v)); }
+  bool binary(nlohmann::json::binary_t& /*v*/) { return value(nullptr); }  // not produced by JSON text
+
+  bool start_object(std::size_t /*elements*/) { return open(nlohmann::json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(nlohmann::json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(std::string& k) {
+    Level& top = levels_.back();
+    top.key = k;
+    if (top.node->contains(k)) fail("duplicate key; each key may appear once in an object");
+    // Public operations only: with JSON_DIAGNOSTICS they keep each value's parent pointer.
+    slot_ = &(*top.node)[std::move(k)];
+    return true;
+  }
+
+  bool parse_error(std::size_t /*byte*/, const std::string& token, const nlohmann::json::exception& e) {
+    if (e.id == 406) {
+      // A literal outside double range (1e400): nlohmann reports it as out_of_range.406.
+      fail(escape(token, 40) + " is out of range for a number (at most about 1.8e308 in magnitude)");
+    }
     std::string what = e.what();
     const auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    throw InputError(std::string(where) + ": invalid JSON: " + what);
+    throw InputError(std::string(where_) + ": invalid JSON: " + printable(what));
   }
+
+ private:
+  struct Level {
+    nlohmann::json* node = nullptr;
+    std::string key;  ///< the current key, for objects
+  };
+
+  // The pointer of the value being read: each open container's current key or index.
+  [[nodiscard]] std::string pointer() const {
+    std::string p;
+    for (std::size_t i = 0; i < levels_.size(); ++i) {
+      const Level& l = levels_[i];
+      if (l.node->is_object()) {
+        std::string k;
+        for (const char ch : l.key) {
+          if (ch == '~') {
+            k += "~0";
+          } else if (ch == '/') {
+            k += "~1";
+          } else {
+            k += ch;
+          }
+        }
+        p += "/" + escape(k, 40);
+      } else {
+        // An array's elements are added as they start: the open one is the last, a scalar the next.
+        const std::size_t n = l.node->size();
+        p += "/" + std::to_string(i + 1 < levels_.size() ? n - 1 : n);
+      }
+      if (p.size() > kEchoLimit) return p.substr(0, kEchoLimit) + "...";
+    }
+    return p.empty() ? "/" : p;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(std::string(where_) + ": " + pointer() + ": " + what);
+  }
+
+  // Where the next value goes: the root, the end of the open array, or the slot of the last key.
+  template <class V>
+  nlohmann::json* place(V&& v) {
+    if (levels_.empty()) {
+      root_ = nlohmann::json(std::forward<V>(v));
+      return &root_;
+    }
+    nlohmann::json& top = *levels_.back().node;
+    if (top.is_array()) {
+      top.push_back(nlohmann::json(std::forward<V>(v)));
+      return &top.back();
+    }
+    *slot_ = nlohmann::json(std::forward<V>(v));
+    return slot_;
+  }
+
+  template <class V>
+  bool value(V&& v) {
+    place(std::forward<V>(v));
+    return true;
+  }
+
+  bool open(nlohmann::json&& container) {
+    if (levels_.size() >= kMaxJsonDepth) {
+      fail("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; roofline's inputs need a few");
+    }
+    nlohmann::json* node = place(std::move(container));
+    levels_.push_back({node, {}});
+    return true;
+  }
+
+  bool close() {
+    levels_.pop_back();
+    return true;
+  }
+
+  std::string_view where_;
+  nlohmann::json root_;
+  std::vector<Level> levels_;
+  nlohmann::json* slot_ = nullptr;
+};
+
+}  // namespace
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
+  // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows (R16).
+  // JSON text never holds one: inside a string it is written \u0000.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    throw InputError(std::string(where) + ": invalid JSON: a NUL byte at offset " + std::to_string(nul) +
+                     "; JSON text has none");
+  }
+  JsonBuilder builder(where);
+  // strict: bytes after the document are a syntax error. nlohmann checks UTF-8 inside strings,
+  // and any other non-ASCII byte is a syntax error too.
+  nlohmann::json::sax_parse(text, &builder, nlohmann::json::input_format_t::json, true, false);
+  return std::move(builder.result());
 }
 
 namespace {
@@ -83,11 +220,18 @@ std::string where_of(const PresetEntry& e) {
 
 bool looks_like_path(std::string_view s) { return s.find('/') != std::string_view::npos || s.ends_with(".json"); }
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string in_quotes(std::string_view s) { return quote(s); }
+
+// Something by that name is in the file system, even a dangling symlink or a symlink loop: it
+// is read as a path, so its problem is reported rather than "unknown preset".
+bool names_a_file(std::string_view spec) {
+  std::error_code ec;
+  return fs::symlink_status(fs::path(spec), ec).type() != fs::file_type::not_found && !ec;
+}
 
 }  // namespace
 
-PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs) {
+PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t from_env) {
   // The built-ins are views of the binary's own text, registered without a duplicate check: their
   // names are unique by construction (tests/io/presets_test.cpp checks it), and this runs on every command.
   const std::vector<EmbeddedPreset>& builtin = embedded_presets();
@@ -96,21 +240,43 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs) {
     entries_.push_back(
         {p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true, p.text});
   }
-  for (const std::string& dir : dirs) {
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    // Every entry is checked before it is read: only regular files (a FIFO would block every
+    // command, /dev/zero would be read to the cap), and a directory that cannot be read is an
+    // error, never an empty one (R2, R14).
+    const char* source = i < from_env ? "ROOFLINE_PRESET_PATH" : "--preset-dir";
+    const fs::path dir = dirs[i];
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw InputError("--preset-dir: \"" + dir + "\" is not a directory");
+    const fs::file_status st = fs::status(dir, ec);
+    if (ec && st.type() != fs::file_type::not_found) {
+      throw InputError(std::string(source) + ": " + quote(dir.string()) + ": " + ec.message());
+    }
+    if (!fs::is_directory(st))
+      throw InputError(std::string(source) + ": " + quote(dir.string()) + " is not a directory");
     for (const auto& [sub, kind] : {std::pair{"models", PresetKind::model}, std::pair{"gpus", PresetKind::gpu}}) {
-      const fs::path d = fs::path(dir) / sub;
-      if (!fs::is_directory(d, ec)) continue;
-      std::vector<fs::path> files;
-      for (const auto& f : fs::directory_iterator(d)) {
-        if (f.path().extension() == ".json") files.push_back(f.path());
+      const fs::path d = dir / sub;
+      const fs::file_status sub_st = fs::status(d, ec);
+      if (sub_st.type() == fs::file_type::not_found) continue;  // a directory may hold only gpus/ or only models/
+      if (ec) throw InputError(std::string(source) + ": " + quote(d.string()) + ": " + ec.message());
+      if (!fs::is_directory(sub_st)) {
+        throw InputError(std::string(source) + ": " + quote(d.string()) + " is not a directory");
       }
+      std::vector<fs::path> files;
+      fs::directory_iterator it(d, ec);
+      for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (it->path().extension() == ".json") files.push_back(it->path());
+      }
+      if (ec) throw InputError(std::string(source) + ": " + quote(d.string()) + ": " + ec.message());
       std::sort(files.begin(), files.end());
       for (const fs::path& f : files) {
         std::string name = f.filename().string();
         name.resize(name.size() - 5);
-        add(kind, name, f.string(), false, read_file(f.string()));
+        // A preset name is printed in tables, JSON and completions: UTF-8 text without control
+        // characters or quotes (R12, R15).
+        if (escape(name, std::string::npos) != name) {
+          throw InputError(display_path(f.string()) + ": a preset name is printable UTF-8 text, got " + quote(name));
+        }
+        add(kind, name, display_path(f.string()), false, read_file(f.string()));
       }
     }
   }
@@ -208,7 +374,7 @@ ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {
   const std::string where = where_of(e);
   ModelPreset p = model_from_json(parse_json_text(e.text, where), where, e.name);
   if (p.config.name != e.name && p.input_format != InputFormat::hf_config) {
-    throw InputError(where + ": /name: \"" + p.config.name + "\" must equal the file name \"" + e.name + "\"");
+    throw InputError(where + ": /name: " + quote(p.config.name) + " must equal the file name " + quote(e.name));
   }
   p.config.name = e.name;
   p.origin = e.origin;
@@ -219,7 +385,7 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
   const std::string where = where_of(e);
   HardwareConfig h = hardware_from_json(parse_json_text(e.text, where), where);
   if (h.name != e.name) {
-    throw InputError(where + ": /name: \"" + h.name + "\" must equal the file name \"" + e.name + "\"");
+    throw InputError(where + ": /name: " + quote(h.name) + " must equal the file name " + quote(e.name));
   }
   return h;
 }
@@ -245,20 +411,21 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
   if (!spec.ends_with(".json")) {
     if (auto r = resolve(PresetKind::model, spec)) return parse_model(*r->entry);
   }
-  std::error_code ec;
-  if (looks_like_path(spec) || fs::exists(fs::path(spec), ec)) {
+  if (looks_like_path(spec) || names_a_file(spec)) {
     const std::string path(spec);
+    const std::string where = display_path(path);
     std::string stem = fs::path(path).filename().string();
     if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
-    if (!fs::exists(fs::path(path), ec) && find(PresetKind::model, stem) != nullptr) {
-      throw InputError(path + ": cannot open file; did you mean the preset \"" + stem + "\"?");
+    if (!names_a_file(path) && find(PresetKind::model, stem) != nullptr) {
+      throw InputError(where + ": cannot open file; did you mean the preset " + quote(stem) + "?");
     }
-    ModelPreset p = model_from_json(parse_json_text(read_file(path), path), path, stem);
-    p.origin = path;
+    // The file name becomes the model's label in every output: printable text only (R12, R15).
+    ModelPreset p = model_from_json(parse_json_text(read_file(path), where), where, escape(stem));
+    p.origin = where;
     return p;
   }
   const std::string hint = unknown_hint(PresetKind::model, spec);
-  throw InputError("MODEL: unknown preset \"" + std::string(spec) + "\"" +
+  throw InputError("MODEL: unknown preset " + quote(spec) +
                    (hint.empty() ? "; see `roofline models --names`, or pass a config.json path" : hint));
 }
 
@@ -267,14 +434,13 @@ HardwareConfig PresetRegistry::load_gpu(std::string_view spec) const {
   if (!spec.ends_with(".json")) {
     if (auto r = resolve(PresetKind::gpu, spec)) return parse_gpu(*r->entry);
   }
-  std::error_code ec;
-  if (looks_like_path(spec) || fs::exists(fs::path(spec), ec)) {
+  if (looks_like_path(spec) || names_a_file(spec)) {
     const std::string path(spec);
-    return hardware_from_json(parse_json_text(read_file(path), path), path);
+    const std::string where = display_path(path);
+    return hardware_from_json(parse_json_text(read_file(path), where), where);
   }
   const std::string hint = unknown_hint(PresetKind::gpu, spec);
-  throw InputError("--gpu: unknown preset \"" + std::string(spec) + "\"" +
-                   (hint.empty() ? "; see `roofline gpus --names`" : hint));
+  throw InputError("--gpu: unknown preset " + quote(spec) + (hint.empty() ? "; see `roofline gpus --names`" : hint));
 }
 
 namespace {

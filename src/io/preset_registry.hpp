@@ -28,8 +28,11 @@ struct PresetEntry {
 class PresetRegistry {
  public:
   /// Registers the built-ins and every *.json under DIR/models and DIR/gpus of each directory.
-  /// Duplicate names (compared case-insensitively) are an InputError naming both origins.
-  explicit PresetRegistry(const std::vector<std::string>& dirs);
+  /// Duplicate names (compared case-insensitively) are an InputError naming both origins. The
+  /// first `from_env` directories came from ROOFLINE_PRESET_PATH, the rest from --preset-dir: an
+  /// error about a directory names where it came from. A directory that is missing, unreadable or a
+  /// symlink loop, and an entry that is not a regular file, is an InputError.
+  explicit PresetRegistry(const std::vector<std::string>& dirs, std::size_t from_env = 0);
 
   [[nodiscard]] std::vector<const PresetEntry*> entries(PresetKind kind) const;
 
@@ -89,6 +92,11 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
 /// Largest preset, config.json or stdin text read (64 MiB).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
+/// InputError naming the path unless it is an existing regular file (or a symlink to one):
+/// "cannot open file", "is a directory", "not a regular file", or the system's reason ("Too many
+/// levels of symbolic links", "Permission denied"). Nothing is opened, so a FIFO cannot block.
+void check_input_file(const std::string& path);
+
 /// Reads a whole regular file of at most kMaxInputBytes; InputError naming the path if it cannot
 /// ("cannot open file", "is a directory", "not a regular file", "larger than 64 MiB").
 std::string read_file(const std::string& path);
@@ -96,7 +104,14 @@ std::string read_file(const std::string& path);
 /// Reads `in` to its end, at most kMaxInputBytes; InputError prefixed with `where` otherwise.
 std::string read_stream(std::istream& in, std::string_view where);
 
-/// Parses JSON text; InputError with `where` and the parser's position on failure.
+/// Deepest nesting of arrays and objects parse_json_text accepts.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+/// Parses one JSON document, the reader for every JSON roofline reads (presets, config.json,
+/// stdin, batch lines). InputError prefixed with `where`: "invalid JSON: " and the parser's
+/// position for a syntax error (bytes after the document, a NUL byte and ill-formed UTF-8
+/// included); the value's JSON pointer for a duplicate key, a number out of double range or
+/// nesting deeper than kMaxJsonDepth.
 nlohmann::json parse_json_text(std::string_view text, std::string_view where);
 
 }  // namespace roofline::io

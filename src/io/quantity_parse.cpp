@@ -1,5 +1,7 @@
 #include "io/quantity_parse.hpp"
 
+#include "io/user_text.hpp"
+
 #include "roofline/errors.hpp"
 
 #include <algorithm>
@@ -69,7 +71,8 @@ std::string case_fix(const UnitKind& kind, std::string_view unit) {
   return {};
 }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+// User text echoed in a message: quoted, escaped and cut (io/user_text.hpp).
+std::string quoted(std::string_view s) { return quote(s); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

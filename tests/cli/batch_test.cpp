@@ -115,7 +115,7 @@ TEST_CASE("batch: a bad line is its own error line with the CLI's message; the r
   CHECK(a[2].at("error") == "--batch does not apply to plan");
   CHECK(a[2].at("exit_code") == 2);
   CHECK(a[3].at("line") == 5);
-  CHECK(a[3].at("error").get<std::string>().rfind("not JSON: ", 0) == 0);
+  CHECK(a[3].at("error").get<std::string>().rfind("line 5: invalid JSON: parse error", 0) == 0);
   CHECK(a[4].at("error") == "unknown option --batchsize; did you mean --batch?");
   CHECK(a[5].at("line") == 7);
   CHECK(a[5].at("results").at("kv").at("kv_cache_bytes_per_token") == 131072);
