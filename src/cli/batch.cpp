@@ -145,7 +145,7 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     try {
       // The project's one JSON reader: depth, duplicate keys, NUL and trailing bytes checked.
-      const nlohmann::json line = io::parse_json_text(text, "line " + std::to_string(line_no));
+      const nlohmann::json line = io::parse_json_text(text, "");  // the answer names its line
       const BatchCommand& cmd = command_of(line, commands);
       io::ScenarioSpec spec;
       io::Diagnostics diag;

@@ -11,12 +11,18 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <unordered_map>
 
 namespace roofline::io {
 
 namespace fs = std::filesystem;
 
 namespace {
+// "where: what", or what alone where the caller names the place itself (a batch line's answer).
+std::string at(std::string_view where, const std::string& what) {
+  return where.empty() ? what : std::string(where) + ": " + what;
+}
+
 std::string too_large(std::string_view where) {
   return std::string(where) + ": larger than " + std::to_string(kMaxInputBytes >> 20) +
          " MiB; a preset or config.json is a few kB";
@@ -101,7 +107,7 @@ class JsonBuilder {
     std::string what = e.what();
     const auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    throw InputError(std::string(where_) + ": invalid JSON: " + printable(what));
+    throw InputError(at(where_, "invalid JSON: " + printable(what)));
   }
 
  private:
@@ -137,9 +143,7 @@ class JsonBuilder {
     return p.empty() ? "/" : p;
   }
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(std::string(where_) + ": " + pointer() + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(at(where_, pointer() + ": " + what)); }
 
   // Where the next value goes: the root, the end of the open array, or the slot of the last key.
   template <class V>
@@ -189,8 +193,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
   // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows (R16).
   // JSON text never holds one: inside a string it is written \u0000.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-    throw InputError(std::string(where) + ": invalid JSON: a NUL byte at offset " + std::to_string(nul) +
-                     "; JSON text has none");
+    throw InputError(at(where, "invalid JSON: a NUL byte at offset " + std::to_string(nul) + "; JSON text has none"));
   }
   JsonBuilder builder(where);
   // strict: bytes after the document are a syntax error. nlohmann checks UTF-8 inside strings,
@@ -220,6 +223,11 @@ std::string where_of(const PresetEntry& e) {
 
 bool looks_like_path(std::string_view s) { return s.find('/') != std::string_view::npos || s.ends_with(".json"); }
 
+// A name's key in the alias index: its kind and its lower-cased spelling.
+std::string kind_key(PresetKind kind, const std::string& lowered) {
+  return (kind == PresetKind::gpu ? "g:" : "m:") + lowered;
+}
+
 std::string in_quotes(std::string_view s) { return quote(s); }
 
 // Something by that name is in the file system, even a dangling symlink or a symlink loop: it
@@ -237,8 +245,8 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t
   const std::vector<EmbeddedPreset>& builtin = embedded_presets();
   entries_.reserve(builtin.size());
   for (const EmbeddedPreset& p : builtin) {
-    entries_.push_back(
-        {p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true, p.text});
+    entries_.push_back({p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true,
+                        p.text, p.aliases, p.aliases_known});
   }
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     // Every entry is checked before it is read: only regular files (a FIFO would block every
@@ -287,7 +295,7 @@ void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, 
     throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " + e->origin + ")");
   }
   texts_.push_back(std::make_unique<const std::string>(std::move(text)));
-  entries_.push_back({kind, std::move(name), std::move(origin), builtin, *texts_.back()});
+  entries_.push_back({kind, std::move(name), std::move(origin), builtin, *texts_.back(), {}, false});
 }
 
 const PresetEntry* PresetRegistry::find(PresetKind kind, std::string_view name) const {
@@ -316,6 +324,14 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
     return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed != "aliases");
   };
   for (const PresetEntry& e : entries_) {
+    if (e.aliases_built) {
+      for (std::size_t at = 0, end = 0; (end = e.built_aliases.find('\n', at)) != std::string_view::npos;
+           at = end + 1) {
+        const std::string_view a = e.built_aliases.substr(at, end - at);
+        index.push_back({lower(a), std::string(a), &e});
+      }
+      continue;
+    }
     const std::string where = where_of(e);
     nlohmann::json j;
     try {
@@ -329,10 +345,16 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
   }
   // Every alias against every name and every earlier alias of its kind. Built-ins come first, so
   // a clash between a built-in and a user file always blames the user file.
+  // By hash, not pairwise: an alias lookup (--gpu h100) builds this index on the way.
+  std::unordered_map<std::string, const PresetEntry*> names;
+  for (const PresetEntry& e : entries_) names.emplace(kind_key(e.kind, lower(e.name)), &e);
+  std::unordered_map<std::string, std::size_t> first;
   for (std::size_t i = 0; i < index.size(); ++i) {
     const Alias& a = index[i];
     const PresetEntry& e = *a.owner;
-    if (const PresetEntry* named = find(e.kind, a.key)) {
+    const std::string key = kind_key(e.kind, a.key);
+    const auto name = names.find(key);
+    if (const PresetEntry* named = name == names.end() ? nullptr : name->second) {
       if (named == &e) throw InputError(where_of(e) + ": /aliases: " + in_quotes(a.text) + " is the preset's own name");
       if (e.builtin && !named->builtin) {
         throw InputError(where_of(*named) + ": preset name " + in_quotes(named->name) + " is already an alias of " +
@@ -341,9 +363,8 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
       throw InputError(where_of(e) + ": /aliases: " + in_quotes(a.text) + " is already the name of preset " +
                        in_quotes(named->name) + " (" + named->origin + ")");
     }
-    for (std::size_t k = 0; k < i; ++k) {
-      const Alias& b = index[k];
-      if (b.owner->kind != e.kind || b.key != a.key) continue;
+    if (const auto [earlier, added] = first.emplace(key, i); !added) {
+      const Alias& b = index[earlier->second];
       if (b.owner == &e) throw InputError(where_of(e) + ": /aliases: " + in_quotes(a.text) + " is listed twice");
       throw InputError(where_of(e) + ": /aliases: " + in_quotes(a.text) + " is already an alias of " +
                        in_quotes(b.owner->name) + " (" + b.owner->origin + ")");

@@ -20,9 +20,11 @@ enum class PresetKind { model, gpu };
 struct PresetEntry {
   PresetKind kind = PresetKind::model;
   std::string name;
-  std::string origin;     ///< "builtin" or the file path, for messages
-  bool builtin = false;   ///< embedded in the binary (origin is then "builtin")
-  std::string_view text;  ///< JSON text: the embedded text, or the file's, owned by the registry
+  std::string origin;              ///< "builtin" or the file path, for messages
+  bool builtin = false;            ///< embedded in the binary (origin is then "builtin")
+  std::string_view text;           ///< JSON text: the embedded text, or the file's, owned by the registry
+  std::string_view built_aliases;  ///< a built-in's aliases, each followed by '\n', read at build time
+  bool aliases_built = false;      ///< built_aliases is what the text says (else the text is parsed)
 };
 
 class PresetRegistry {

@@ -728,3 +728,17 @@ TEST_CASE("io: built-in preset names are unique per kind, in any case", "[io][pr
   }
   CHECK(seen.size() == roofline::io::embedded_presets().size());
 }
+
+TEST_CASE("io: the aliases read at build time are the ones each built-in preset lists", "[io][presets][registry]") {
+  // An alias lookup (--gpu h100) reads them instead of parsing every preset; they must agree.
+  for (const roofline::io::EmbeddedPreset& p : roofline::io::embedded_presets()) {
+    INFO(p.path);
+    REQUIRE(p.aliases_known);
+    const nlohmann::json j = nlohmann::json::parse(p.text);
+    std::string listed;
+    if (j.contains("aliases")) {
+      for (const auto& a : j.at("aliases")) listed += a.get<std::string>() + "\n";
+    }
+    CHECK(p.aliases == listed);
+  }
+}
