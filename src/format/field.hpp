@@ -132,11 +132,11 @@ Cell cell_of(const Field<C>& f, const C& c) {
 /// significant digits, so the substituted arithmetic evaluates to the printed value.
 inline std::string num(double v) {
   if (std::fabs(v) < 1e15 && v == std::floor(v)) {
-    return fmt::format("{}", fmt::group_digits(static_cast<long long>(v)));
+    return grouped(static_cast<std::int64_t>(v));
   }
   return fmt::format("{:.6g}", v);
 }
-inline std::string num(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+inline std::string num(std::int64_t v) { return grouped(v); }
 template <int B, int F, int S>
 std::string num(units::Quantity<B, F, S> q) {
   return num(q.base());
@@ -145,8 +145,5 @@ template <typename T, typename R>
 std::string num(units::Amount<T, R> a) {
   return num(a.base());
 }
-
-/// Counts in labels and notes: "8,192".
-inline std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
 
 }  // namespace roofline::format

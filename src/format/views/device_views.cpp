@@ -3,6 +3,7 @@
 #include "format/views.hpp"
 
 #include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
 
 namespace roofline::format {
 namespace {
@@ -384,9 +385,7 @@ const std::vector<Field<S>> kSteady = {
     {"kv_block_tokens", "KV block", "", "", [](const S& s) { return cell(units::TokenCount{s.r.kv_block}); }},
     {"kv_per_sequence_paged_bytes", "KV per sequence, paged", "KW23-4.2", "M_KV(k ceil((S + O - P) / k))",
      [](const S& s) { return cell(s.r.kv_per_sequence_paged); }, nullptr,
-     [](const S& s) {
-       return fmt::format("{} tokens in whole blocks", grouped(static_cast<std::int64_t>(s.r.paged_tokens)));
-     }},
+     [](const S& s) { return fmt::format("{} tokens in whole blocks", grouped_number(s.r.paged_tokens)); }},
     {"shared_prefix_kv_bytes", "shared prefix, stored once", "KW23-4.4", "M_KV(k ceil(P / k))",
      [](const S& s) { return cell(s.r.shared_prefix_kv); }, nullptr, nullptr,
      [](const S& s) { return s.in.scenario.serving.shared_prefix > 0; }},
@@ -417,8 +416,7 @@ const std::vector<Field<S>> kSteady = {
     {"concurrency_limit", "concurrency limited by", "", "", [](const S& s) { return cell(limit_name(s.r.limit)); }},
     {"concurrency_sequences", "sequences in flight N", "", "",
      [](const S& s) {
-       return cell(s.r.steady ? std::optional(units::Sequences{static_cast<std::int64_t>(steady(s).concurrency)})
-                              : std::nullopt);
+       return cell(s.r.steady ? std::optional(units::Sequences{saturated_count(steady(s).concurrency)}) : std::nullopt);
      },
      nullptr,
      [](const S& s) { return std::string(s.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},
