@@ -5,6 +5,7 @@
 
 #include "format/report.hpp"
 
+#include "roofline/misc.hpp"
 #include "roofline/units.hpp"
 
 #include <fmt/format.h>
@@ -144,6 +145,17 @@ std::string num(units::Quantity<B, F, S> q) {
 template <typename T, typename R>
 std::string num(units::Amount<T, R> a) {
   return num(a.base());
+}
+
+/// A count the engine saturated at kMaxCount (2^62, R5) is a floor: its substitution shows the cap
+/// it hit, so the explained arithmetic still equals the value, and its note says so.
+inline constexpr const char* kSaturatedNote = "at least: saturated at 2^62";
+inline std::optional<std::int64_t> count_of(const std::optional<units::Sequences>& n) {
+  return n ? std::optional(n->base()) : std::nullopt;
+}
+inline bool saturated(const std::optional<std::int64_t>& n) { return n && *n >= kMaxCount; }
+inline std::string capped(const std::optional<std::int64_t>& n, const std::string& quotient) {
+  return saturated(n) ? fmt::format("min({}, {})", num(kMaxCount), quotient) : quotient;
 }
 
 }  // namespace roofline::format

@@ -174,6 +174,16 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "4k", "--draft",
      "llama3-8b", "--acceptance", "0.8"},
     {"serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp", "--acceptance", "0.9"},
+    // The numeric range (issue 11): saturated counts, 1e30 machines, a 10^5-device, 10 M-token run.
+    {"memory", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1e300B"},
+    {"report", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "1e5", "--batch", "1e6", "--context", "10M"},
+    {"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "1e30FLOP/s", "--gpu-bandwidth", "1e30B/s"},
+    {"report", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1B", "--gpu-bandwidth", "1B/s", "--gpu-peak",
+     "1FLOP/s"},
+    {"serve", "gemma2-9b", "--gpu", "h100-sxm", "--gpu-memory", "1e30B", "--prompt", "10M", "--output", "10M"},
+    {"plan", "mixtral-8x7b", "--gpu", "h100-sxm", "--users", "1", "--tokens-per-s", "1", "--gpu-memory", "1e30B"},
+    {"decode", "llama3-70b", "--gpu", "h100-sxm", "--tp", "2", "--gpu-memory", "1e300B", "--batch", "8"},
+    {"serve", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1e300B", "--output", "1e18"},
     {"params", "opt-350m"},
     {"params", "gpt-oss-120b"},  // checkpoint_bytes: MXFP4 experts + bf16 rest
     // Issue 10: hybrid caches (KV + recurrent state), vision towers, chunked attention.
