@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -262,12 +265,12 @@ TEST_CASE("gemm, plot and compare over the range", "[range]") {
     }
     if (!m.stdin_text.empty()) continue;  // compare takes models by name
     for (const std::string& f : kFormats) {
-      for (const char* q : {"report", "memory", "decode", "serve", "kv"}) {
-        Args models = m.args;
-        Model one{m.name, {}, ""};
-        check(one, {"compare", q},
-              Args{models.front()} + Args(models.begin() + 1, models.end()) + Args{"--gpu", "h100-sxm,mi300x"}, f,
-              Expect::either);
+      for (const char* q : {"report", "memory", "decode", "serve"}) {
+        const Model one{m.name, {}, ""};
+        const Args load = std::string(q) == "serve" ? Args{"--prompt", "10M", "--output", "10M"}
+                                                    : Args{"--batch", "1e6", "--context", "10M"};
+        check(one, {"compare", q}, m.args + Args{"--gpu", "h100-sxm,mi300x", "--gpu-memory", "1e30B"} + load, f);
+        check(one, {"compare", q}, m.args + Args{"--gpu", "h100-sxm,mi300x", "--gpu-memory", "1B"}, f);
       }
     }
   }
@@ -373,4 +376,33 @@ TEST_CASE("plan refuses a fleet of more than 2^63 devices instead of wrapping th
   CHECK(r.err.rfind("roofline: error: plan: ", 0) == 0);
   CHECK(r.err.find("devices each is more than 2^63 devices") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("link bandwidths from 1 B/s to 1e30 B/s on a parallel layout", "[range]") {
+  // The link is a preset field (no flag): an accelerator file with the link at each end.
+  const auto dir = std::filesystem::temp_directory_path() / ("roofline-range-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const Model model{"llama3-70b", {"llama3-70b"}, ""};
+  for (const char* link : {"1 B/s", "1e30 B/s"}) {
+    for (const char* memory : {"1 B", "1e30 B"}) {
+      const auto path = dir / "gpu.json";
+      {
+        std::ofstream f(path);
+        f << R"({"name":"range-gpu","display_name":"range","vendor":"test","memory_capacity":")" << memory
+          << R"(","memory_bandwidth":"3.35 TB/s","peak":{"bf16":"989.4 TFLOP/s"},)"
+          << R"("interconnect":{"name":"link","bandwidth_per_direction":")" << link
+          << R"(","links":1,"latency":"1 us"},"source":"test"})";
+      }
+      for (const std::string& f : kFormats) {
+        const Args gpu = {"--gpu", path.string()};
+        check(model, {"decode"}, gpu + Args{"--tp", "8", "--pp", "2", "--batch", "1e6", "--context", "10M"}, f);
+        check(model, {"memory"}, gpu + Args{"--tp", "8", "--context", "10M"}, f);
+        check(model, {"serve"}, gpu + Args{"--tp", "4", "--prompt", "10M", "--output", "10M"}, f);
+        check(model, {"train"},
+              gpu + Args{"--gpus", "1e5", "--tp", "8", "--pp", "4", "--zero", "3", "--tokens", "4e18"}, f);
+        check(model, {"plan"}, gpu + Args{"--users", "1e6", "--tokens-per-s", "30"}, f);
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
