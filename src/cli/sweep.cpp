@@ -21,6 +21,7 @@
 namespace roofline::cli {
 namespace {
 
+using format::grouped;
 using format::SweepFigures;
 using format::Value;
 
@@ -62,8 +63,6 @@ const Compact* compact_of(std::string_view command) {
   }
   return nullptr;
 }
-
-std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
 
 // The grid of the axes as an odometer: the last axis moves fastest, and moving sets in the spec
 // only the inputs that changed, each through its flag's own parser.

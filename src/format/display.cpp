@@ -55,22 +55,25 @@ std::string seconds_text(double s) {
   return sig4(s / units::kSecondsPerDay) + " days";
 }
 
-// A whole number with separators; negative numbers keep their sign (fmt 9's group_digits prints
-// them as unsigned), and values past 1e15 fall back to 4 significant digits.
-std::string grouped_int(std::int64_t v) {
-  if (v < 0) {
-    if (v == std::numeric_limits<std::int64_t>::min()) return fmt::format("{}", v);
-    return "-" + fmt::format("{}", fmt::group_digits(-v));
-  }
-  return fmt::format("{}", fmt::group_digits(v));
-}
-
-std::string grouped(double x) {
-  if (!std::isfinite(x) || std::fabs(x) >= 1e15) return sig4(x);
-  return grouped_int(static_cast<std::int64_t>(std::llround(x)));
-}
+std::string grouped_unsigned(std::uint64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
 
 }  // namespace
+
+// fmt 9.1 (Debian 12) groups a negative integer's two's complement as if it were unsigned:
+// group_digits(-5) is "18,446,744,073,709,551,611" (fmtlib/fmt#3891, fixed upstream in 10.x). So
+// the digits are always grouped from the magnitude, as an unsigned value, and the sign is ours.
+std::string grouped(std::int64_t v) {
+  if (v >= 0) return grouped_unsigned(static_cast<std::uint64_t>(v));
+  // -(v + 1) + 1 is the magnitude without overflowing at INT64_MIN.
+  return "-" + grouped_unsigned(static_cast<std::uint64_t>(-(v + 1)) + 1U);
+}
+
+std::string grouped_number(double x) {
+  // Past 1e15 a double no longer holds every unit and llround would overflow past 2^63:
+  // four significant digits say what the value is.
+  if (!std::isfinite(x) || std::fabs(x) >= 1e15) return sig4(x);
+  return grouped(static_cast<std::int64_t>(std::llround(x)));
+}
 
 std::string sig4(double x) {
   if (x == 0.0) return "0";
@@ -86,7 +89,7 @@ std::string sig4(double x) {
   if (digits > 4) {
     // Four significant digits of a number in [1e4, 1e6): rounded, with separators.
     const double unit = std::pow(10.0, digits - 4);
-    return grouped_int(static_cast<std::int64_t>(std::llround(std::round(x / unit) * unit)));
+    return grouped(static_cast<std::int64_t>(std::llround(std::round(x / unit) * unit)));
   }
   return fmt::format("{:.{}f}", x, std::max(0, 4 - digits));
 }
@@ -98,14 +101,14 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) {
     switch (u) {
       case Unit::tokens:
-        return grouped_int(*i) + " tokens";
+        return grouped(*i) + " tokens";
       case Unit::sequences:
-        return grouped_int(*i) + " seq";
+        return grouped(*i) + " seq";
       case Unit::count:
       case Unit::none:
       case Unit::text:
       case Unit::boolean:
-        return grouped_int(*i);
+        return grouped(*i);
       default:
         break;
     }
@@ -114,9 +117,9 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
       std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v)) : std::get<double>(v);
   switch (u) {
     case Unit::count:
-      return x == std::floor(x) || std::fabs(x) >= 1e4 ? grouped(x) : sig4(x);
+      return x == std::floor(x) || std::fabs(x) >= 1e4 ? grouped_number(x) : sig4(x);
     case Unit::sequences:
-      return grouped(x) + " seq";
+      return grouped_number(x) + " seq";
     case Unit::bytes:
       return units == UnitSystem::iec ? with_prefix(x, kIec, "B") : with_prefix(x, kSi, "B");
     case Unit::bytes_per_s:
@@ -131,9 +134,9 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
     case Unit::seconds:
       return seconds_text(x);
     case Unit::per_s:
-      return (std::fabs(x) >= 1e4 ? grouped(x) : sig4(x)) + " tok/s";
+      return (std::fabs(x) >= 1e4 ? grouped_number(x) : sig4(x)) + " tok/s";
     case Unit::tokens:
-      return grouped(x) + " tokens";
+      return grouped_number(x) + " tokens";
     case Unit::fraction:
       return sig4(x * 100.0) + " %";
     case Unit::ratio:

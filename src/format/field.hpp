@@ -5,6 +5,7 @@
 
 #include "format/report.hpp"
 
+#include "roofline/misc.hpp"
 #include "roofline/units.hpp"
 
 #include <fmt/format.h>
@@ -132,11 +133,11 @@ Cell cell_of(const Field<C>& f, const C& c) {
 /// significant digits, so the substituted arithmetic evaluates to the printed value.
 inline std::string num(double v) {
   if (std::fabs(v) < 1e15 && v == std::floor(v)) {
-    return fmt::format("{}", fmt::group_digits(static_cast<long long>(v)));
+    return grouped(static_cast<std::int64_t>(v));
   }
   return fmt::format("{:.6g}", v);
 }
-inline std::string num(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+inline std::string num(std::int64_t v) { return grouped(v); }
 template <int B, int F, int S>
 std::string num(units::Quantity<B, F, S> q) {
   return num(q.base());
@@ -146,7 +147,15 @@ std::string num(units::Amount<T, R> a) {
   return num(a.base());
 }
 
-/// Counts in labels and notes: "8,192".
-inline std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
+/// A count the engine saturated at kMaxCount (2^62, R5) is a floor: its substitution shows the cap
+/// it hit, so the explained arithmetic still equals the value, and its note says so.
+inline constexpr const char* kSaturatedNote = "at least: saturated at 2^62";
+inline std::optional<std::int64_t> count_of(const std::optional<units::Sequences>& n) {
+  return n ? std::optional(n->base()) : std::nullopt;
+}
+inline bool saturated(const std::optional<std::int64_t>& n) { return n && *n >= kMaxCount; }
+inline std::string capped(const std::optional<std::int64_t>& n, const std::string& quotient) {
+  return saturated(n) ? fmt::format("min({}, {})", num(kMaxCount), quotient) : quotient;
+}
 
 }  // namespace roofline::format

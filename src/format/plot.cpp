@@ -13,8 +13,10 @@ namespace {
 // The decimal exponent of a power-of-ten label scale (1e12 -> 12).
 int scale_exponent(double label_scale) { return static_cast<int>(std::lround(std::log10(label_scale))); }
 
-// m x 10^k as text: 1k, 20k, 5M above a thousand, 0.05 below one.
+// m x 10^k as text: 1k, 20k, 5M above a thousand, 0.05 below one; 1e30 past a million G and
+// 1e-9 below a millionth (10^k past 2^63 does not fit the integer the prefixes are printed from).
 std::string mantissa_text(int m, int k) {
+  if (k >= 15 || k < -6) return fmt::format("{}e{}", m, k);
   if (k >= 9) return fmt::format("{}G", m * static_cast<long long>(std::pow(10.0, k - 9)));
   if (k >= 6) return fmt::format("{}M", m * static_cast<long long>(std::pow(10.0, k - 6)));
   if (k >= 3) return fmt::format("{}k", m * static_cast<long long>(std::pow(10.0, k - 3)));

@@ -13,8 +13,6 @@
 namespace roofline::format::plot {
 namespace {
 
-std::string grouped(std::int64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
-
 std::string show(double v, Unit u, UnitSystem units = UnitSystem::si) { return display(Value{v}, u, units); }
 
 // "8 x NVIDIA H100 SXM5 80GB" for a group of ideal devices.

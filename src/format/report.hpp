@@ -112,6 +112,14 @@ std::string render(const Report& r, const RenderOptions& o);
 /// decimal (si) or binary (iec, byte sizes only; bandwidth stays decimal) prefix for measures.
 std::string display(const Value& v, Unit u, UnitSystem units);
 
+/// A whole number with thousands separators and its sign: "-1,234,567". Never fmt::group_digits
+/// on a signed value directly (fmt 9.1 prints a negative one as its unsigned two's complement).
+std::string grouped(std::int64_t v);
+
+/// A number rounded to a whole one with separators; past 1e15 (or not finite) sig4's notation,
+/// never a wrapped 64-bit integer.
+std::string grouped_number(double x);
+
 /// At most 4 significant digits, fixed notation, no exponent for |x| in [1e-3, 1e6).
 std::string sig4(double x);
 

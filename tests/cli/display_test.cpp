@@ -39,3 +39,21 @@ TEST_CASE("counts group their digits; tokens are whole; negatives keep their sig
   CHECK(display(Value{std::numeric_limits<double>::infinity()}, Unit::seconds, UnitSystem::si) == "n/a");
   CHECK(display(Value{}, Unit::bytes, UnitSystem::si) == "n/a");
 }
+
+TEST_CASE("grouped digits keep the sign under fmt 9.1 and never wrap", "[display][R8]") {
+  using roofline::format::grouped;
+  using roofline::format::grouped_number;
+  // fmt 9.1's group_digits(-5) is "18,446,744,073,709,551,611".
+  CHECK(grouped(-5) == "-5");
+  CHECK(grouped(-1234567) == "-1,234,567");
+  CHECK(grouped(std::numeric_limits<std::int64_t>::min()) == "-9,223,372,036,854,775,808");
+  CHECK(grouped(std::numeric_limits<std::int64_t>::max()) == "9,223,372,036,854,775,807");
+  CHECK(grouped(0) == "0");
+  // llround past 2^63 gave INT64_MIN: 5.18e289 tok/s printed 9,223,372,036,854,775,808.
+  CHECK(grouped_number(5.18e289) == "5.18e+289");
+  CHECK(grouped_number(-5.18e289) == "-5.18e+289");
+  CHECK(grouped_number(-123456.4) == "-123,456");
+  CHECK(grouped_number(std::numeric_limits<double>::quiet_NaN()) == "n/a");
+  CHECK(display(Value{-5.0}, Unit::count, UnitSystem::si) == "-5");
+  CHECK(display(Value{-1e20}, Unit::tokens, UnitSystem::si) == "-1e+20 tokens");
+}

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -173,6 +174,16 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "4k", "--draft",
      "llama3-8b", "--acceptance", "0.8"},
     {"serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp", "--acceptance", "0.9"},
+    // The numeric range (issue 11): saturated counts, 1e30 machines, a 10^5-device, 10 M-token run.
+    {"memory", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1e300B"},
+    {"report", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "1e5", "--batch", "1e6", "--context", "10M"},
+    {"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "1e30FLOP/s", "--gpu-bandwidth", "1e30B/s"},
+    {"report", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1B", "--gpu-bandwidth", "1B/s", "--gpu-peak",
+     "1FLOP/s"},
+    {"serve", "gemma2-9b", "--gpu", "h100-sxm", "--gpu-memory", "1e30B", "--prompt", "10M", "--output", "10M"},
+    {"plan", "mixtral-8x7b", "--gpu", "h100-sxm", "--users", "1", "--tokens-per-s", "1", "--gpu-memory", "1e30B"},
+    {"decode", "llama3-70b", "--gpu", "h100-sxm", "--tp", "2", "--gpu-memory", "1e300B", "--batch", "8"},
+    {"serve", "llama3-8b", "--gpu", "h100-sxm", "--gpu-memory", "1e300B", "--output", "1e18"},
     {"params", "opt-350m"},
     {"params", "gpt-oss-120b"},  // checkpoint_bytes: MXFP4 experts + bf16 rest
     // Issue 10: hybrid caches (KV + recurrent state), vision towers, chunked attention.
@@ -325,5 +336,62 @@ TEST_CASE("a sweep's JSON explains every point, and each point's substitutions e
   for (const auto& point : j.at("results")) {
     const nlohmann::json one = {{"results", point.at("results")}, {"explain", point.at("explain")}};
     check_substitutions(one, "serve sweep at " + point.at("point").dump());
+  }
+}
+
+TEST_CASE("every --explain substitution evaluates to its value on generated models", "[explain][property]") {
+  // A seeded generator of architectures given as model flags on a preset (dense MHA, GQA, MoE on a
+  // MoE preset, sliding windows), each through the commands that explain the most.
+  std::mt19937_64 rng(20261130);
+  const auto pick = [&rng](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  for (int i = 0; i < 24; ++i) {
+    const int kind = i % 4;  // 0 dense, 1 GQA, 2 MoE, 3 windowed
+    const std::int64_t head_dim = std::int64_t{16} << pick(0, 3);
+    const std::int64_t kv_heads = std::int64_t{1} << pick(0, 3);
+    const std::int64_t heads = kind == 0 ? kv_heads : kv_heads * (std::int64_t{2} << pick(0, 2));
+    std::vector<std::string> model = {kind == 2 ? "mixtral-8x7b" : "llama3-8b",
+                                      "--layers",
+                                      std::to_string(pick(1, 40)),
+                                      "--hidden",
+                                      std::to_string(64 * pick(1, 64)),
+                                      "--heads",
+                                      std::to_string(heads),
+                                      "--kv-heads",
+                                      std::to_string(kv_heads),
+                                      "--head-dim",
+                                      std::to_string(head_dim),
+                                      "--vocab",
+                                      std::to_string(pick(32, 150'000))};
+    if (kind == 2) {
+      const std::int64_t experts = std::int64_t{4} << pick(0, 3);
+      model.insert(model.end(), {"--experts", std::to_string(experts), "--top-k", std::to_string(pick(1, 4)),
+                                 "--expert-ffn", std::to_string(32 * pick(1, 256))});
+    } else {
+      model.insert(model.end(), {"--ffn", std::to_string(32 * pick(1, 512))});
+    }
+    if (kind == 3) {
+      model.insert(model.end(),
+                   {"--window", std::to_string(128 << pick(0, 4)), "--global-every", std::to_string(pick(1, 6))});
+    }
+    const std::string batch = std::to_string(pick(1, 256));
+    const std::string context = std::to_string(pick(0, 65'536));
+    const std::vector<std::vector<std::string>> commands = {
+        {"report", "--gpu", "h100-sxm", "--batch", batch, "--context", context},
+        {"memory", "--gpu", "mi300x", "--batch", batch, "--context", context},
+        {"decode", "--gpu", "h200-sxm", "--gpus", "2", "--batch", batch, "--context", context},
+        {"serve", "--gpu", "h100-sxm", "--prompt", context == "0" ? "1" : context, "--output", "512"},
+        {"kv", "--batch", batch, "--context", context},
+        {"flops", "--context", context},
+    };
+    for (const auto& c : commands) {
+      std::vector<std::string> args = {c.front()};
+      args.insert(args.end(), model.begin(), model.end());
+      args.insert(args.end(), c.begin() + 1, c.end());
+      std::string what;
+      for (const std::string& a : args) what += a + " ";
+      check_substitutions(run_json(args), what);
+    }
   }
 }

@@ -1,12 +1,14 @@
 // A fleet for a user load: for each layout of one accelerator, the sequences a group serves
 // within its KV budget and the step target, the groups and devices the load needs, the cost.
 #include "roofline/analysis.hpp"
+#include "roofline/checked.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/roofline.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace roofline {
 namespace {
@@ -64,7 +66,11 @@ PlanRow plan_row(const Scenario& s, const PlanInputs& in, PlanRow row) {
   // Sequences per batch a group serves at once: M micro-batches, or d replicas' batches.
   const std::int64_t batches = row.micro_batches * row.data;
   const DeploymentResult one = analyze_deployment(probe, false);
-  row.kv_sequences = one.max_sequences ? std::optional(*one.max_sequences * row.data) : std::nullopt;
+  // d replicas' budgets; saturates at kMaxCount like max_concurrency (2^62 x d passes 2^63).
+  row.kv_sequences =
+      one.max_sequences
+          ? std::optional(saturated_count(static_cast<double>(*one.max_sequences) * static_cast<double>(row.data)))
+          : std::nullopt;
   row.ttft = prefill_floor(probe, group_devices);
   const std::int64_t cap = one.max_sequences.value_or(kMaxCount) / row.micro_batches;
   if (cap < 1) {
@@ -89,7 +95,10 @@ PlanRow plan_row(const Scenario& s, const PlanInputs& in, PlanRow row) {
   row.step = step_at(probe, n);
   row.tokens_per_s_group = static_cast<double>(row.concurrency) / row.step.base();
   row.groups = (in.users + row.concurrency - 1) / row.concurrency;  // ceil(users / N)
-  row.devices = row.groups * group_devices;
+  if (__builtin_mul_overflow(row.groups, group_devices, &row.devices)) {
+    throw OverflowError("plan: " + std::to_string(row.groups) + " groups of " + std::to_string(group_devices) +
+                        " devices each is more than 2^63 devices");
+  }
   if (in.price_per_device_hour) {
     row.cost_per_hour = static_cast<double>(row.devices) * *in.price_per_device_hour;
     const double tokens_per_hour = static_cast<double>(in.users) * in.tokens_per_s_per_user * 3600.0;

@@ -14,7 +14,7 @@ std::string bits_text(double bits) { return num(bits); }
 std::string model_line(const io::Resolved& in) {
   const ModelConfig& m = in.scenario.model;
   if (!in.scenario.architecture) {
-    return fmt::format("a model of {} parameters (no architecture)", fmt::group_digits(in.scenario.counts.total));
+    return fmt::format("a model of {} parameters (no architecture)", grouped(in.scenario.counts.total));
   }
   std::string s =
       fmt::format("{} ({}): L={} d={} h={} h_kv={} d_h={} d_ff={} V={} {}", m.name, m.family, m.n_layers, m.d_model,

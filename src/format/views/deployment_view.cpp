@@ -96,10 +96,11 @@ const std::vector<Field<D>> kDeployment = {
        return cell(x.r.max_sequences ? std::optional(units::Sequences{*x.r.max_sequences}) : std::nullopt);
      },
      [](const D& x) {
-       return fmt::format("max(0, floor(({} - {} - {}) / {}))", num(x.r.capacity_per_device),
-                          num(x.r.weights_per_device), num(x.r.reserve_per_device),
-                          num(x.r.kv_per_sequence_per_device));
-     }},
+       return capped(x.r.max_sequences, fmt::format("max(0, floor(({} - {} - {}) / {}))", num(x.r.capacity_per_device),
+                                                    num(x.r.weights_per_device), num(x.r.reserve_per_device),
+                                                    num(x.r.kv_per_sequence_per_device)));
+     },
+     [](const D& x) { return std::string(saturated(x.r.max_sequences) ? kSaturatedNote : ""); }},
     {"smallest_fitting_layout", "smallest t x p that fits", "NA21", "least t p with t | h, p | L and needed <= C",
      [](const D& x) {
        if (!x.r.smallest_fitting) return cell(std::optional<std::string>());

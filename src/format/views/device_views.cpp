@@ -3,6 +3,7 @@
 #include "format/views.hpp"
 
 #include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
 
 namespace roofline::format {
 namespace {
@@ -109,15 +110,23 @@ const std::vector<Field<C>> kCapacity = {
     {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
      [](const C& c) { return cell(c.r.max_sequences); },
      [](const C& c) {
-       return c.r.max_sequences ? fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence))
+       return c.r.max_sequences ? capped(count_of(c.r.max_sequences),
+                                         fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence)))
                                 : std::string();
      },
-     [](const C& c) { return std::string(c.r.max_sequences ? "" : "unbounded: no KV at this context"); }, nullptr,
-     [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }},
+     [](const C& c) {
+       if (!c.r.max_sequences) return std::string("unbounded: no KV at this context");
+       return std::string(saturated(count_of(c.r.max_sequences)) ? kSaturatedNote : "");
+     },
+     nullptr, [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }},
     {"max_concurrent_sequences_mha", "  same model with MHA", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV,MHA(T)))",
      [](const C& c) { return cell(c.r.max_sequences_mha); },
-     [](const C& c) { return fmt::format("max(0, floor({} / {}))", free_text(c), num(*c.r.kv_per_sequence_mha)); },
-     nullptr, [](const C& c) { return c.r.max_sequences_mha.has_value(); }},
+     [](const C& c) {
+       return capped(count_of(c.r.max_sequences_mha),
+                     fmt::format("max(0, floor({} / {}))", free_text(c), num(*c.r.kv_per_sequence_mha)));
+     },
+     [](const C& c) { return std::string(saturated(count_of(c.r.max_sequences_mha)) ? kSaturatedNote : ""); },
+     [](const C& c) { return c.r.max_sequences_mha.has_value(); }},
     {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
      [](const C& c) { return cell(c.r.max_context); }, nullptr,
      [](const C& c) {
@@ -384,9 +393,7 @@ const std::vector<Field<S>> kSteady = {
     {"kv_block_tokens", "KV block", "", "", [](const S& s) { return cell(units::TokenCount{s.r.kv_block}); }},
     {"kv_per_sequence_paged_bytes", "KV per sequence, paged", "KW23-4.2", "M_KV(k ceil((S + O - P) / k))",
      [](const S& s) { return cell(s.r.kv_per_sequence_paged); }, nullptr,
-     [](const S& s) {
-       return fmt::format("{} tokens in whole blocks", grouped(static_cast<std::int64_t>(s.r.paged_tokens)));
-     }},
+     [](const S& s) { return fmt::format("{} tokens in whole blocks", grouped_number(s.r.paged_tokens)); }},
     {"shared_prefix_kv_bytes", "shared prefix, stored once", "KW23-4.4", "M_KV(k ceil(P / k))",
      [](const S& s) { return cell(s.r.shared_prefix_kv); }, nullptr, nullptr,
      [](const S& s) { return s.in.scenario.serving.shared_prefix > 0; }},
@@ -396,10 +403,12 @@ const std::vector<Field<S>> kSteady = {
        return cell(s.r.max_concurrency ? std::optional(units::Sequences{*s.r.max_concurrency}) : std::nullopt);
      },
      [](const S& s) {
-       return fmt::format("max(0, floor(({} - {} - {} - {}) / {}))", num(s.r.capacity.capacity),
-                          num(s.r.capacity.weights), num(s.r.capacity.reserve), num(s.r.shared_prefix_kv),
-                          num(s.r.kv_per_sequence_paged));
-     }},
+       return capped(
+           s.r.max_concurrency,
+           fmt::format("max(0, floor(({} - {} - {} - {}) / {}))", num(s.r.capacity.capacity), num(s.r.capacity.weights),
+                       num(s.r.capacity.reserve), num(s.r.shared_prefix_kv), num(s.r.kv_per_sequence_paged)));
+     },
+     [](const S& s) { return std::string(saturated(s.r.max_concurrency) ? kSaturatedNote : ""); }},
     {"max_concurrency_tpot_sequences", "most sequences meeting the TPOT target", "KW23",
      "largest N with t_step(N) <= TPOT target",
      [](const S& s) {
@@ -417,8 +426,7 @@ const std::vector<Field<S>> kSteady = {
     {"concurrency_limit", "concurrency limited by", "", "", [](const S& s) { return cell(limit_name(s.r.limit)); }},
     {"concurrency_sequences", "sequences in flight N", "", "",
      [](const S& s) {
-       return cell(s.r.steady ? std::optional(units::Sequences{static_cast<std::int64_t>(steady(s).concurrency)})
-                              : std::nullopt);
+       return cell(s.r.steady ? std::optional(units::Sequences{saturated_count(steady(s).concurrency)}) : std::nullopt);
      },
      nullptr,
      [](const S& s) { return std::string(s.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},

@@ -25,7 +25,7 @@ const std::vector<Field<K>> kKv = {
        return fmt::format("{} x {} x {}", num(k.r.attention_layers), num(k.r.elements_per_token_per_layer),
                           num(k.r.bytes_per_element));
      },
-     [](const K& k) { return fmt::format("{} B", grouped(static_cast<std::int64_t>(k.r.per_token.base()))); }},
+     [](const K& k) { return fmt::format("{} B", grouped_number(k.r.per_token.base())); }},
     // A hybrid's recurrent state (issue 10): constant per sequence, beside the KV of its attention layers.
     {"state_bytes_per_sequence", "", "DAO24",
      "M_S = sum_l (b C_l + b_s R_l): conv C_l in the KV dtype, recurrent R_l in the state dtype",

@@ -36,7 +36,9 @@ bool has_floor(const T& x) { return x.r.step_floor.has_value(); }
 bool full_training(const T& x) { return architecture(x) && !x.r.lora; }
 
 // A parameter count that divides evenly prints as a count, otherwise as the quotient it is.
-Cell count_or_number(double v) { return v == std::floor(v) ? cell(static_cast<std::int64_t>(v)) : number(v); }
+Cell count_or_number(double v) {
+  return std::fabs(v) < 0x1p53 && v == std::floor(v) ? cell(static_cast<std::int64_t>(v)) : number(v);
+}
 
 std::string fine_tuning_name(const T& x) {
   if (!x.r.lora) return "";
