@@ -270,7 +270,7 @@ void check_message(std::string_view message, bool one_line) {
   if (message.empty()) finding("an empty error message", message);
   for (char c : message) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\n' && !one_line) continue;
+    if (c == '\n' && (!one_line || allow_control())) continue;
     if (c == '\n') finding("a one-line error message has a newline", message);
     if (!allow_control() && (u < 0x20 || u == 0x7f)) finding("a raw control character in an error message", message);
   }

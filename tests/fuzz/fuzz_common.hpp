@@ -51,7 +51,7 @@ bool args_allowed(const std::vector<std::string>& args);
 void check_contract(const CliRun& r, std::string_view input);
 
 /// An error message of an in-process parser: not empty, no raw control character (set
-/// ROOFLINE_FUZZ_ALLOW_CONTROL=1 to let them pass), and no newline when `one_line`.
+/// ROOFLINE_FUZZ_ALLOW_CONTROL=1 to let them pass), and no newline when `one_line` (likewise).
 void check_message(std::string_view message, bool one_line);
 
 /// Splits fuzz bytes into arguments and stdin: arguments are separated by NUL bytes, and the first
