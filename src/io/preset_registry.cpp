@@ -376,6 +376,19 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
 
 std::optional<PresetRegistry::Resolved> PresetRegistry::resolve(PresetKind kind, std::string_view spec) const {
   if (const PresetEntry* e = find(kind, spec)) return Resolved{e, false};
+  // Built-ins alone: their aliases, read at build time, are scanned in place. Their clashes are
+  // checked by alias_index, which every listing and the preset tests run; with preset files, the
+  // index checks the files' aliases before any is used.
+  if (std::all_of(entries_.begin(), entries_.end(), [](const PresetEntry& e) { return e.aliases_built; })) {
+    for (const PresetEntry& e : entries_) {
+      if (e.kind != kind) continue;
+      for (std::size_t at = 0, end = 0; (end = e.built_aliases.find('\n', at)) != std::string_view::npos;
+           at = end + 1) {
+        if (iequal(e.built_aliases.substr(at, end - at), spec)) return Resolved{&e, true};
+      }
+    }
+    return std::nullopt;
+  }
   const std::string key = lower(spec);
   for (const Alias& a : alias_index()) {
     if (a.owner->kind == kind && a.key == key) return Resolved{a.owner, true};

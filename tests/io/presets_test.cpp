@@ -742,3 +742,28 @@ TEST_CASE("io: the aliases read at build time are the ones each built-in preset 
     CHECK(p.aliases == listed);
   }
 }
+
+TEST_CASE("io: every built-in alias resolves to its preset, with and without preset files", "[io][presets][registry]") {
+  // Without files the aliases are scanned in place; with a preset directory the checked index is
+  // used. Both must give the same preset, and the built-ins' own clash checks must pass.
+  const PresetRegistry builtin({});
+  const PresetRegistry with_files({std::string(ROOFLINE_SOURCE_DIR) + "/tests/fixtures/preset_dir"});
+  std::size_t checked = 0;
+  for (const PresetKind kind : {PresetKind::model, PresetKind::gpu}) {
+    for (const roofline::io::PresetEntry* e : builtin.entries(kind)) {
+      for (const std::string& a : builtin.aliases(*e)) {
+        INFO(e->name << " alias " << a);
+        for (const PresetRegistry* r : {&builtin, &with_files}) {
+          const auto found = r->resolve(kind, a);
+          REQUIRE(found);
+          CHECK(found->entry->name == e->name);
+          CHECK(found->via_alias);
+        }
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 300);
+  CHECK_FALSE(builtin.resolve(PresetKind::gpu, "no-such-accelerator"));
+  CHECK_FALSE(with_files.resolve(PresetKind::gpu, "no-such-accelerator"));
+}
