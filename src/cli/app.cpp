@@ -1175,7 +1175,7 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    err << "roofline: error: " << msg << "; see roofline " << (cmd != nullptr ? std::string(cmd->name) + " " : "")
+    err << "roofline: error: " << io::printable(msg) << "; see roofline " << (cmd != nullptr ? std::string(cmd->name) + " " : "")
         << "--help\n";
     return 2;
   } catch (const Error& e) {
@@ -1320,11 +1320,11 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     print_error(err, e.what());
     return e.exit_code();
   } catch (const OverflowError& e) {
-    err << "roofline: error: " << e.what() << "; the inputs are too large to count exactly\n";
+    err << "roofline: error: " << io::printable(e.what()) << "; the inputs are too large to count exactly\n";
     return 1;
   } catch (const std::exception& e) {
     // Anything else is a bug, not bad input: say so, with its own exit code.
-    err << "roofline: internal error: " << e.what() << "; please report it\n";
+    err << "roofline: internal error: " << io::printable(e.what()) << "; please report it\n";
     return kInternalErrorExit;
   }
 }
