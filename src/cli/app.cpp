@@ -617,7 +617,7 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
     std::vector<std::string> names;
     for (const Command& c : kCommands) names.emplace_back(c.name);
     const std::string guess = io::did_you_mean(a, names);
-    throw UsageError("unknown command \"" + a + "\"" +
+    throw UsageError("unknown command " + io::quote(a) +
                      (guess.empty() ? "; see roofline --help" : "; did you mean \"" + guess + "\"?"));
   }
   return nullptr;
@@ -1175,8 +1175,8 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    err << "roofline: error: " << io::printable(msg) << "; see roofline " << (cmd != nullptr ? std::string(cmd->name) + " " : "")
-        << "--help\n";
+    err << "roofline: error: " << io::printable(msg) << "; see roofline "
+        << (cmd != nullptr ? std::string(cmd->name) + " " : "") << "--help\n";
     return 2;
   } catch (const Error& e) {
     print_error(err, e.what());

@@ -3,6 +3,8 @@
 // first enumerator.
 #pragma once
 
+#include "io/user_text.hpp"
+
 #include <array>
 #include <optional>
 #include <string>
@@ -50,7 +52,7 @@ template <typename E, std::size_t N>
 std::string not_one_of(std::string_view got, const EnumTable<E, N>& table) {
   std::string allowed;
   for (const std::string& name : canonical_names(table)) allowed += (allowed.empty() ? "" : ", ") + name;
-  return "\"" + std::string(got) + "\" is not one of: " + allowed;
+  return quote(got) + " is not one of: " + allowed;
 }
 
 }  // namespace roofline::io

@@ -4,6 +4,7 @@
 #include "io/names.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
@@ -56,7 +57,7 @@ DType parse_dtype(const std::string& text) {
   if (auto t = dtype_from_name(lower(text))) return *t;
   std::string allowed;
   for (DType t : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t));
-  throw UsageError("\"" + text + "\" is not a data type; allowed: " + allowed);
+  throw UsageError(quote(text) + " is not a data type; allowed: " + allowed);
 }
 
 namespace {
@@ -89,13 +90,13 @@ std::vector<std::string> lora_target_names() {
 
 std::int64_t positive_count(const std::string& text) {
   const std::int64_t n = parse_count(text);
-  if (n < 1) throw InputError("\"" + text + "\" must be at least 1");
+  if (n < 1) throw InputError(quote(text) + " must be at least 1");
   return n;
 }
 
 double fraction_in_unit_interval(const std::string& text) {
   const double f = parse_fraction(text);
-  if (!(f > 0.0 && f <= 1.0)) throw InputError("\"" + text + "\" must be in (0, 1], e.g. 0.8 or 80%");
+  if (!(f > 0.0 && f <= 1.0)) throw InputError(quote(text) + " must be in (0, 1], e.g. 0.8 or 80%");
   return f;
 }
 
@@ -114,10 +115,10 @@ WeightFormat weight_bits(const std::string& text) {
   if (!n) {
     std::string allowed;
     for (const WeightFormat& f : kNamedWeightFormats) allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
-    throw InputError("\"" + text + "\" is neither a number of bits (4.125) nor a format: " + allowed);
+    throw InputError(quote(text) + " is neither a number of bits (4.125) nor a format: " + allowed);
   }
   const double bits = *n;
-  if (!(bits > 0.0 && bits <= 64.0)) throw InputError("\"" + text + "\" must be in (0, 64] bits or a named format");
+  if (!(bits > 0.0 && bits <= 64.0)) throw InputError(quote(text) + " must be in (0, 64] bits or a named format");
   WeightFormat f;
   f.name = "";  // named after --dtype by resolve()
   f.bits = bits;
@@ -128,7 +129,7 @@ ReserveSpec reserve(const std::string& text) {
   ReserveSpec r;
   if (!text.empty() && text.back() == '%') {
     const double f = parse_fraction(text);
-    if (!(f >= 0.0 && f < 1.0)) throw InputError("\"" + text + "\" must be a fraction of capacity in [0, 100%)");
+    if (!(f >= 0.0 && f < 1.0)) throw InputError(quote(text) + " must be a fraction of capacity in [0, 100%)");
     r.fraction = f;
   } else {
     r.bytes = parse_bytes(text);
@@ -265,7 +266,7 @@ const std::vector<InputDef> kInputs = {
     {"tokens-per-s", nullptr, kPlan, "RATE", "Decode rate each user gets (30): a step of at most 1/RATE",
      [](ScenarioSpec& s, const std::string& t) {
        const double r = parse_rate_count(t);
-       if (!(r > 0.0)) throw InputError("\"" + t + "\" must be a positive rate");
+       if (!(r > 0.0)) throw InputError(quote(t) + " must be a positive rate");
        s.tokens_per_s_per_user = r;
      }},
     {"draft", nullptr, kSpeculative, "MODEL|mtp",
@@ -277,7 +278,7 @@ const std::vector<InputDef> kInputs = {
      "Probability that the target accepts a drafted token, α [default: 0.8, assumed]",
      [](ScenarioSpec& s, const std::string& t) {
        const double a = fraction_in_unit_interval(t);
-       if (!(a > 0.0)) throw InputError("\"" + t + "\" must be above 0");
+       if (!(a > 0.0)) throw InputError(quote(t) + " must be above 0");
        s.acceptance = a;
      }},
     {"draft-len", nullptr, kSpeculative, "N", "Tokens drafted per target step, γ [default: 4; mtp: the MTP depth]",
@@ -308,7 +309,7 @@ const std::vector<InputDef> kInputs = {
      "Achieved / peak interconnect bandwidth in collectives, 0.8 or 80% [default: 1]",
      [](ScenarioSpec& s, const std::string& t) {
        const double e = fraction_in_unit_interval(t);
-       if (!(e > 0.0)) throw InputError("\"" + t + "\" must be above 0");
+       if (!(e > 0.0)) throw InputError(quote(t) + " must be above 0");
        s.link_efficiency = e;
      }},
     {"micro-batches", nullptr, kLink, "M",
@@ -322,7 +323,7 @@ const std::vector<InputDef> kInputs = {
     {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights) [default: 0]",
      [](ScenarioSpec& s, const std::string& t) {
        if (t.size() != 1 || t[0] < '0' || t[0] > '3') {
-         throw InputError("\"" + t + "\" is not a ZeRO stage; allowed 0, 1, 2, 3 (--fsdp takes the FSDP names)");
+         throw InputError(quote(t) + " is not a ZeRO stage; allowed 0, 1, 2, 3 (--fsdp takes the FSDP names)");
        }
        s.zero = static_cast<ZeroStage>(t[0] - '0');
      },
@@ -333,7 +334,7 @@ const std::vector<InputDef> kInputs = {
     {"fsdp", nullptr, kTrain, "STRATEGY", "FSDP name for a ZeRO stage: full-shard, shard-grad-op, no-shard, hybrid",
      [](ScenarioSpec& s, const std::string& t) {
        const auto f = fsdp_strategy(lower(t));
-       if (!f) throw UsageError("\"" + t + "\" is not one of: full-shard, shard-grad-op, no-shard, hybrid");
+       if (!f) throw UsageError(quote(t) + " is not one of: full-shard, shard-grad-op, no-shard, hybrid");
        s.fsdp = std::string(f->name);
        s.zero = f->stage;
      },
@@ -347,7 +348,7 @@ const std::vector<InputDef> kInputs = {
        if (!r) {
          std::string allowed;
          for (const RecipeBytes& x : kOptimizerRecipes) allowed += (allowed.empty() ? "" : ", ") + std::string(x.name);
-         throw UsageError("\"" + t + "\" is not one of: " + allowed);
+         throw UsageError(quote(t) + " is not one of: " + allowed);
        }
        s.optimizer = *r;
      },
@@ -384,8 +385,8 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) {
        const auto targets = parse_lora_targets(lower(t));
        if (!targets) {
-         throw UsageError("\"" + t +
-                          "\" is not a list of q, k, v, o, gate, up, down, qv, attention, mlp, all, no-experts");
+         throw UsageError(quote(t) +
+                          " is not a list of q, k, v, o, gate, up, down, qv, attention, mlp, all, no-experts");
        }
        s.lora_targets = *targets;
      },
@@ -405,9 +406,9 @@ const std::vector<InputDef> kInputs = {
      "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)",
      [](ScenarioSpec& s, const std::string& t) {
        const std::optional<double> n = plain_number(t);
-       if (!n) throw InputError("\"" + t + "\" is not a price; expected a number per device-hour such as \"2.5\"");
+       if (!n) throw InputError(quote(t) + " is not a price; expected a number per device-hour such as \"2.5\"");
        const double v = *n;
-       if (!(v > 0.0)) throw InputError("\"" + t + "\" must be a positive price");
+       if (!(v > 0.0)) throw InputError(quote(t) + " must be a positive price");
        s.price = v;
      }},
     // Conventions.
@@ -455,7 +456,7 @@ void check_one_value(const InputDef& def, const std::string& text) {
                       : text.find("..") != std::string::npos ? "range"
                                                              : "";
   if (*shape == '\0') return;
-  const std::string msg = "\"" + text + "\" is a " + shape + "; give one value";
+  const std::string msg = quote(text) + " is a " + shape + "; give one value";
   // As a wrong name is: a usage error for a choice, an input error for a value.
   if (def.hint == ValueHint::choice) throw UsageError(msg);
   throw InputError(msg);

@@ -1,13 +1,14 @@
 #include "io/sweep.hpp"
 
 #include "io/quantity_parse.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
 namespace roofline::io {
 namespace {
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted(std::string_view s) { return quote(s); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
