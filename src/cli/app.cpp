@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <fstream>
 #include <iostream>
@@ -1056,20 +1057,42 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
     const std::string& a = args[i];
     if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
       // MODEL: once, after the command; "-" is stdin.
-      if (i < at || model || a.empty() || (a.size() > 1 && a[0] == '-') || is_command_name(a)) return false;
+      if (i < at || a.empty() || is_command_name(a)) return false;
+      if (a.size() > 1 && a[0] == '-') {
+        // A short option, or a long one with one dash (-layers); a negative number is left to CLI11.
+        const bool word = a.size() > 2 && std::isalpha(static_cast<unsigned char>(a[1])) != 0 &&
+                          std::isalpha(static_cast<unsigned char>(a[2])) != 0;
+        const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
+        const bool known = std::any_of(bound.begin(), bound.end(), [&](const Bound& b) { return rest == b.def->name; });
+        if (word && known)
+          throw UsageError("unknown option " + io::quote(a) + "; did you mean --" + std::string(rest) + "?");
+        return false;
+      }
+      if (model) {
+        throw UsageError("a second MODEL " + io::quote(a) + "; " + cmd.name + " takes one model" +
+                         (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), std::string_view(cmd.name)) !=
+                                  kCompareQuestions.end()
+                              ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side"
+                              : ""));
+      }
       inv.spec.model = a;
       model = true;
       continue;
     }
     const std::size_t eq = a.find('=');
     const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    // The flag's value: after '=', or the next word; `list` options take every following word in CLI11.
-    const auto take = [&](std::string& v, bool list) {
+    const std::string flag = "--" + std::string(name);
+    // The flag's value: after '=', or the next word; `list` options take every following word in
+    // CLI11. None, or another flag, is a mistake named here; a word such as -5 is left to CLI11.
+    const auto take = [&](std::string& v, bool list, std::string_view value_name) {
       if (eq != std::string::npos) {
         v = a.substr(eq + 1);
-        return !v.empty();
+        if (v.empty()) throw UsageError(flag + "= has no value; give " + flag + " " + std::string(value_name));
+        return true;
       }
-      if (i + 1 >= args.size() || i + 1 == at) return false;
+      if (i + 1 >= args.size() || i + 1 == at || args[i + 1].rfind("--", 0) == 0) {
+        throw UsageError(flag + " needs a value (" + std::string(value_name) + ")");
+      }
       const std::string& next = args[i + 1];
       if (next.empty() || next[0] == '-') return false;  // CLI11 takes it; let it say so
       if (list && i + 2 < args.size() && (args[i + 2].empty() || args[i + 2][0] != '-')) return false;
@@ -1077,25 +1100,33 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
       ++i;
       return true;
     };
-    const auto choice = [&](bool& seen, std::string& v, std::initializer_list<std::string_view> words) {
-      if (seen || !take(v, false)) return false;
+    const auto twice = [&] { return UsageError(flag + " is given twice; give it once"); };
+    const auto choice = [&](bool& seen, std::string& v, std::initializer_list<std::string_view> words,
+                            std::string_view value_name) {
+      if (seen) throw twice();
+      if (!take(v, false, value_name)) return false;
       seen = true;
-      return std::find(words.begin(), words.end(), v) != words.end();
+      if (std::find(words.begin(), words.end(), v) == words.end()) {
+        std::string allowed;
+        for (std::string_view w : words) allowed += (allowed.empty() ? "" : ", ") + std::string(w);
+        throw UsageError(flag + ": " + io::quote(v) + " is not one of: " + allowed);
+      }
+      return true;
     };
-    const auto once = [&](bool& flag) {
-      if (flag || eq != std::string::npos) return false;
-      flag = true;
+    const auto once = [&](bool& on) {
+      if (on || eq != std::string::npos) return false;
+      on = true;
       return true;
     };
     bool ok = true;
     if (name == "format") {
-      ok = choice(format, g.format, {"table", "json", "jsonl", "csv", "markdown", "svg"});
+      ok = choice(format, g.format, {"table", "json", "jsonl", "csv", "markdown", "svg"}, "FORMAT");
     } else if (name == "units") {
-      ok = choice(units, g.units, {"si", "iec"});
+      ok = choice(units, g.units, {"si", "iec"}, "SYSTEM");
     } else if (name == "color") {
-      ok = choice(color, g.color, {"auto", "always", "never"});
+      ok = choice(color, g.color, {"auto", "always", "never"}, "WHEN");
     } else if (name == "preset-dir") {
-      ok = take(g.preset_dirs.emplace_back(), true);
+      ok = take(g.preset_dirs.emplace_back(), true, "DIR");
     } else if (name == "explain") {
       ok = once(g.explain);
     } else if (name == "brief") {
@@ -1108,14 +1139,21 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
       ok = once(g.yes);
     } else {
       const auto b = std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return name == x.def->name; });
-      if (b == bound.end() || b->given > 0 || i < at) return false;  // --help, --version, a repeat
-      if (*b->def->value_name == '\0') {
+      if (b == bound.end() || i < at) return false;  // --help, --version
+      const io::InputDef& d = *b->def;
+      if (*d.value_name == '\0') {
+        if (b->given > 0) return false;
         ok = eq == std::string::npos;
         ++b->count;
-      } else if (b->def->repeatable) {
-        ok = take(b->values.emplace_back(), true);
+      } else if (d.repeatable) {
+        if (b->given > 0) return false;
+        ok = take(b->values.emplace_back(), true, d.value_name);
       } else {
-        ok = take(b->value, false);
+        if (b->given > 0) {
+          throw UsageError(flag + " is given twice; give it once" +
+                           (d.sweep != io::Sweep::none ? ", or a list to sweep it (" + flag + " A,B)" : ""));
+        }
+        ok = take(b->value, false, d.value_name);
       }
       b->given = 1;
       b->first = parsed++;

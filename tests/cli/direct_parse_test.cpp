@@ -95,15 +95,9 @@ TEST_CASE("unusual lines are left to CLI11, with its messages", "[cli][direct]")
       {"report", "--help"},
       {"--version"},
       {"report", "llama3-8b", "--gpu", "h100-sxm", "--version"},
-      {"kv", "llama3-8b", "-c", "4096"},                            // a short option
-      {"kv", "llama3-8b", "--context", "4096", "--context", "8k"},  // a repeat
-      {"kv", "llama3-8b", "--context", "-5"},                       // a value like an option
-      {"kv", "llama3-8b", "--context"},                             // no value
-      {"kv", "llama3-8b", "--context="},                            // an empty value
-      {"kv", "llama3-8b", "extra"},                                 // a second MODEL
+      {"kv", "llama3-8b", "-c", "4096"},       // a short option
+      {"kv", "llama3-8b", "--context", "-5"},  // a value like an option
       {"kv", "llama3-8b", "--", "--context"},
-      {"kv", "llama3-8b", "--format", "xml"},  // a choice CLI11 refuses
-      {"kv", "llama3-8b", "--format", "json", "--format", "csv"},
       {"kv", "llama3-8b", "--explain=yes"},
       {"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu-peak", "bf16=1PFLOP/s", "h200"},  // a list option's next word
       {"--preset-dir", std::string(ROOFLINE_SOURCE_DIR) + "/tests/fixtures/preset_dir", "params", "tiny"},
@@ -115,5 +109,34 @@ TEST_CASE("unusual lines are left to CLI11, with its messages", "[cli][direct]")
     INFO(a[0] << " " << a.back());
     CHECK_FALSE(roofline::cli::parses_directly(a));
     same_both_ways(a);
+  }
+}
+
+TEST_CASE("the direct parse names the common mistakes itself, in one line, exit 2", "[cli][direct]") {
+  // CLI11's words for these were "1 required N missing", "At Most 1 required but received 2" and
+  // "The following argument was not expected"; the command's own flag table says more.
+  const std::vector<std::pair<Args, std::string>> lines = {
+      {{"kv", "llama3-8b", "--context"}, "--context needs a value (N)"},
+      {{"kv", "llama3-8b", "--context", "--batch", "2"}, "--context needs a value (N)"},
+      {{"kv", "llama3-8b", "--context="}, "--context= has no value; give --context N"},
+      {{"kv", "llama3-8b", "--context", "4096", "--context", "8k"},
+       "--context is given twice; give it once, or a list to sweep it (--context A,B)"},
+      {{"decode", "llama3-8b", "--gpu", "h100-sxm", "--gpu", "mi300x"}, "--gpu is given twice; give it once"},
+      {{"kv", "llama3-8b", "--format", "json", "--format", "csv"}, "--format is given twice; give it once"},
+      {{"kv", "llama3-8b", "--format", "xml"},
+       "--format: \"xml\" is not one of: table, json, jsonl, csv, markdown, svg"},
+      {{"kv", "llama3-8b", "--units", "metric"}, "--units: \"metric\" is not one of: si, iec"},
+      {{"kv", "llama3-8b", "llama3-70b"},
+       "a second MODEL \"llama3-70b\"; kv takes one model; roofline compare kv A,B sets several side by side"},
+      {{"layer", "llama3-8b", "x"}, "a second MODEL \"x\"; layer takes one model"},
+      {{"params", "llama3-8b", "-layers", "2"}, "unknown option \"-layers\"; did you mean --layers?"},
+  };
+  for (const auto& [args, message] : lines) {
+    INFO(args[0] << " " << args.back());
+    CHECK_FALSE(roofline::cli::parses_directly(args));
+    const Run r = run(args, false, "");
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "roofline: error: " + message + "\n");
   }
 }
