@@ -479,6 +479,10 @@ HardwareConfig PresetRegistry::load_gpu(std::string_view spec) const {
 
 namespace {
 
+std::size_t length_gap(std::string_view a, std::string_view b) {
+  return a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -590,6 +594,7 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
   for (const PresetSpelling& s : spellings) {
     const std::string t = lower(s.text);
     if (numbers_of(t) != numbers) continue;
+    if (!w.starts_with(t) && length_gap(w, t) >= best_d) continue;  // the distance is at least the gap
     const std::size_t d = w.starts_with(t) ? 0 : edit_distance(w, t);
     if (d < best_d) {
       best_d = d;
@@ -614,8 +619,10 @@ std::string did_you_mean(std::string_view wrong, const std::vector<std::string>&
   std::string best;
   std::size_t best_d = (wrong.size() <= 3 ? 1 : wrong.size() / 3) + 1;
   for (const std::string& c : candidates) {
-    std::size_t d = edit_distance(wrong, c);
-    if (!wrong.empty() && (c.starts_with(wrong) || wrong.starts_with(c))) d = 0;
+    const bool prefix = !wrong.empty() && (c.starts_with(wrong) || wrong.starts_with(c));
+    // The distance is at least the difference in length: a 1,000-byte typo costs no table.
+    if (!prefix && length_gap(wrong, c) >= best_d) continue;
+    const std::size_t d = prefix ? 0 : edit_distance(wrong, c);
     if (d < best_d) {
       best_d = d;
       best = c;
