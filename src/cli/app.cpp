@@ -1326,6 +1326,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     if (cmd->kind == Kind::model) {
       resolved =
           io::resolve(spec_to_resolve(*cmd, inv.spec), reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
+      // Only a JSON document echoes the inputs; a table, CSV or markdown never reads them.
+      resolved->echo_inputs = g.format == "json" || g.format == "jsonl";
     }
     // Pass 7: analyze and build the view.
     const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);
