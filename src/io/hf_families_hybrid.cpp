@@ -3,6 +3,7 @@
 // per layer and the mixer's widths; the class defaults and traps are in
 // tests/fixtures/hf/FAMILY-NOTES-hybrid.md and docs/hf-import.md.
 #include "io/hf_family.hpp"
+#include "io/user_text.hpp"
 
 #include <array>
 #include <string>
@@ -47,7 +48,7 @@ void read_state_dtype(const Cfg& c, const char* key, ModelConfig& m) {
   } else if (t == "float16") {
     m.hybrid.state_dtype = DType::fp16;
   } else {
-    c.fail(key, "unknown dtype \"" + t + "\"; expected auto, float32, bfloat16 or float16");
+    c.fail(key, "unknown dtype " + quote(t) + "; expected auto, float32, bfloat16 or float16");
   }
 }
 
@@ -205,7 +206,7 @@ void import_nemotron_h(const Cfg& c, ModelConfig& m) {
       if (t == "attention" || t == "full_attention") return nemotron_layer(c, key, '*');
       if (t == "mlp") return nemotron_layer(c, key, '-');
       if (t == "moe") return nemotron_layer(c, key, 'E');
-      c.fail(key, "unknown layer type \"" + t + "\"");
+      c.fail(key, "unknown layer type " + quote(t));
     });
   }
   m.n_layers = static_cast<i64>(layers.size());
@@ -271,7 +272,7 @@ void import_granitemoehybrid(const Cfg& c, ModelConfig& m) {
     m.hybrid.layers = read_type_list(c, "layer_types", m.n_layers, [&](const std::string& t) {
       if (t == "mamba") return mix(false, StateMixer::mamba2, ffn);
       if (t == "attention") return mix(true, StateMixer::none, ffn);
-      c.fail("layer_types", "unknown layer type \"" + t + "\"; expected mamba or attention");
+      c.fail("layer_types", "unknown layer type " + quote(t) + "; expected mamba or attention");
     });
   } else {
     check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
@@ -335,7 +336,7 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
       const LayerFfn f = ffn(i++);
       if (t == "linear_attention") return mix(false, StateMixer::gated_deltanet, f);
       if (t == "full_attention") return mix(true, StateMixer::none, f);
-      c.fail("layer_types", "unknown layer type \"" + t + "\"; expected linear_attention or full_attention");
+      c.fail("layer_types", "unknown layer type " + quote(t) + "; expected linear_attention or full_attention");
     });
   } else {
     for (i64 i = 0; i < m.n_layers; ++i) {

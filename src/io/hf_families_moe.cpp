@@ -2,6 +2,7 @@
 // MoE, Hunyuan-A13B, GLM-4.5, MiniMax-M2 and the DeepSeek-V3 architecture under its own type names (Kimi K2).
 // Class defaults, biases and traps per family: tests/fixtures/hf/FAMILY-NOTES-moe.md.
 #include "io/hf_family.hpp"
+#include "io/user_text.hpp"
 
 #include <array>
 #include <optional>
@@ -141,7 +142,7 @@ void import_minimax_m2(const Cfg& c, ModelConfig& m) {
   }
   if (c.boolean("use_qk_norm", true)) {
     const std::string type = c.str("qk_norm_type", "per_layer");
-    if (type != "per_layer") c.unsupported("qk_norm_type", "\"" + type + "\" (only per_layer)");
+    if (type != "per_layer") c.unsupported("qk_norm_type", quote(type) + " (only per_layer)");
     m.qk_norm = QkNorm::full_width;
   }
 }

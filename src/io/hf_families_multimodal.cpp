@@ -4,6 +4,7 @@
 // counted by the engine (count_vision). Facts per wrapper: docs/hf-import.md, "Multimodal wrappers";
 // tests/fixtures/hf/FAMILY-NOTES-multimodal.md.
 #include "io/hf_family.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -86,7 +87,7 @@ void import_text(const Cfg& c, ModelConfig& m, const json& fallback) {
   }
   const Family* f = find_any_family(reader_type(type));
   if (f == nullptr || is_wrapper(f)) {
-    tc.fail("model_type", "the text model \"" + type + "\" of this wrapper is not a supported model_type");
+    tc.fail("model_type", "the text model " + quote(type) + " of this wrapper is not a supported model_type");
   }
   f->import(tc, m);
 }

@@ -5,6 +5,7 @@
 
 #include "io/hf_family.hpp"
 #include "io/preset_json.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -554,7 +555,7 @@ std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
   }
   // Multimodal wrappers: a vision tower roofline does not count is named, never silently dropped.
   if (!m.vision.uncounted.empty()) {
-    notes.push_back("vision tower \"" + m.vision.uncounted + "\" of this " + m.family +
+    notes.push_back("vision tower " + quote(m.vision.uncounted) + " of this " + m.family +
                     " wrapper is not counted (roofline counts clip_vision_model, siglip_vision_model, pixtral, "
                     "qwen2_vl, qwen2_5_vl, mllama_vision_model, llama4_vision_model): the total is the text "
                     "model's and the projector's is left out too");
@@ -598,7 +599,7 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
       if (std::string_view(r.why) == "a multimodal wrapper" && c.has("text_config")) {
         hint = "pass its text_config (e.g. jq .text_config config.json) for the language model; " + hint;
       }
-      throw InputError(std::string(where) + ": " + c.path("model_type") + ": \"" + type + "\" is " + r.why +
+      throw InputError(std::string(where) + ": " + c.path("model_type") + ": " + quote(type) + " is " + r.why +
                        ", which roofline does not model; " + hint);
     }
   }

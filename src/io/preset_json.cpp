@@ -3,6 +3,7 @@
 #include "io/enum_table.hpp"
 #include "io/hf_import.hpp"
 #include "io/quantity_parse.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -167,7 +168,7 @@ std::vector<std::string> ObjectReader::strings(const char* key) const {
 void ObjectReader::finish() const {
   for (const auto& [key, value] : j_.items()) {
     if (std::find(seen_.begin(), seen_.end(), key) == seen_.end()) {
-      throw InputError(where_ + ": " + pointer_ + "/" + key + ": unknown field");
+      throw InputError(where_ + ": " + pointer_ + "/" + escape(key) + ": unknown field");
     }
   }
 }
@@ -347,7 +348,7 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
       h.interconnect_latency = units::Seconds{with_context(ic, "latency", *lat, [](const std::string& t) {
         // A preset names its unit: a bare "0.6" would be 0.6 s.
         if (t.empty() || std::isalpha(static_cast<unsigned char>(t.back())) == 0) {
-          throw InputError("\"" + t + "\": a duration needs its unit, such as \"0.6 us\"");
+          throw InputError(quote(t) + ": a duration needs its unit, such as \"0.6 us\"");
         }
         return parse_seconds(t);
       })};

@@ -292,7 +292,7 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t
 
 void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, bool builtin, std::string text) {
   if (const PresetEntry* e = find(kind, name)) {
-    throw InputError(origin + ": duplicate preset name \"" + name + "\" (already defined by " + e->origin + ")");
+    throw InputError(origin + ": duplicate preset name " + quote(name) + " (already defined by " + e->origin + ")");
   }
   texts_.push_back(std::make_unique<const std::string>(std::move(text)));
   entries_.push_back({kind, std::move(name), std::move(origin), builtin, *texts_.back(), {}, false});
@@ -601,7 +601,7 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
       best = s.name;
     }
   }
-  if (!best.empty()) return "; did you mean \"" + best + "\"?";
+  if (!best.empty()) return "; did you mean " + quote(best) + "?";
   // 3. Another size of a known family: list the family rather than pick one.
   const std::string family = family_of(w);
   if (family.empty()) return "";

@@ -137,7 +137,13 @@ double scaled(const Number& n, const units::Prefix& m, std::string_view text) {
     if (e != std::string_view::npos) {
       std::string_view ex = base.substr(e + 1);
       if (!ex.empty() && ex.front() == '+') ex.remove_prefix(1);
-      std::from_chars(ex.data(), ex.data() + ex.size(), exp);
+      // An exponent past any double's (or past a long's) is out of range whatever the multiplier:
+      // clamped, so that adding the multiplier's cannot overflow (the quantity fuzzer's finding).
+      constexpr long kFar = 100000;
+      if (std::from_chars(ex.data(), ex.data() + ex.size(), exp).ec == std::errc::result_out_of_range) {
+        exp = ex.starts_with('-') ? -kFar : kFar;
+      }
+      exp = std::clamp(exp, -kFar, kFar);
       base = base.substr(0, e);
     }
     const std::string shifted = std::string(base) + "e" + std::to_string(exp + m.exp10);
