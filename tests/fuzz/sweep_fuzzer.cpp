@@ -85,9 +85,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const io::InputDef& def = *sweepable()[data[0] % sweepable().size()];
   try {
     (void)io::is_sweep_text(text);
+    // A legal axis of up to 10^6 values costs seconds under ASan: the whole axis is built only
+    // when its values are at most 4,096 (expand_counts names a larger one); ctest's replay and the
+    // CLI harness build the large ones.
+    if (def.sweep == io::Sweep::counts) {
+      try {
+        const auto values = io::expand_counts(text, 4096);
+        if (values.size() > 4096) finding("expand_counts passed its limit", text);
+      } catch (const roofline::Error& e) {
+        roofline::fuzz::check_message(e.what(), true);
+        if (std::string_view(e.what()).find(" values; ") != std::string_view::npos) return 0;
+      }
+    }
     check_axis(def, text);
-    const auto values = def.sweep == io::Sweep::counts ? io::expand_counts(text, 4096) : std::vector<std::int64_t>{};
-    if (values.size() > 4096) finding("expand_counts passed its limit", text);
     if (def.sweep == io::Sweep::names) (void)io::expand_names(text);
   } catch (const roofline::Error& e) {
     roofline::fuzz::check_message(e.what(), true);
