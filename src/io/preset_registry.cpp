@@ -237,6 +237,45 @@ bool names_a_file(std::string_view spec) {
   return fs::symlink_status(fs::path(spec), ec).type() != fs::file_type::not_found && !ec;
 }
 
+// A preset directory, or its models/ or gpus/: one that cannot be read is an error, never an
+// empty one (R14). False when it does not exist and `may_be_missing`.
+bool check_directory(const fs::path& dir, const char* source, bool may_be_missing) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (may_be_missing && st.type() == fs::file_type::not_found) return false;
+  if (ec && st.type() != fs::file_type::not_found) {
+    throw InputError(std::string(source) + ": " + quote(dir.string()) + ": " + ec.message());
+  }
+  if (!fs::is_directory(st)) throw InputError(std::string(source) + ": " + quote(dir.string()) + " is not a directory");
+  return true;
+}
+
+// The *.json files of a models/ or gpus/ directory, sorted; none when it does not exist (a
+// directory may hold only one of them). read_file checks each before reading it: only regular
+// files (a FIFO would block every command, /dev/zero would be read to the cap; R2).
+std::vector<fs::path> preset_files(const fs::path& d, const char* source) {
+  std::vector<fs::path> files;
+  if (!check_directory(d, source, true)) return files;
+  std::error_code ec;
+  fs::directory_iterator it(d, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  if (ec) throw InputError(std::string(source) + ": " + quote(d.string()) + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Calls f on each line of `lines`, every one ended by '\n' (a built-in's aliases); stops at the
+// first for which f returns true, and returns whether one did.
+template <typename F>
+bool any_line(std::string_view lines, F f) {
+  for (std::size_t at = 0, end = 0; (end = lines.find('\n', at)) != std::string_view::npos; at = end + 1) {
+    if (f(lines.substr(at, end - at))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t from_env) {
@@ -249,34 +288,11 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t
                         p.text, p.aliases, p.aliases_known});
   }
   for (std::size_t i = 0; i < dirs.size(); ++i) {
-    // Every entry is checked before it is read: only regular files (a FIFO would block every
-    // command, /dev/zero would be read to the cap), and a directory that cannot be read is an
-    // error, never an empty one (R2, R14).
     const char* source = i < from_env ? "ROOFLINE_PRESET_PATH" : "--preset-dir";
     const fs::path dir = dirs[i];
-    std::error_code ec;
-    const fs::file_status st = fs::status(dir, ec);
-    if (ec && st.type() != fs::file_type::not_found) {
-      throw InputError(std::string(source) + ": " + quote(dir.string()) + ": " + ec.message());
-    }
-    if (!fs::is_directory(st))
-      throw InputError(std::string(source) + ": " + quote(dir.string()) + " is not a directory");
+    check_directory(dir, source, false);
     for (const auto& [sub, kind] : {std::pair{"models", PresetKind::model}, std::pair{"gpus", PresetKind::gpu}}) {
-      const fs::path d = dir / sub;
-      const fs::file_status sub_st = fs::status(d, ec);
-      if (sub_st.type() == fs::file_type::not_found) continue;  // a directory may hold only gpus/ or only models/
-      if (ec) throw InputError(std::string(source) + ": " + quote(d.string()) + ": " + ec.message());
-      if (!fs::is_directory(sub_st)) {
-        throw InputError(std::string(source) + ": " + quote(d.string()) + " is not a directory");
-      }
-      std::vector<fs::path> files;
-      fs::directory_iterator it(d, ec);
-      for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        if (it->path().extension() == ".json") files.push_back(it->path());
-      }
-      if (ec) throw InputError(std::string(source) + ": " + quote(d.string()) + ": " + ec.message());
-      std::sort(files.begin(), files.end());
-      for (const fs::path& f : files) {
+      for (const fs::path& f : preset_files(dir / sub, source)) {
         std::string name = f.filename().string();
         name.resize(name.size() - 5);
         // A preset name is printed in tables, JSON and completions: UTF-8 text without control
@@ -325,11 +341,10 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
   };
   for (const PresetEntry& e : entries_) {
     if (e.aliases_built) {
-      for (std::size_t at = 0, end = 0; (end = e.built_aliases.find('\n', at)) != std::string_view::npos;
-           at = end + 1) {
-        const std::string_view a = e.built_aliases.substr(at, end - at);
+      any_line(e.built_aliases, [&](std::string_view a) {
         index.push_back({lower(a), std::string(a), &e});
-      }
+        return false;
+      });
       continue;
     }
     const std::string where = where_of(e);
@@ -382,10 +397,7 @@ std::optional<PresetRegistry::Resolved> PresetRegistry::resolve(PresetKind kind,
   if (std::all_of(entries_.begin(), entries_.end(), [](const PresetEntry& e) { return e.aliases_built; })) {
     for (const PresetEntry& e : entries_) {
       if (e.kind != kind) continue;
-      for (std::size_t at = 0, end = 0; (end = e.built_aliases.find('\n', at)) != std::string_view::npos;
-           at = end + 1) {
-        if (iequal(e.built_aliases.substr(at, end - at), spec)) return Resolved{&e, true};
-      }
+      if (any_line(e.built_aliases, [&](std::string_view a) { return iequal(a, spec); })) return Resolved{&e, true};
     }
     return std::nullopt;
   }

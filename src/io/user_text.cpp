@@ -48,7 +48,7 @@ bool invisible_control(std::uint32_t cp) {
 }
 
 void hex(std::string& out, const char* prefix, std::uint32_t v, int digits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
+  static constexpr std::string_view kDigits = "0123456789abcdef";
   out += prefix;
   for (int d = digits - 1; d >= 0; --d) out += kDigits[(v >> (4U * static_cast<unsigned>(d))) & 0xFU];
 }
