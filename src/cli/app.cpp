@@ -335,11 +335,11 @@ Outcome run_compare(Invocation& inv, const io::Resolved*) {
   const std::string where = by_gpu ? "--gpu" : "MODEL";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (items[i].empty()) {
-      throw UsageError(where + ": an empty name in \"" + (by_gpu ? inv.spec.gpu : inv.spec.model) + "\"");
+      throw UsageError(where + ": an empty name in " + io::quote(by_gpu ? inv.spec.gpu : inv.spec.model));
     }
     if (std::find(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i), items[i]) !=
         items.begin() + static_cast<std::ptrdiff_t>(i)) {
-      throw UsageError(where + ": \"" + items[i] + "\" is given twice");
+      throw UsageError(where + ": " + io::quote(items[i]) + " is given twice");
     }
   }
   // A model from stdin is read once; each column reads its own copy.
@@ -657,7 +657,7 @@ const Command* compare_question(const std::vector<std::string>& args, std::size_
     const bool command =
         std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return q == c.name; });
     const std::string guess = io::did_you_mean(q, {kCompareQuestions.begin(), kCompareQuestions.end()});
-    throw UsageError("compare: \"" + q + "\" is not a question it compares" +
+    throw UsageError("compare: " + io::quote(q) + " is not a question it compares" +
                      (command ? " (its results are not a column of figures)" : "") + "; " +
                      (guess.empty() ? "questions: " + question_list() : "did you mean \"" + guess + "\"?"));
   }

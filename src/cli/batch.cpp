@@ -3,6 +3,7 @@
 #include "format/field.hpp"
 #include "format/jsonl.hpp"
 #include "io/preset_registry.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -81,7 +82,7 @@ const BatchCommand& command_of(const nlohmann::json& line, const std::vector<Bat
   }
   std::string allowed;
   for (const BatchCommand& b : commands) allowed += (allowed.empty() ? "" : ", ") + std::string(b.name);
-  throw UsageError("/command: \"" + name + "\" is not a command batch runs; allowed: " + allowed);
+  throw UsageError("/command: " + io::quote(name) + " is not a command batch runs; allowed: " + allowed);
 }
 
 void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, const format::Report& r) {

@@ -3,6 +3,8 @@
 // presets from --preset-dir and ROOFLINE_PRESET_PATH are offered; everything else is in the script.
 #include "cli/completion.hpp"
 
+#include "io/user_text.hpp"
+
 #include "roofline/errors.hpp"
 
 #include <CLI/CLI.hpp>
@@ -693,8 +695,7 @@ std::string completion_script(std::string_view shell, const CompletionSpec& spec
   if (shell == "bash") return bash_script(spec);
   if (shell == "zsh") return zsh_script(spec);
   if (shell == "fish") return fish_script(spec);
-  throw UsageError("SHELL: \"" + std::string(shell) +
-                   "\" is not one of: " + join({kShells.begin(), kShells.end()}, ", "));
+  throw UsageError("SHELL: " + io::quote(shell) + " is not one of: " + join({kShells.begin(), kShells.end()}, ", "));
 }
 
 }  // namespace roofline::cli

@@ -5,6 +5,7 @@
 
 #include "format/plot_charts.hpp"
 #include "io/quantity_parse.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/errors.hpp"
@@ -113,7 +114,7 @@ GemmInputs parse_gemm(const std::string& text, DType dtype) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::size_t comma = text.find(',', at);
     if ((comma == std::string::npos) != (i == 2)) {
-      throw InputError("--gemm: \"" + text + "\" is not M,N,K, e.g. 4096,4096,4096");
+      throw InputError("--gemm: " + io::quote(text) + " is not M,N,K, e.g. 4096,4096,4096");
     }
     const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     std::int64_t v = 0;
@@ -122,7 +123,7 @@ GemmInputs parse_gemm(const std::string& text, DType dtype) {
     } catch (const InputError& e) {
       throw InputError("--gemm: " + std::string(e.what()));
     }
-    if (v < 1) throw InputError("--gemm: \"" + part + "\" must be at least 1");
+    if (v < 1) throw InputError("--gemm: " + io::quote(part) + " must be at least 1");
     *dims[i] = static_cast<double>(v);
     at = comma + 1;
   }
@@ -196,7 +197,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     const std::size_t comma = spec.gpu.find(',', start);
     io::ScenarioSpec one = spec;
     one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (one.gpu.empty()) throw UsageError("--gpu: an empty name in \"" + spec.gpu + "\"");
+    if (one.gpu.empty()) throw UsageError("--gpu: an empty name in " + io::quote(spec.gpu));
     gpus.push_back(i == 0 ? first : io::resolve_on_gpu(first, one, reg));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -620,8 +620,8 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
     if (notes != nullptr) *notes = checkpoint_notes(c, m);
     return m;
   }
-  throw InputError(std::string(where) + ": " + c.path("model_type") + ": \"" + type +
-                   "\" is not supported; supported model_type values: " + supported_model_types());
+  throw InputError(std::string(where) + ": " + c.path("model_type") + ": " + quote(type) +
+                   " is not supported; supported model_type values: " + supported_model_types());
 }
 
 }  // namespace roofline::io

@@ -17,9 +17,10 @@ namespace roofline::io {
 using nlohmann::json;
 
 std::string describe_json(const json& v) {
+  // JSON escapes the control characters below 0x20 but not DEL or C1 controls: printable() does.
   const auto cut = [](std::string text) {
     if (text.size() > 60) text = text.substr(0, 57) + "...";
-    return text;
+    return printable(text);
   };
   const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
   if (v.is_array() || v.is_object()) {
@@ -240,8 +241,8 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
     } else if (part == "moe") {
       x.ffn = LayerFfn::moe;
     } else {
-      r.fail("layers", "\"" + text +
-                           "\": each layer is parts joined by +: attention, mamba1, mamba2, "
+      r.fail("layers", quote(text) +
+                           ": each layer is parts joined by +: attention, mamba1, mamba2, "
                            "gated_deltanet, mlp, moe");
     }
     start = end + 1;
@@ -255,7 +256,7 @@ void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
   set_bool(h, "attn_output_gate", m.hybrid.attn_output_gate);
   if (auto t = h.opt_str("state_dtype")) {
     m.hybrid.state_dtype = dtype_from_name(*t);
-    if (!m.hybrid.state_dtype) h.fail("state_dtype", "unknown dtype \"" + *t + "\"");
+    if (!m.hybrid.state_dtype) h.fail("state_dtype", "unknown dtype " + quote(*t));
   }
   if (h.has("ssm")) {
     ObjectReader s(h.raw("ssm"), std::string(where), "/architecture/hybrid/ssm");

@@ -1,6 +1,7 @@
 // gemm, gpus and models: the commands that take no model scenario.
 #include "format/field.hpp"
 #include "format/views.hpp"
+#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 #include "roofline/memory.hpp"
@@ -184,8 +185,8 @@ std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> model_presets(co
   if (out.empty()) {
     std::string all;
     for (const std::string& f : families) all += (all.empty() ? "" : ", ") + f;
-    throw UsageError("--family: no model preset of family \"" + std::string(family) +
-                     "\" (a family or the start of a name); families: " + all);
+    throw UsageError("--family: no model preset of family " + io::quote(family) +
+                     " (a family or the start of a name); families: " + all);
   }
   return out;
 }
