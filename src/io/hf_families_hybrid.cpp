@@ -180,7 +180,7 @@ LayerMix nemotron_layer(const Cfg& c, const char* key, char ch) {
     case 'E':
       c.unsupported(key, "MoE blocks ('E', Nemotron 3) are not modelled yet");
     default:
-      c.fail(key, std::string("unknown block '") + ch + "'; expected M, *, - or E");
+      c.fail(key, "unknown block " + quote(std::string(1, ch)) + "; expected M, *, - or E");
   }
 }
 
