@@ -42,7 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The models of the seed documents (/work/shared/data/worked-examples.md, "Presets used by the
+# The models of the seed documents (shared/data/worked-examples.md of the steering material, "Presets used by the
 # documents"): Llama 3 8B (seeds 000, 003, 004), Llama 2 7B (002, the "7B MHA"), Llama 2 70B (003),
 # GPT-3 175B (003), Llama 3 405B (004, the MFU calibration); and one mixture of experts, which no
 # seed has, so that the MoE paths are measured too (Mixtral 8x7B, the help's example).
