@@ -210,6 +210,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// `s` lower-cased into `buffer`, whose storage is reused from call to call.
+const std::string& lower_into(std::string& buffer, std::string_view s) {
+  buffer.assign(s);
+  for (char& ch : buffer) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return buffer;
+}
+
 bool iequal(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -438,6 +445,7 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
 
 std::string PresetRegistry::unknown_hint(PresetKind kind, std::string_view spec) const {
   std::vector<PresetSpelling> spellings;
+  spellings.reserve(entries(kind).size() + alias_index().size());
   for (const PresetEntry* e : entries(kind)) spellings.push_back({e->name, e->name});
   for (const Alias& a : alias_index()) {
     if (a.owner->kind == kind) spellings.push_back({a.text, a.owner->name});
@@ -513,21 +521,35 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 bool is_alnum(char ch) { return is_digit(ch) || (ch >= 'a' && ch <= 'z'); }
 
-// The numbers in a name, in order: "qwen2.5-0.5b" -> {"2.5", "0.5"}. Two spellings of one model
-// carry the same numbers; a different size or version changes them.
-std::vector<std::string> numbers_of(std::string_view s) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (!is_digit(s[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < s.size() && (is_digit(s[j]) || (s[j] == '.' && j + 1 < s.size() && is_digit(s[j + 1])))) ++j;
-    out.emplace_back(s.substr(i, j - i));
-    i = j;
+// The next number of a name from `pos` on (digits with inner dots), or "" at the end:
+// "qwen2.5-0.5b" gives "2.5", then "0.5". Two spellings of one model carry the same numbers; a
+// different size or version changes them.
+std::string_view next_number(std::string_view s, std::size_t& pos) {
+  while (pos < s.size() && !is_digit(s[pos])) ++pos;
+  const std::size_t start = pos;
+  while (pos < s.size() && (is_digit(s[pos]) || (s[pos] == '.' && pos + 1 < s.size() && is_digit(s[pos + 1])))) ++pos;
+  return s.substr(start, pos - start);
+}
+
+// Whether two names carry the same numbers in the same order (no allocation: this runs for every
+// spelling of every preset on each unknown name).
+bool same_numbers(std::string_view a, std::string_view b) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (true) {
+    const std::string_view x = next_number(a, i);
+    if (x != next_number(b, j)) return false;
+    if (x.empty()) return true;
   }
-  return out;
+}
+
+// Whether `s`, lower-cased, starts with `prefix` (already lower case).
+bool lower_starts_with(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != static_cast<unsigned char>(prefix[i])) return false;
+  }
+  return true;
 }
 
 // The family of a lower-case name: what precedes its first size token ("32b", "0.5b", "8x7b",
@@ -593,21 +615,21 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
   // 1. Names that extend what was typed ("mi300" -> mi300a, mi300x): all of them.
   std::vector<std::string> extended;
   for (const PresetSpelling& s : spellings) {
-    if (lower(s.text).starts_with(w)) extended.push_back(s.name);
+    if (lower_starts_with(s.text, w)) extended.emplace_back(s.name);
   }
   std::sort(extended.begin(), extended.end());
   extended.erase(std::unique(extended.begin(), extended.end()), extended.end());
   if (extended.size() == 1) return "; did you mean \"" + extended.front() + "\"?";
   if (extended.size() > 1) return "; did you mean one of: " + name_list(extended) + "?";
   // 2. A near spelling with the same numbers: a typo, never another size or version.
-  const std::vector<std::string> numbers = numbers_of(w);
-  std::string best;
+  std::string t;  // each spelling lower-cased, in one buffer
+  std::string_view best;
   std::size_t best_d = (w.size() <= 3 ? 1 : w.size() / 3) + 1;
   for (const PresetSpelling& s : spellings) {
-    const std::string t = lower(s.text);
-    if (numbers_of(t) != numbers) continue;
-    if (!w.starts_with(t) && length_gap(w, t) >= best_d) continue;  // the distance is at least the gap
-    const std::size_t d = w.starts_with(t) ? 0 : edit_distance(w, t);
+    if (!same_numbers(s.text, w)) continue;  // digits and dots have no case
+    const bool prefix = w.starts_with(lower_into(t, s.text));
+    if (!prefix && length_gap(w, t) >= best_d) continue;  // the distance is at least the gap
+    const std::size_t d = prefix ? 0 : edit_distance(w, t);
     if (d < best_d) {
       best_d = d;
       best = s.name;
@@ -619,7 +641,7 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
   if (family.empty()) return "";
   std::vector<std::string> members;
   for (const PresetSpelling& s : spellings) {
-    if (s.text == s.name && family_of(lower(s.name)) == family) members.push_back(s.name);
+    if (s.text == s.name && family_of(lower_into(t, s.name)) == family) members.emplace_back(s.name);
   }
   if (members.empty()) return "";
   return "; presets of this family: " + name_list(members);

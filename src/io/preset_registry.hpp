@@ -79,10 +79,11 @@ class PresetRegistry {
 /// Closest candidate by edit distance, or "" when none is close.
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
 
-/// A spelling of a preset: a name or an alias, and the canonical name it stands for.
+/// A spelling of a preset: a name or an alias, and the canonical name it stands for (views of the
+/// registry's strings).
 struct PresetSpelling {
-  std::string text;
-  std::string name;
+  std::string_view text;
+  std::string_view name;
 };
 
 /// What follows `unknown preset "x"`: "; did you mean \"y\"?", "; did you mean one of: a, b?",
