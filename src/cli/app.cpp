@@ -1035,18 +1035,21 @@ bool is_command_name(std::string_view word) {
   return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return word == c.name; });
 }
 
-// Passes 2 and 3 without CLI11, for the common line of a model command: the command's own flags
-// and the global ones, each given once as `--flag value` or `--flag=value`, and at most one MODEL
-// after the command. Anything else (help, version, a short option, `--`, a repeated flag, a value
+// Passes 2 and 3 without CLI11, for the common line of a model command or batch: the command's own
+// flags and the global ones, each given once as `--flag value` or `--flag=value`, and at most one
+// MODEL (batch: FILE) after the command. Anything else (help, version, a short option, `--`, a repeated flag, a value
 // that starts with '-', a MODEL that is a command's name, a choice CLI11 would refuse, a list option
 // that might take the next word too) returns false, and CLI11 parses the whole line instead, with its
 // messages. CLI11 builds every option of the command first, which costs more than the command's
 // work; both paths fill the same GlobalOptions, Invocation and Bound values (tests/cli/direct_parse_test.cpp).
 bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std::size_t at, GlobalOptions& g,
                   Invocation& inv, std::vector<Bound>& bound) {
-  if (cmd.kind != Kind::model || cmd.run == run_plot) return false;
+  if ((cmd.kind != Kind::model && cmd.kind != Kind::batch) || cmd.run == run_plot) return false;
   check_flags(cmd, args, at + 1);  // pass 2, as the CLI11 path does
-  bound = command_inputs(cmd);
+  // batch takes a FILE where a model command takes its MODEL, and no input flag.
+  const bool batch = cmd.kind == Kind::batch;
+  std::string& positional = batch ? inv.batch_file : inv.spec.model;
+  if (!batch) bound = command_inputs(cmd);
   std::size_t parsed = 0;  // options of the command's own parse order, for the sweep axes
   bool model = false;
   bool format = false;
@@ -1069,13 +1072,14 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
         return false;
       }
       if (model) {
+        if (batch) return false;
         throw UsageError("a second MODEL " + io::quote(a) + "; " + cmd.name + " takes one model" +
                          (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), std::string_view(cmd.name)) !=
                                   kCompareQuestions.end()
                               ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side"
                               : ""));
       }
-      inv.spec.model = a;
+      positional = a;
       model = true;
       continue;
     }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -48,6 +49,16 @@ void same_both_ways(const std::vector<std::string>& args, const std::string& std
 
 using Args = std::vector<std::string>;
 
+// A line's standard input: batch reads plans (one that answers, one that fails); "-" as MODEL
+// reads a config.json.
+std::string stdin_for(const Args& a) {
+  if (std::find(a.begin(), a.end(), "batch") != a.end()) {
+    return "{\"command\":\"decode\",\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\"}\n"
+           "{\"command\":\"params\",\"model\":\"no-such-model\"}\n";
+  }
+  return a.size() > 1 && a[1] == "-" ? fixture("llama3-8b.config.json") : "";
+}
+
 }  // namespace
 
 TEST_CASE("the direct parse takes the common lines and prints what CLI11's parse prints", "[cli][direct]") {
@@ -82,11 +93,17 @@ TEST_CASE("the direct parse takes the common lines and prints what CLI11's parse
       {"layer", "llama3-8b", "--gpu", "h100-sxm", "--phase", "prefill"},
       {"decode", "llama3-8b", "--gpu", "h100-sxm", "--format", "svg"},
       {"params", "llama3-8b", "--brief", "--format", "json"},
+      // batch: FILE where MODEL is, and the global flags only.
+      {"batch"},
+      {"batch", "-"},
+      {"--quiet", "batch", "--format", "jsonl"},
+      {"batch", "--format=json"},
+      {"batch", "no-such-file.jsonl"},
   };
   for (const Args& a : lines) {
     INFO(a[0] << " " << a.back());
     CHECK(roofline::cli::parses_directly(a));
-    same_both_ways(a, a[1] == "-" ? fixture("llama3-8b.config.json") : "");
+    same_both_ways(a, stdin_for(a));
   }
 }
 
@@ -104,11 +121,13 @@ TEST_CASE("unusual lines are left to CLI11, with its messages", "[cli][direct]")
       {"compare", "params", "llama3-8b,llama3-70b"},
       {"plot", "llama3-8b", "--gpu", "h100-sxm"},
       {"gpus"},
+      {"batch", "-", "-"},  // a second FILE
+      {"batch", "--help"},
   };
   for (const Args& a : lines) {
     INFO(a[0] << " " << a.back());
     CHECK_FALSE(roofline::cli::parses_directly(a));
-    same_both_ways(a);
+    same_both_ways(a, stdin_for(a));
   }
 }
 
@@ -130,6 +149,8 @@ TEST_CASE("the direct parse names the common mistakes itself, in one line, exit 
        "a second MODEL \"llama3-70b\"; kv takes one model; roofline compare kv A,B sets several side by side"},
       {{"layer", "llama3-8b", "x"}, "a second MODEL \"x\"; layer takes one model"},
       {{"params", "llama3-8b", "-layers", "2"}, "unknown option \"-layers\"; did you mean --layers?"},
+      {{"batch", "--format", "jsonl", "--format", "jsonl"}, "--format is given twice; give it once"},
+      {{"batch", "--color"}, "--color needs a value (WHEN)"},
   };
   for (const auto& [args, message] : lines) {
     INFO(args[0] << " " << args.back());
