@@ -396,12 +396,16 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
   return *aliases_;
 }
 
+bool PresetRegistry::builtins_only() const {
+  return std::all_of(entries_.begin(), entries_.end(), [](const PresetEntry& e) { return e.aliases_built; });
+}
+
 std::optional<PresetRegistry::Resolved> PresetRegistry::resolve(PresetKind kind, std::string_view spec) const {
   if (const PresetEntry* e = find(kind, spec)) return Resolved{e, false};
   // Built-ins alone: their aliases, read at build time, are scanned in place. Their clashes are
   // checked by alias_index, which every listing and the preset tests run; with preset files, the
   // index checks the files' aliases before any is used.
-  if (std::all_of(entries_.begin(), entries_.end(), [](const PresetEntry& e) { return e.aliases_built; })) {
+  if (builtins_only()) {
     for (const PresetEntry& e : entries_) {
       if (e.kind != kind) continue;
       if (any_line(e.built_aliases, [&](std::string_view a) { return iequal(a, spec); })) return Resolved{&e, true};
@@ -445,10 +449,20 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
 
 std::string PresetRegistry::unknown_hint(PresetKind kind, std::string_view spec) const {
   std::vector<PresetSpelling> spellings;
-  spellings.reserve(entries(kind).size() + alias_index().size());
   for (const PresetEntry* e : entries(kind)) spellings.push_back({e->name, e->name});
-  for (const Alias& a : alias_index()) {
-    if (a.owner->kind == kind) spellings.push_back({a.text, a.owner->name});
+  if (!builtins_only()) {
+    for (const Alias& a : alias_index()) {
+      if (a.owner->kind == kind) spellings.push_back({a.text, a.owner->name});
+    }
+    return suggest_preset(spec, spellings);
+  }
+  // Built-ins alone: their aliases in place, in the index's order, without building the index.
+  for (const PresetEntry& e : entries_) {
+    if (e.kind != kind) continue;
+    any_line(e.built_aliases, [&](std::string_view a) {
+      spellings.push_back({a, e.name});
+      return false;
+    });
   }
   return suggest_preset(spec, spellings);
 }

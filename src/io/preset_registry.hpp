@@ -70,6 +70,8 @@ class PresetRegistry {
   [[nodiscard]] const PresetEntry* find(PresetKind kind, std::string_view name) const;
   /// Every alias of every preset, read from the files' "aliases" arrays on first use and checked.
   [[nodiscard]] const std::vector<Alias>& alias_index() const;
+  /// No preset files: every alias was read at build time and can be scanned in place.
+  [[nodiscard]] bool builtins_only() const;
   [[nodiscard]] std::string unknown_hint(PresetKind kind, std::string_view spec) const;
   std::vector<PresetEntry> entries_;
   std::vector<std::unique_ptr<const std::string>> texts_;  ///< the preset files' texts (entries_ views them)
