@@ -3,11 +3,13 @@
 # another (or K at a time), each with its seed corpus, regressions and dictionary, and prints a
 # Markdown table ready to paste into docs/reliability.md.
 #
-#   tests/fuzz/campaign.sh [-n RUNS] [-j K] [-t SECONDS] [-b BUILD_DIR] [HARNESS...]
+#   tests/fuzz/campaign.sh [-n RUNS] [-T SECONDS] [-j K] [-f K] [-t SECONDS] [-b BUILD_DIR] [HARNESS...]
 #
 #   -n RUNS       executions per harness (default 10000000)
 #   -T SECONDS    stop each harness after this time instead (a quick campaign; default none)
 #   -j K          harnesses run at a time (default 1)
+#   -f K          each harness in libFuzzer's fork mode with K worker processes (default 0: one
+#                 process); RUNS counts the executions of all of them
 #   -t SECONDS    libFuzzer -timeout: one input running longer is a finding (default 10)
 #   -b BUILD_DIR  the fuzz preset's build directory (default build/fuzz; built first if absent)
 #   HARNESS...    a subset of tests/fuzz/harnesses.txt (default: all)
@@ -25,14 +27,16 @@ jobs=1
 timeout=10
 build=build/fuzz
 seconds=0
-while getopts "n:T:j:t:b:h" opt; do
+forks=0
+while getopts "n:T:j:f:t:b:h" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     T) seconds=$OPTARG ;;
     j) jobs=$OPTARG ;;
+    f) forks=$OPTARG ;;
     t) timeout=$OPTARG ;;
     b) build=$OPTARG ;;
-    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -63,7 +67,7 @@ run_one() {
   local start end rc=0
   start=$(date +%s)
   "$build/tests/fuzz/fuzz_$h" -runs="$runs" -max_total_time="$seconds" -max_len="${max_len[$h]}" -timeout="$timeout" -rss_limit_mb=2048 \
-    -dict="tests/fuzz/$h.dict" -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
+    -fork="$forks" -dict="tests/fuzz/$h.dict" -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
     "$dir/corpus" "tests/fuzz/corpus/$h" $(ls -d "tests/fuzz/regressions/$h" 2>/dev/null) > "$dir/log" 2>&1 || rc=$?
   end=$(date +%s)
   echo "$rc $((end - start))" > "$dir/result"
@@ -71,7 +75,7 @@ run_one() {
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit (with local changes)"
-echo "campaign at $commit, $runs executions (or ${seconds}s, 0: no limit) per harness, $jobs at a time, on $(nproc) cores; logs in $build/campaign/" >&2
+echo "campaign at $commit, $runs executions (or ${seconds}s, 0: no limit) per harness, $jobs at a time (fork: $forks workers each), on $(nproc) cores; logs in $build/campaign/" >&2
 for h in "${harnesses[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
   echo "  $h: started $(date +%T)" >&2
@@ -79,7 +83,7 @@ for h in "${harnesses[@]}"; do
 done
 wait
 
-echo "Fuzzing campaign at commit $commit ($(date -u +%Y-%m-%d), $(nproc) cores, ASan + UBSan, $jobs at a time):"
+echo "Fuzzing campaign at commit $commit ($(date -u +%Y-%m-%d), $(nproc) cores, ASan + UBSan, $jobs at a time, fork: $forks workers each):"
 echo
 echo "| harness | executions | exec/s | wall time | result |"
 echo "|---|---:|---:|---:|---|"
