@@ -8,6 +8,7 @@
 #include "roofline/units.hpp"
 #include "roofline/workload.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -64,17 +65,15 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
 
 /// Expected tokens one target step yields with γ drafted tokens accepted independently with
 /// probability α: (1 - α^(γ+1)) / (1 - α), γ + 1 at α = 1  [LE23 §3.1, eq. 1]
-constexpr double speculative_tokens_per_step(double alpha, double gamma) {
+inline double speculative_tokens_per_step(double alpha, double gamma) {
   if (alpha >= 1.0) return gamma + 1.0;
-  double power = 1.0;  // α^(γ+1) by repeated multiplication: γ is a small count
-  const auto steps = static_cast<std::int64_t>(gamma) + 1;
-  for (std::int64_t i = 0; i < steps; ++i) power *= alpha;
-  return (1.0 - power) / (1.0 - alpha);
+  // α^(γ+1) in one pow: γ may be any count up to 2^62, and a loop over it never ends (N1)
+  return (1.0 - std::pow(alpha, gamma + 1.0)) / (1.0 - alpha);
 }
 
 /// Leviathan et al.'s walltime improvement with a draft costing c target steps and verification
 /// as cheap as one step: (1 - α^(γ+1)) / ((1 - α)(γ c + 1))  [LE23 §3.3, Theorem 3.8]
-constexpr double speculative_speedup_bound(double alpha, double gamma, double cost_ratio) {
+inline double speculative_speedup_bound(double alpha, double gamma, double cost_ratio) {
   return speculative_tokens_per_step(alpha, gamma) / (gamma * cost_ratio + 1.0);
 }
 

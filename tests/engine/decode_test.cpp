@@ -147,6 +147,14 @@ TEST_CASE("speculative decoding: expected tokens per target step and Leviathan's
   CHECK_THAT(speculative_speedup_bound(0.8, 4, 0.1), Catch::Matchers::WithinRel(3.3616 / 1.4, 1e-12));
 }
 
+// α^(γ+1) was a loop of γ + 1 multiplications, so --draft-len 1e18 never returned (reliability
+// review 2026-12-01, N1); for γ → ∞ the expected tokens tend to 1 / (1 - α)  [LE23-3.1]
+TEST_CASE("speculative tokens per step at a draft length of 2^62 answer at once", "[decode][N1]") {
+  CHECK_THAT(speculative_tokens_per_step(0.8, 1e18), Catch::Matchers::WithinRel(5.0, 1e-12));
+  CHECK_THAT(speculative_tokens_per_step(0.5, 4611686018427387904.0), Catch::Matchers::WithinRel(2.0, 1e-12));
+  CHECK(speculative_speedup_bound(0.8, 1e18, 1.0) < 1e-17);  // γ c + 1 = 10^18 + 1 target steps a cycle
+}
+
 TEST_CASE("a verification step reads the weights and the cache once and multiplies the FLOPs [LE23-3]", "[decode]") {
   const ModelConfig m = test_models::llama3_8b();
   const ParamCounts c = count_params(m);
