@@ -251,10 +251,10 @@ _roofline_value() {
       ;;
     report:--gpu | memory:--gpu | decode:--gpu | prefill:--gpu | serve:--gpu | layer:--gpu \
       | train:--gpu | gemm:--gpu)
-      _roofline_words "$(_roofline_names gpus)"; _roofline_files
+      _roofline_presets gpus; _roofline_files
       ;;
     plan:--gpu | plot:--gpu | compare:--gpu)
-      _roofline_list "$(_roofline_names gpus)"; [[ $cur == *,* ]] || _roofline_files
+      _roofline_presets gpus -l; [[ $cur == *,* ]] || _roofline_files
       ;;
     report:--dtype | params:--dtype | flops:--dtype | memory:--dtype | decode:--dtype \
       | prefill:--dtype | serve:--dtype | layer:--dtype | plan:--dtype | plot:--dtype \
@@ -283,7 +283,7 @@ _roofline_value() {
       _roofline_words "expected all-experts top-k"
       ;;
     *:--draft)
-      _roofline_words "mtp $(_roofline_names models)"; _roofline_files
+      _roofline_presets models "" "mtp"; _roofline_files
       ;;
     *:--phase)
       _roofline_words "prefill decode"
@@ -322,13 +322,13 @@ _roofline_positional() {
   case $1 in
     report:0 | params:0 | flops:0 | kv:0 | memory:0 | decode:0 | prefill:0 | serve:0 | layer:0 \
       | train:0 | plan:0 | plot:0)
-      _roofline_words "- $(_roofline_names models)"; _roofline_files
+      _roofline_presets models "" "-"; _roofline_files
       ;;
     compare:0)
       _roofline_words "report params flops kv memory decode prefill serve train"
       ;;
     compare:1)
-      _roofline_list "$(_roofline_names models)"; [[ $cur == *,* ]] || _roofline_files
+      _roofline_presets models -l; [[ $cur == *,* ]] || _roofline_files
       ;;
     completion:0)
       _roofline_words "bash zsh fish"
@@ -373,21 +373,50 @@ _roofline_paths() {  # any file or directory
   compopt -o filenames 2>/dev/null
 }
 
-_roofline_words() {  # adds the words of $1 that start with $cur
-  local -a words
-  mapfile -t words < <(compgen -W "$1" -- "$cur")
-  COMPREPLY+=("${words[@]}")
+# Adds each word after $1 and $2 that starts with $1, with $2 before it. Compared literally: a word
+# is never expanded, split or globbed, whatever a preset file is named (a word list given to compgen
+# would run a command substitution in a name).
+_roofline_match() {
+  local prefix=$1 head=$2 w
+  shift 2
+  for w; do
+    [[ $w == "$prefix"* ]] && COMPREPLY+=("$head$w")
+  done
 }
 
-_roofline_list() {  # a comma list: adds the words of $1 that complete its last element
+# The words of a comma list that complete its last element.
+_roofline_list_of() {
   local head="" last=$cur
   if [[ $cur == *,* ]]; then
     head=${cur%,*},
     last=${cur##*,}
   fi
+  _roofline_match "$last" "$head" "$@"
+}
+
+_roofline_words() {  # adds the words of $1 (the script's own, space-separated) that start with $cur
   local -a words
-  mapfile -t words < <(compgen -W "$1" -- "$last")
-  ((${#words[@]})) && COMPREPLY+=("${words[@]/#/$head}")
+  read -ra words <<<"$1"
+  _roofline_match "$cur" "" "${words[@]}"
+}
+
+_roofline_list() {  # a comma list of the words of $1
+  local -a words
+  read -ra words <<<"$1"
+  _roofline_list_of "${words[@]}"
+}
+
+# The preset names of $1 (models | gpus), one a line from the binary, and the words of $3; $2 is -l
+# for a comma list.
+_roofline_presets() {
+  local -a names words
+  mapfile -t names < <(_roofline_names "$1")
+  read -ra words <<<"${3-}"
+  if [[ ${2-} == -l ]]; then
+    _roofline_list_of "${names[@]}" "${words[@]}"
+  else
+    _roofline_match "$cur" "" "${names[@]}" "${words[@]}"
+  fi
 }
 
 _roofline() {

@@ -163,12 +163,12 @@ std::string bash_action(const ValueSpec& v, std::size_t indent) {
       return call + wrapped(v.words, indent + 2, indent + call.size()) + "\"";
     }
     case Complete::models:
-      if (v.list) return "_roofline_list \"$(_roofline_names models)\"; [[ $cur == *,* ]] || _roofline_files";
-      return "_roofline_words \"" + join(v.words) + (v.words.empty() ? "" : " ") +
-             "$(_roofline_names models)\"; _roofline_files";
+      if (v.list) return "_roofline_presets models -l; [[ $cur == *,* ]] || _roofline_files";
+      return "_roofline_presets models \"\"" + (v.words.empty() ? "" : " \"" + join(v.words) + "\"") +
+             "; _roofline_files";
     case Complete::gpus:
-      return v.list ? "_roofline_list \"$(_roofline_names gpus)\"; [[ $cur == *,* ]] || _roofline_files"
-                    : "_roofline_words \"$(_roofline_names gpus)\"; _roofline_files";
+      return v.list ? "_roofline_presets gpus -l; [[ $cur == *,* ]] || _roofline_files"
+                    : "_roofline_presets gpus; _roofline_files";
     case Complete::directories:
       return "_roofline_dirs";
     case Complete::files:
@@ -249,21 +249,50 @@ _roofline_paths() {  # any file or directory
   compopt -o filenames 2>/dev/null
 }
 
-_roofline_words() {  # adds the words of $1 that start with $cur
-  local -a words
-  mapfile -t words < <(compgen -W "$1" -- "$cur")
-  COMPREPLY+=("${words[@]}")
+# Adds each word after $1 and $2 that starts with $1, with $2 before it. Compared literally: a word
+# is never expanded, split or globbed, whatever a preset file is named (a word list given to compgen
+# would run a command substitution in a name).
+_roofline_match() {
+  local prefix=$1 head=$2 w
+  shift 2
+  for w; do
+    [[ $w == "$prefix"* ]] && COMPREPLY+=("$head$w")
+  done
 }
 
-_roofline_list() {  # a comma list: adds the words of $1 that complete its last element
+# The words of a comma list that complete its last element.
+_roofline_list_of() {
   local head="" last=$cur
   if [[ $cur == *,* ]]; then
     head=${cur%,*},
     last=${cur##*,}
   fi
+  _roofline_match "$last" "$head" "$@"
+}
+
+_roofline_words() {  # adds the words of $1 (the script's own, space-separated) that start with $cur
   local -a words
-  mapfile -t words < <(compgen -W "$1" -- "$last")
-  ((${#words[@]})) && COMPREPLY+=("${words[@]/#/$head}")
+  read -ra words <<<"$1"
+  _roofline_match "$cur" "" "${words[@]}"
+}
+
+_roofline_list() {  # a comma list of the words of $1
+  local -a words
+  read -ra words <<<"$1"
+  _roofline_list_of "${words[@]}"
+}
+
+# The preset names of $1 (models | gpus), one a line from the binary, and the words of $3; $2 is -l
+# for a comma list.
+_roofline_presets() {
+  local -a names words
+  mapfile -t names < <(_roofline_names "$1")
+  read -ra words <<<"${3-}"
+  if [[ ${2-} == -l ]]; then
+    _roofline_list_of "${names[@]}" "${words[@]}"
+  else
+    _roofline_match "$cur" "" "${names[@]}" "${words[@]}"
+  fi
 }
 
 _roofline() {

@@ -285,6 +285,19 @@ bool any_line(std::string_view lines, F f) {
 
 }  // namespace
 
+bool is_preset_name(std::string_view name) {
+  const auto word = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (name.empty() || name.size() > kMaxPresetName || !word(name.front())) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return word(c) || c == '.' || c == '_' || c == '+' || c == '-'; });
+}
+
+bool is_preset_alias(std::string_view alias) {
+  const std::size_t slash = alias.find('/');
+  if (slash == std::string_view::npos) return is_preset_name(alias);
+  return is_preset_name(alias.substr(0, slash)) && is_preset_name(alias.substr(slash + 1));
+}
+
 PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t from_env) {
   // The built-ins are views of the binary's own text, registered without a duplicate check: their
   // names are unique by construction (tests/io/presets_test.cpp checks it), and this runs on every command.
@@ -302,15 +315,19 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t
       for (const fs::path& f : preset_files(dir / sub, source)) {
         std::string name = f.filename().string();
         name.resize(name.size() - 5);
-        // A preset name is printed in tables, JSON and completions: UTF-8 text without control
-        // characters or quotes (R12, R15).
-        if (escape(name, std::string::npos) != name) {
-          throw InputError(display_path(f.string()) + ": a preset name is printable UTF-8 text, got " + quote(name));
+        // A preset name is typed on command lines, named in comma lists, printed in tables and
+        // JSON, and offered by the shells' completion: a safe word only (R12, N5, N27).
+        if (!is_preset_name(name)) {
+          throw InputError(display_path(f.string()) + ": " + quote(name) + " is not a preset name; " +
+                           std::string(kPresetNameRule));
         }
         add(kind, name, display_path(f.string()), false, read_file(f.string()));
       }
     }
   }
+  // A user file's alias that clashes with a name or another alias is an error at once, not only
+  // when an alias is first looked up: a name found first would hide the clash (N26).
+  if (!dirs.empty() && !builtins_only()) static_cast<void>(alias_index());
 }
 
 void PresetRegistry::add(PresetKind kind, std::string name, std::string origin, bool builtin, std::string text) {
@@ -363,7 +380,13 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
     }
     if (!j.is_object() || !j.contains("aliases") || j.at("aliases").is_null()) continue;
     const ObjectReader r(j, where, "");
-    for (const std::string& a : r.strings("aliases")) index.push_back({lower(a), a, &e});
+    for (const std::string& a : r.strings("aliases")) {
+      if (!is_preset_alias(a)) {
+        throw InputError(where + ": /aliases: " + quote(a) + " is not an alias; an alias is a preset name, or two " +
+                         "joined by '/' as a Hugging Face repo id is");
+      }
+      index.push_back({lower(a), a, &e});
+    }
   }
   // Every alias against every name and every earlier alias of its kind. Built-ins come first, so
   // a clash between a built-in and a user file always blames the user file.
@@ -429,8 +452,11 @@ std::vector<std::string> PresetRegistry::aliases(const PresetEntry& e) const {
 
 ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {
   const std::string where = where_of(e);
-  ModelPreset p = model_from_json(parse_json_text(e.text, where), where, e.name);
-  if (p.config.name != e.name && p.input_format != InputFormat::hf_config) {
+  const nlohmann::json j = parse_json_text(e.text, where);
+  ModelPreset p = model_from_json(j, where, e.name);
+  // A bare config.json has no name: its file names it. A preset (one wrapping an "hf_config"
+  // too) states its name, which must be its file's (N26).
+  if (p.config.name != e.name && !is_hf_config(j)) {
     throw InputError(where + ": /name: " + quote(p.config.name) + " must equal the file name " + quote(e.name));
   }
   p.config.name = e.name;

@@ -27,6 +27,17 @@ struct PresetEntry {
   bool aliases_built = false;      ///< built_aliases is what the text says (else the text is parsed)
 };
 
+/// A preset name: ASCII letters, digits and `.` `_` `+` `-`, starting with a letter or a digit, at
+/// most 100 characters. Names are typed on command lines, joined in comma lists and offered by the
+/// shells' completion, which must never split or expand them (docs/presets.md).
+inline constexpr std::size_t kMaxPresetName = 100;
+inline constexpr std::string_view kPresetNameRule =
+    "a preset name is ASCII letters, digits, '.', '_', '+' and '-', starting with a letter or a digit, at most 100 "
+    "characters";
+[[nodiscard]] bool is_preset_name(std::string_view name);
+/// An alias: a preset name, or two joined by one '/' (a Hugging Face repo id).
+[[nodiscard]] bool is_preset_alias(std::string_view alias);
+
 class PresetRegistry {
  public:
   /// Registers the built-ins and every *.json under DIR/models and DIR/gpus of each directory.

@@ -89,7 +89,9 @@ TEST_CASE("each script completes what the spec says", "[completion]") {
   CHECK(contains(bash, "    *:--kind)\n      _roofline_words \"bars lines\"\n"));
   CHECK(contains(bash, "    *:-o | *:--out)\n      _roofline_paths\n"));
   CHECK(contains(bash, "    *:--format)\n      _roofline_words \"a b\"\n"));
-  CHECK(contains(bash, "    run:0)\n      _roofline_words \"- $(_roofline_names models)\"; _roofline_files\n"));
+  // The names reach the script one a line and are matched literally, never through compgen -W (N5).
+  CHECK(contains(bash, "    run:0)\n      _roofline_presets models \"\" \"-\"; _roofline_files\n"));
+  CHECK_FALSE(contains(bash, "compgen -W"));
   CHECK(contains(bash, "complete -F _roofline roofline\n"));
 
   const std::string zsh = completion_script("zsh", spec);

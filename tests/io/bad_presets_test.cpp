@@ -135,9 +135,17 @@ TEST_CASE("io: bad_presets: loaded from a --preset-dir, each fails with its exac
     const TempDir dir;
     const std::string path = dir.write(std::string(b.kind == Kind::gpu ? "gpus/" : "models/") + b.file,
                                        roofline_test::slurp(bad_dir() + "/" + b.file));
-    // Registration only reads the text; the defect surfaces when the preset is parsed.
-    const PresetRegistry r({dir.str()});
     const std::string expected = with_file(b.message, path);
+    // Registration reads the text and, in a preset directory, parses every file for its aliases (a
+    // clash is an error at once, N26): JSON and alias defects surface there, the rest when the
+    // preset is parsed.
+    const std::string file = b.file;
+    if (file.find("aliases") != std::string::npos || file.find("invalid-json") != std::string::npos ||
+        file.find("trailing-comma") != std::string::npos || file.find("single-quotes") != std::string::npos) {
+      REQUIRE_THROWS_WITH(PresetRegistry({dir.str()}), expected);
+      continue;
+    }
+    const PresetRegistry r({dir.str()});
     if (b.kind == Kind::gpu) {
       REQUIRE_THROWS_AS(r.load_gpu(stem_of(b.file)), InputError);
       REQUIRE_THROWS_WITH(r.load_gpu(stem_of(b.file)), expected);

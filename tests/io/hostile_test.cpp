@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 #include "io_test_support.hpp"
 
@@ -247,20 +248,76 @@ TEST_CASE("preset dirs: file names that are not printable text are refused", "[i
   const std::string tiny = R"({"name": "x", "source": "t",
     "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})";
   dir.write("models/x\xff.json", tiny);
-  REQUIRE_THROWS_WITH(PresetRegistry({dir.str()}), dir.str() +
-                                                       "/models/x\\xff.json: a preset name is printable UTF-8 "
-                                                       "text, got \"x\\xff\"");
+  REQUIRE_THROWS_WITH(
+      PresetRegistry({dir.str()}),
+      dir.str() + "/models/x\\xff.json: \"x\\xff\" is not a preset name; " + std::string(kPresetNameRule));
   const TempDir esc;
   esc.write("gpus/a\x1b[2Jb.json", "{}");
-  REQUIRE_THROWS_WITH(PresetRegistry({esc.str()}), esc.str() +
-                                                       "/gpus/a\\x1b[2Jb.json: a preset name is printable "
-                                                       "UTF-8 text, got \"a\\x1b[2Jb\"");
+  REQUIRE_THROWS_WITH(
+      PresetRegistry({esc.str()}),
+      esc.str() + "/gpus/a\\x1b[2Jb.json: \"a\\x1b[2Jb\" is not a preset name; " + std::string(kPresetNameRule));
   // A config given by a path with such a name is read; its label and origin are escaped.
   const TempDir path_dir;
   const std::string path = path_dir.write("p\xff.json", llama_config());
   const ModelPreset p = PresetRegistry({}).load_model(path, std::cin);
   CHECK(p.config.name == "p\\xff");
   CHECK(is_utf8(p.origin));
+}
+
+// A preset name reaches the shells' completion, comma lists and command lines: the reliability
+// review ran a command named by a preset file (N5: bash's compgen -W expanded "$(touch X)") and saw
+// "a b" offered as two words (N27). Names are now a safe word, and a file with any other name is
+// refused with the rule (docs/presets.md).
+TEST_CASE("preset dirs: a name that a shell would expand, split or glob is refused", "[io][hostile][N5][N27]") {
+  const std::string tiny = R"({"name": "%", "source": "t",
+    "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})";
+  for (const std::string& name :
+       std::vector<std::string>{"$(touch X)", "`touch X`", "a b", "x,y", "-rf", ".hidden", "a;b", "a*", "~x", "x'y",
+                                "caf\xc3\xa9", std::string(101, 'a')}) {
+    INFO(name);
+    CHECK_FALSE(is_preset_name(name));
+    const TempDir dir;
+    dir.write("models/" + name + ".json", tiny);
+    REQUIRE_THROWS_WITH(PresetRegistry({dir.str()}), display_path(dir.str() + "/models/" + name + ".json") + ": " +
+                                                         quote(name) + " is not a preset name; " +
+                                                         std::string(kPresetNameRule));
+  }
+  for (const std::string& name :
+       std::vector<std::string>{"llama3-8b", "Qwen2.5-0.5B", "x_y+z", "9b", std::string(100, 'a')}) {
+    CHECK(is_preset_name(name));
+  }
+  CHECK(is_preset_alias("meta-llama/Meta-Llama-3-8B"));
+  CHECK_FALSE(is_preset_alias("a/b/c"));
+  CHECK_FALSE(is_preset_alias("a b"));
+  CHECK_FALSE(is_preset_alias("/x"));
+  // Every built-in name and alias keeps the rule.
+  const PresetRegistry builtins({});
+  for (const PresetKind kind : {PresetKind::model, PresetKind::gpu}) {
+    for (const PresetEntry* e : builtins.entries(kind)) {
+      INFO(e->name);
+      CHECK(is_preset_name(e->name));
+      for (const std::string& a : builtins.aliases(*e)) CHECK(is_preset_alias(a));
+    }
+  }
+}
+
+// N26: a user preset whose alias is a built-in's name loaded without a word and never resolved
+// (the built-in's name was found first); a preset file whose "name" differs from its file stem
+// loaded under the stem when it wrapped an "hf_config".
+TEST_CASE("preset dirs: an alias that is a built-in name, and a name that is not the file's, are errors",
+          "[io][hostile][N26]") {
+  const TempDir dir;
+  const std::string path = dir.write("models/mine.json", R"({"name": "mine", "source": "t", "aliases": ["llama3-8b"],
+    "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
+  REQUIRE_THROWS_WITH(PresetRegistry({dir.str()}),
+                      path + ": /aliases: \"llama3-8b\" is already the name of preset \"llama3-8b\" (builtin)");
+  const TempDir other;
+  const std::string wrapped = other.write("models/other.json", R"({"name": "wrongname", "source": "t",
+    "hf_config": )" + llama_config() + "}");
+  const PresetRegistry r({other.str()});
+  std::istringstream no_stdin;
+  REQUIRE_THROWS_WITH(r.load_model("other", no_stdin),
+                      wrapped + ": /name: \"wrongname\" must equal the file name \"other\"");
 }
 
 TEST_CASE("messages: user text is quoted, escaped and cut", "[io][hostile][R15]") {
