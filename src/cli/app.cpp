@@ -28,6 +28,7 @@
 #include <deque>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <sstream>
 
@@ -1365,6 +1366,11 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     return e.exit_code();
   } catch (const OverflowError& e) {
     err << "roofline: error: " << io::printable(e.what()) << "; the inputs are too large to count exactly\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The input asks for more memory than the process may use (a limit such as ulimit -v): an
+    // error of the input's size, not a bug (N7).
+    err << "roofline: error: out of memory: the input needs more memory than this process may use\n";
     return 1;
   } catch (const std::exception& e) {
     // Anything else is a bug, not bad input: say so, with its own exit code.

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <istream>
+#include <new>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
@@ -117,6 +119,38 @@ bool read_line(std::istream& in, std::string& line, std::size_t cap, bool& too_l
   }
 }
 
+// The resolutions of the most recent distinct fixed inputs, at most kCapacity of them: lines that
+// share a model and accelerator share one, and a stream of distinct ones (a swept reserve, inline
+// configs) holds a bounded number instead of one per line (N7). The least recently used goes.
+class ResolutionCache {
+ public:
+  static constexpr std::size_t kCapacity = 64;
+  io::Resolved* find(const std::string& key) {
+    const auto at = entries_.find(key);
+    if (at == entries_.end()) return nullptr;
+    at->second.last_use = ++clock_;
+    return &at->second.resolved;
+  }
+  io::Resolved& add(const std::string& key, io::Resolved r) {
+    if (entries_.size() >= kCapacity) {
+      const auto oldest = std::min_element(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
+        return a.second.last_use < b.second.last_use;
+      });
+      entries_.erase(oldest);
+    }
+    return entries_.insert_or_assign(key, Entry{std::move(r), ++clock_}).first->second.resolved;
+  }
+  void clear() { entries_.clear(); }
+
+ private:
+  struct Entry {
+    io::Resolved resolved;
+    std::uint64_t last_use = 0;
+  };
+  std::unordered_map<std::string, Entry> entries_;
+  std::uint64_t clock_ = 0;
+};
+
 void error_line(std::string& out, std::int64_t line_no, std::string_view message, int exit_code) {
   fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"error\":", line_no);
   format::append_json_string(out, message);
@@ -129,7 +163,7 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
               const io::PresetRegistry& reg) {
   Out o(out);
   const format::ValuesOnly machine;  // the answers are JSON: no labels, notes beside values or formulas
-  std::unordered_map<std::string, io::Resolved> resolved;
+  ResolutionCache resolved;
   std::istringstream no_stdin;
   std::string text;
   std::int64_t line_no = 0;
@@ -146,7 +180,8 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines are skipped
     try {
       // The project's one JSON reader: depth, duplicate keys, NUL and trailing bytes checked.
-      const nlohmann::json line = io::parse_json_text(text, "");  // the answer names its line
+      const io::DrainedJson parsed(io::parse_json_text(text, ""));  // the answer names its line
+      const nlohmann::json& line = parsed.value;
       const BatchCommand& cmd = command_of(line, commands);
       io::ScenarioSpec spec;
       io::Diagnostics diag;
@@ -156,16 +191,23 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
         throw UsageError("model \"-\": batch reads its lines from stdin; give a file or a config object");
       const io::ScenarioSpec to_resolve = cmd.prepare(spec);
       const std::string key = fixed_key(line, cmd);
-      auto at = resolved.find(key);
-      if (at == resolved.end()) {
+      io::Resolved* at = resolved.find(key);
+      if (at == nullptr) {
         io::Resolved r = io::resolve_fixed(to_resolve, reg, no_stdin, cmd.needs_gpu);
         r.echo_inputs = false;
-        at = resolved.emplace(key, std::move(r)).first;
+        at = &resolved.add(key, std::move(r));
       }
       // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
       // input of the point again.
-      io::resolve_point(to_resolve, at->second, cmd.training);
-      answer(o.buf(), line_no, cmd, cmd.run(spec, at->second));
+      io::resolve_point(to_resolve, *at, cmd.training);
+      answer(o.buf(), line_no, cmd, cmd.run(spec, *at));
+    } catch (const std::bad_alloc&) {
+      // Out of memory on this line (a huge inline config under a memory limit): the line's
+      // error, not an internal one; the cache goes, and the stream goes on (N7).
+      resolved.clear();
+      error_line(o.buf(), line_no, "out of memory answering this line; it needs more memory than this process may use",
+                 1);
+      failed = true;
     } catch (const Error& e) {
       error_line(o.buf(), line_no, e.what(), e.exit_code());
       failed = true;

@@ -8,12 +8,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <limits>
+#include <unordered_map>
 
 namespace roofline::format::plot {
 namespace {
 
 std::string show(double v, Unit u, UnitSystem units = UnitSystem::si) { return display(Value{v}, u, units); }
+
+// A point's place and mark, for finding the points that coincide.
+struct PointKey {
+  double x;
+  double y;
+  Mark mark;
+  bool operator==(const PointKey&) const = default;
+};
+struct PointKeyHash {
+  std::size_t operator()(const PointKey& k) const {
+    const std::size_t h = std::hash<double>{}(k.x) * 1'000'003U ^ std::hash<double>{}(k.y);
+    return h * 31U + static_cast<std::size_t>(k.mark);
+  }
+};
 
 // "8 x NVIDIA H100 SXM5 80GB" for a group of ideal devices.
 std::string device_name(const std::string& display_name, std::int64_t devices) {
@@ -172,27 +189,49 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
                         col, Mark::none, true, false, false, -1});
   }
   // The workloads on each roofline; labelled on the first, and one label where several coincide.
+  // Coinciding points are found by hash and a label names at most kMergedLabels of them, so n
+  // points cost about n, not n^2 (N6); at most kMaxLabels points are labelled, the rest are marks.
+  constexpr std::size_t kMergedLabels = 4;
+  constexpr std::size_t kMaxLabels = 200;
   std::vector<std::string> zero;
+  std::size_t labelled = 0;
+  std::size_t unlabelled = 0;
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
     const int col = static_cast<int>(gi);
     std::vector<Point> placed;
+    std::vector<std::size_t> merged;  // the labels each placed point names
+    std::unordered_map<PointKey, std::size_t, PointKeyHash> at;
     for (const RooflinePoint& p : gpus[gi].points) {
       if (!(p.intensity.base() > 0.0) || !(p.attainable.base() > 0.0)) {
         const std::string n(p.op_name);
         if (gi == 0 && std::find(zero.begin(), zero.end(), n) == zero.end()) zero.push_back(n);
         continue;
       }
-      const std::string label = gi == 0 ? point_label(p) : "";
-      auto same = std::find_if(placed.begin(), placed.end(), [&](const Point& q) {
-        return q.x == p.intensity.base() && q.y == p.attainable.base() && q.mark == mark_of(p.kind);
-      });
-      if (same != placed.end()) {
-        if (!label.empty() && same->label.find(label) == std::string::npos) same->label += ", " + label;
+      std::string label = gi == 0 ? point_label(p) : "";
+      const auto [same, added] =
+          at.try_emplace({p.intensity.base(), p.attainable.base(), mark_of(p.kind)}, placed.size());
+      if (!added) {
+        Point& q = placed[same->second];
+        if (label.empty() || q.label.empty() || q.label.find(label) != std::string::npos) continue;
+        if (++merged[same->second] < kMergedLabels) {
+          q.label += ", " + label;
+        } else if (merged[same->second] == kMergedLabels) {
+          q.label += ", ...";
+        }
         continue;
       }
+      if (!label.empty() && labelled++ >= kMaxLabels) {
+        label.clear();
+        ++unlabelled;
+      }
       placed.push_back({p.intensity.base(), p.attainable.base(), col, mark_of(p.kind), gi % 2 == 1, label, -1});
+      merged.push_back(1);
     }
     c.points.insert(c.points.end(), placed.begin(), placed.end());
+  }
+  if (unlabelled > 0) {
+    c.notes.push_back(fmt::format("the first {} points are labelled; {} more are marks without a label", kMaxLabels,
+                                  grouped(static_cast<std::int64_t>(unlabelled))));
   }
   // What the marks are, from the first accelerator's points, in a fixed order.
   std::string workload;

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace roofline::format::plot {
 namespace {
@@ -195,9 +198,60 @@ double legend(Svg& svg, const std::vector<LegendItem>& items, double x, double y
   return y;
 }
 
+// The boxes placed so far, filed by the grid cells they cover: a label is tested against its
+// neighbours only, so n labels and marks cost about n, not n^2 (N6).
+class Taken {
+ public:
+  void add(const Box& b) {
+    const auto at = static_cast<std::uint32_t>(boxes_.size());
+    boxes_.push_back(b);
+    seen_.push_back(0);
+    for_cells(b, [&](std::vector<std::uint32_t>& cell) { cell.push_back(at); });
+  }
+  /// The area b shares with the boxes placed, summed in the order they were placed.
+  [[nodiscard]] double overlap(const Box& b) {
+    ++query_;
+    hits_.clear();
+    for_cells(b, [&](std::vector<std::uint32_t>& cell) {
+      for (const std::uint32_t i : cell) {
+        if (seen_[i] == query_ || !boxes_[i].overlaps(b)) continue;
+        seen_[i] = query_;
+        hits_.push_back(i);
+      }
+    });
+    std::sort(hits_.begin(), hits_.end());
+    double area = 0.0;
+    for (const std::uint32_t i : hits_) {
+      const Box& t = boxes_[i];
+      area += (std::min(b.x1, t.x1) - std::max(b.x0, t.x0)) * (std::min(b.y1, t.y1) - std::max(b.y0, t.y0));
+    }
+    return area;
+  }
+
+ private:
+  // 24-pixel cells over a 1,200 x 1,200 canvas; a box past an edge is filed in the edge's cells.
+  static constexpr double kCell = 24.0;
+  static constexpr int kCells = 50;
+  static int cell_of(double v) {
+    if (!(v > 0.0)) return 0;
+    return static_cast<int>(std::min(v / kCell, static_cast<double>(kCells - 1)));
+  }
+  template <typename F>
+  void for_cells(const Box& b, F f) {
+    for (int cy = cell_of(b.y0); cy <= cell_of(b.y1); ++cy) {
+      for (int cx = cell_of(b.x0); cx <= cell_of(b.x1); ++cx) f(cells_[static_cast<std::size_t>(cy * kCells + cx)]);
+    }
+  }
+  std::vector<Box> boxes_;
+  std::vector<std::vector<std::uint32_t>> cells_ = std::vector<std::vector<std::uint32_t>>(kCells * kCells);
+  std::vector<std::uint32_t> seen_;
+  std::vector<std::uint32_t> hits_;
+  std::uint32_t query_ = 0;
+};
+
 // Places a label near (x, y) where it overlaps nothing placed and stays in the frame; when every
 // candidate collides, the one in the frame that overlaps least (the first, if none is in it).
-Box place(const std::vector<Box>& taken, const Frame& f, double x, double y, double w, double h,
+Box place(Taken& taken, const Frame& f, double x, double y, double w, double h,
           const std::vector<std::pair<double, double>>& offsets) {
   std::optional<Box> best;
   double best_overlap = 0.0;
@@ -206,11 +260,7 @@ Box place(const std::vector<Box>& taken, const Frame& f, double x, double y, dou
     const Box b{x0, y + dy - h - 1, x0 + w, y + dy + 1};
     if (!best) best = b;
     if (b.x0 < f.left + 2 || b.x1 > f.right - 2 || b.y0 < f.top + 2 || b.y1 > f.bottom - 2) continue;
-    double overlap = 0.0;
-    for (const Box& t : taken) {
-      if (t.overlaps(b))
-        overlap += (std::min(b.x1, t.x1) - std::max(b.x0, t.x0)) * (std::min(b.y1, t.y1) - std::max(b.y0, t.y0));
-    }
+    const double overlap = taken.overlap(b);
     if (overlap == 0.0) return b;
     if (best_overlap == 0.0 || overlap < best_overlap) {
       best = b;
@@ -262,6 +312,14 @@ std::size_t note_lines(const Chart& c) {
   return n;
 }
 
+// A mark's shape, colour, fill and position to the half pixel (the frame is within 2,048 pixels).
+std::uint64_t mark_key(const Point& p, double x, double y) {
+  const auto half = [](double v) { return static_cast<std::uint64_t>(std::lround(std::clamp(v, 0.0, 2047.0) * 2.0)); };
+  return half(x) | half(y) << 12U | static_cast<std::uint64_t>(p.mark) << 24U |
+         static_cast<std::uint64_t>(p.hollow) << 32U |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.colour)) << 33U;
+}
+
 std::string xy_chart(const Chart& c) {
   const double height = 620.0 + 15.0 * static_cast<double>(note_lines(c));
   const Frame f{80.0, 70.0, 715.0, 540.0};
@@ -280,19 +338,23 @@ std::string xy_chart(const Chart& c) {
   }
   svg.add("</g>");
   // Marks, then labels placed around them: the roofs' labels first, then the points'.
-  std::vector<Box> taken;
+  Taken taken;
   for (const Series& s : c.series) {
     for (const auto& [x, y] : s.xy) {
       if (s.mark == Mark::none) continue;
       svg.mark(s.mark, f.px(c.x, x), f.py(c.y, y), colour(s.colour), s.hollow);
     }
   }
+  std::unordered_set<std::uint64_t> drawn;
   for (const Point& p : c.points) {
     const double x = f.px(c.x, p.x);
     const double y = f.py(c.y, p.y);
     if (x < f.left - 1 || x > f.right + 1 || y < f.top - 1 || y > f.bottom + 1) continue;
+    // A mark drawn over the same mark at the same half pixel adds nothing to see: drawn once, so
+    // a sweep of 10^6 points along a curve writes its few thousand distinct marks (N6).
+    if (!drawn.insert(mark_key(p, x, y)).second) continue;
     svg.mark(p.mark, x, y, colour(p.colour), p.hollow);
-    taken.push_back({x - 5, y - 5, x + 5, y + 5});
+    taken.add({x - 5, y - 5, x + 5, y + 5});
   }
   // The roofs' labels at their right ends first (moved up, down or left along the roof until they
   // overlap nothing), then the points' labels around their marks, which have more places to go.
@@ -307,7 +369,7 @@ std::string xy_chart(const Chart& c) {
     }
     if (offsets.empty()) offsets.emplace_back(-1.0, -3.0);
     const Box b = place(taken, f, f.right - 3, y, w, 10.0, offsets);
-    taken.push_back(b);
+    taken.add(b);
     svg.text(b.x1, b.y1 - 2, s.label, "end", 10.0, colour(s.colour));
   }
   // Right of the mark then left, above then below, farther out as the nearer places fill.
@@ -320,7 +382,7 @@ std::string xy_chart(const Chart& c) {
     if (x < f.left - 1 || x > f.right + 1 || y < f.top - 1 || y > f.bottom + 1) continue;
     const double w = text_width(p.label, kFont);
     const Box b = place(taken, f, x, y, w, kFont, around);
-    taken.push_back(b);
+    taken.add(b);
     svg.text(b.x0, b.y1 - 3, p.label, "start", kFont, p.label_colour < 0 ? "#222222" : colour(p.label_colour));
   }
   legend(svg, c.legend, 735.0, 82.0);

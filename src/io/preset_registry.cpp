@@ -10,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <optional>
 #include <unordered_map>
 
@@ -77,11 +78,21 @@ class JsonBuilder {
 
   nlohmann::json& result() { return root_; }
 
+  /// Empties the tree built so far (drain_json).
+  void drain() { drain_json(root_); }
+
   bool null() { return value(nullptr); }
   bool boolean(bool v) { return value(v); }
   bool number_integer(std::int64_t v) { return value(v); }
   bool number_unsigned(std::uint64_t v) { return value(v); }
-  bool number_float(double v, const std::string& /*text*/) { return value(v); }
+  bool number_float(double v, const std::string& text) {
+    // A literal whose digits are not all zero that reads as 0 has underflowed (1e-400): as the
+    // command line's parser does, it is refused, never taken for 0 (N13).
+    if (v == 0.0 && text.find_first_of("123456789") < text.find_first_of("eE")) {
+      fail(escape(text, 40) + " is too small for a number (it underflows to 0)");
+    }
+    return value(v);
+  }
   bool string(std::string& v) { return value(std::move(v)); }
   bool binary(nlohmann::json::binary_t& /*v*/) { return value(nullptr); }  // not produced by JSON text
 
@@ -163,11 +174,21 @@ class JsonBuilder {
 
   template <class V>
   bool value(V&& v) {
+    count();
     place(std::forward<V>(v));
     return true;
   }
 
+  // Values are counted as they are read: a 64 MiB document of a few bytes a value would build a
+  // gigabyte of tree; no input of roofline's has a tenth of the limit (N7).
+  void count() {
+    if (++values_ > kMaxJsonValues) {
+      fail("more than " + std::to_string(kMaxJsonValues) + " values; roofline's inputs have a few thousand");
+    }
+  }
+
   bool open(nlohmann::json&& container) {
+    count();
     if (levels_.size() >= kMaxJsonDepth) {
       fail("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; roofline's inputs need a few");
     }
@@ -185,9 +206,20 @@ class JsonBuilder {
   nlohmann::json root_;
   std::vector<Level> levels_;
   nlohmann::json* slot_ = nullptr;
+  std::size_t values_ = 0;
 };
 
 }  // namespace
+
+void drain_json(nlohmann::json& j) noexcept {
+  if (j.is_array()) {
+    for (nlohmann::json& child : j) drain_json(child);
+    j.get_ref<nlohmann::json::array_t&>().clear();
+  } else if (j.is_object()) {
+    for (auto& [key, child] : j.get_ref<nlohmann::json::object_t&>()) drain_json(child);
+    j.get_ref<nlohmann::json::object_t&>().clear();
+  }
+}
 
 nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
   // nlohmann's lexer takes a NUL byte for the end of the input and would ignore what follows (R16).
@@ -198,7 +230,12 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
   JsonBuilder builder(where);
   // strict: bytes after the document are a syntax error. nlohmann checks UTF-8 inside strings,
   // and any other non-ASCII byte is a syntax error too.
-  nlohmann::json::sax_parse(text, &builder, nlohmann::json::input_format_t::json, true, false);
+  try {
+    nlohmann::json::sax_parse(text, &builder, nlohmann::json::input_format_t::json, true, false);
+  } catch (const std::bad_alloc&) {
+    builder.drain();  // then the caller reports it: "out of memory", an error of the input's size
+    throw;
+  }
   return std::move(builder.result());
 }
 

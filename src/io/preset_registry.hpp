@@ -122,6 +122,9 @@ std::string read_stream(std::istream& in, std::string_view where);
 
 /// Deepest nesting of arrays and objects parse_json_text accepts.
 inline constexpr std::size_t kMaxJsonDepth = 64;
+/// The most values (scalars, arrays and objects) one JSON document may hold: the largest real
+/// config has a few thousand; a 64 MiB document of one-byte values would build a gigabyte of tree.
+inline constexpr std::size_t kMaxJsonValues = 1'000'000;
 
 /// Parses one JSON document, the reader for every JSON roofline reads (presets, config.json,
 /// stdin, batch lines). InputError prefixed with `where`: "invalid JSON: " and the parser's
@@ -129,5 +132,20 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 /// included); the value's JSON pointer for a duplicate key, a number out of double range or
 /// nesting deeper than kMaxJsonDepth.
 nlohmann::json parse_json_text(std::string_view text, std::string_view where);
+
+/// Empties a JSON tree from the leaves up, allocating nothing. nlohmann's destructor moves a
+/// container's children into a vector it allocates, so out of memory a large tree's destructor
+/// would end the program (it is noexcept); a tree drained first is destroyed without allocating
+/// (reliability review 2026-12-01, N7).
+void drain_json(nlohmann::json& j) noexcept;
+
+/// A parsed document that is drained before it is destroyed (drain_json).
+struct DrainedJson {
+  nlohmann::json value;
+  explicit DrainedJson(nlohmann::json j) : value(std::move(j)) {}
+  DrainedJson(const DrainedJson&) = delete;
+  DrainedJson& operator=(const DrainedJson&) = delete;
+  ~DrainedJson() { drain_json(value); }
+};
 
 }  // namespace roofline::io

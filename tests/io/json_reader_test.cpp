@@ -4,6 +4,7 @@
 #include "io/hf_import.hpp"
 #include "io/names.hpp"
 #include "io/preset_json.hpp"
+#include "io/preset_registry.hpp"
 
 #include "roofline/errors.hpp"
 #include "roofline/params.hpp"
@@ -217,4 +218,31 @@ TEST_CASE("io: a GPT-2 config at the validate() bounds gets a note without overf
   CHECK(notes.front() ==
         "attn.bias causal-mask buffers (1 x 1 x n_positions x n_positions per layer, more than 2^63 elements) are "
         "stored in some checkpoints; not parameters, excluded");
+}
+
+// N13 (reliability review 2026-12-01): a literal that underflowed to 0 (1e-400) was read as 0, a
+// valid count in a batch line, where the command line refuses "--context 1e-400" as too small.
+TEST_CASE("io: a number that underflows to 0 is refused with its field; a written zero is 0", "[io][reader][N13]") {
+  REQUIRE_THROWS_WITH(parse_json_text(R"({"context": 1e-400})", "f"),
+                      "f: /context: 1e-400 is too small for a number (it underflows to 0)");
+  REQUIRE_THROWS_WITH(parse_json_text(R"({"a": [0.5, -3e-330]})", "f"),
+                      "f: /a/1: -3e-330 is too small for a number (it underflows to 0)");
+  CHECK(parse_json_text(R"({"a": 0.0})", "f").at("a") == 0.0);
+  CHECK(parse_json_text(R"({"a": 0e-400})", "f").at("a") == 0.0);  // zero digits: zero, not an underflow
+  CHECK(parse_json_text(R"({"a": 1e-300})", "f").at("a") == 1e-300);
+}
+
+// N7: a document of a million one-byte values builds a tree of tens of megabytes; the reader stops
+// at kMaxJsonValues instead of building it.
+TEST_CASE("io: a document of more than a million values is refused as it is read", "[io][reader][N7]") {
+  std::string many = "{\"x\": [";
+  for (std::size_t i = 0; i < kMaxJsonValues; ++i) many += i == 0 ? "1" : ",1";
+  many += "]}";
+  REQUIRE_THROWS_WITH(parse_json_text(many, "f"),
+                      "f: /x/999998: more than 1000000 values; roofline's inputs have a few thousand");
+  // The limit itself (the object, the array and 999,998 numbers) is read.
+  std::string fewer = "{\"x\": [1";
+  for (std::size_t i = 1; i < kMaxJsonValues - 2; ++i) fewer += ",1";
+  fewer += "]}";
+  CHECK(parse_json_text(fewer, "f").at("x").size() == kMaxJsonValues - 2);
 }
