@@ -76,7 +76,7 @@ void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const Deco
                           const PrefillResult* prefill, const CapacityResult* capacity, SweepFigures& f);
 
 /// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
-void train_warnings(const TrainResult& r, std::vector<std::string>& warnings);
+void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings);
 
 // --- --brief: the one-screen answer ------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 #include "io/scenario_spec.hpp"
 
 #include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
 #include "roofline/params.hpp"
 
 #include <algorithm>
@@ -219,6 +220,14 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, const P
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+// a x b when it is at most kMaxCount (2^62, the largest count any flag takes); otherwise nullopt,
+// and the caller names the flags whose product it is (N4: the products wrapped in int64).
+std::optional<std::int64_t> count_product(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r) || r > kMaxCount) return std::nullopt;
+  return r;
+}
+
 // The training layout: G = t p d, and what each degree must divide.
 void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   Deployment& dep = sc.deployment;
@@ -227,14 +236,23 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   dep.pipeline = spec.pp.value_or(1);
   dep.expert = spec.ep.value_or(1);
   dep.sequence_parallel = spec.sequence_parallel;
-  const std::int64_t tp_pp = dep.tensor * dep.pipeline;
+  const std::optional<std::int64_t> product = count_product(dep.tensor, dep.pipeline);
+  const std::optional<std::int64_t> devices = spec.dp && product ? count_product(*product, *spec.dp) : product;
+  if (!devices) {
+    diag.input("--tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
+               (spec.dp ? " x --dp " + str(*spec.dp) : std::string()) + " is more than 2^62 devices");
+    dep.data = 1;
+    dep.devices = 1;
+    return;
+  }
+  const std::int64_t tp_pp = *product;
   if (spec.dp) {
     dep.data = *spec.dp;
-    if (spec.devices && *spec.devices != tp_pp * dep.data) {
+    if (spec.devices && *spec.devices != *devices) {
       diag.input("--gpus: " + str(*spec.devices) + " is not --tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
-                 " x --dp " + str(dep.data) + " = " + str(tp_pp * dep.data));
+                 " x --dp " + str(dep.data) + " = " + str(*devices));
     }
-    dep.devices = tp_pp * dep.data;
+    dep.devices = *devices;
   } else if (!spec.devices) {
     dep.devices = tp_pp;  // one replica
     dep.data = 1;
@@ -284,8 +302,21 @@ void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   const std::int64_t trained = sc.model.max_seq_len;
   t.seq_len = spec.seq.value_or(trained > 0 ? trained : kDefaultContextUnknown);
   t.grad_accum = spec.grad_accum.value_or(1);
-  if (!spec.global_batch) return;
-  const std::int64_t per_step = t.micro_batch * sc.deployment.data;
+  if (!spec.global_batch) {
+    const std::optional<std::int64_t> b_m = count_product(t.micro_batch, t.grad_accum);
+    if (!b_m || !count_product(*b_m, sc.deployment.data)) {
+      diag.input("--micro-batch " + str(t.micro_batch) + " x --grad-accum " + str(t.grad_accum) + " x " +
+                 str(sc.deployment.data) + " data-parallel replicas is more than 2^62 sequences a step");
+    }
+    return;
+  }
+  const std::optional<std::int64_t> sequences = count_product(t.micro_batch, sc.deployment.data);
+  if (!sequences) {
+    diag.input("--global-batch: --micro-batch " + str(t.micro_batch) + " x --dp " + str(sc.deployment.data) +
+               " is more than 2^62 sequences a step");
+    return;
+  }
+  const std::int64_t per_step = *sequences;
   if (spec.grad_accum || *spec.global_batch % per_step != 0) {
     diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of --micro-batch x --dp = " +
                str(per_step) + (spec.grad_accum ? ", or --grad-accum is also given" : ""));

@@ -690,12 +690,17 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
           {"lora", lora}};
 }
 
-void train_warnings(const TrainResult& r, std::vector<std::string>& warnings) {
-  if (r.mfu_measured && r.mfu_measured->base() > 1.0) {
-    warnings.push_back(
-        fmt::format("--measured-tokens-per-s {} is faster than the devices' peak (MFU {} %): check the rate and --gpus",
-                    num(*r.measured_tokens_per_s), num(r.mfu_measured->base() * 100.0)));
-  }
+void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings) {
+  if (!r.mfu_measured || !(r.mfu_measured->base() > 1.0)) return;
+  // The flag that was given, and the MFU as a number only when it is one: a rate of 1e308 tokens/s
+  // gives an infinite MFU, which the tables print as n/a and a warning must not print as inf (N16).
+  const double percent = r.mfu_measured->base() * 100.0;
+  const std::string mfu = std::isfinite(percent) ? num(percent) + " %" : "more than 10^308 %";
+  const std::string given = in.measured_step_time_s
+                                ? fmt::format("--measured-step-time {} s", num(*in.measured_step_time_s))
+                                : fmt::format("--measured-tokens-per-s {}", num(*r.measured_tokens_per_s));
+  warnings.push_back(
+      fmt::format("{} is faster than the devices' peak (MFU {}): check the rate and --gpus", given, mfu));
 }
 
 void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f) {
@@ -715,7 +720,7 @@ void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f
              cell_of(floor, x), cell_of(ceiling, x), cell_of(time, x)};
   f.fits = r.fits;
   f.warnings.clear();
-  train_warnings(r, f.warnings);
+  train_warnings(r, in.scenario.training, f.warnings);
 }
 
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain) {
@@ -735,7 +740,7 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   }
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
-  train_warnings(r, rep.warnings);
+  train_warnings(r, in.scenario.training, rep.warnings);
   rep.notes.emplace_back(
       "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
       "communication, the bubble and the optimizer step; the step time floor adds them to the compute at the peak "
