@@ -970,7 +970,8 @@ std::vector<BatchCommand> batch_commands(const io::PresetRegistry& reg) {
                      inv.reg = &reg;
                      inv.spec = spec;
                      inv.groups = c.groups;
-                     return c.run(inv, &r).report;
+                     Outcome o = c.run(inv, &r);
+                     return BatchAnswer{std::move(o.report), o.fits};
                    }});
   }
   return out;

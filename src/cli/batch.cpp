@@ -87,7 +87,7 @@ const BatchCommand& command_of(const nlohmann::json& line, const std::vector<Bat
   throw UsageError("/command: " + io::quote(name) + " is not a command batch runs; allowed: " + allowed);
 }
 
-void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, const format::Report& r) {
+void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, const format::Report& r, int exit_code) {
   fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"command\":", line_no);
   format::append_json_string(out, cmd.name);
   out += ",\"results\":";
@@ -96,6 +96,7 @@ void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, con
   format::append_json_strings(out, r.notes);
   out += ",\"warnings\":";
   format::append_json_strings(out, r.warnings);
+  if (exit_code != 0) fmt::format_to(std::back_inserter(out), ",\"exit_code\":{}", exit_code);
   out += "}\n";
 }
 
@@ -168,6 +169,7 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
   std::string text;
   std::int64_t line_no = 0;
   bool failed = false;
+  bool did_not_fit = false;
   bool too_long = false;
   while (read_line(lines, text, io::kMaxInputBytes, too_long)) {
     ++line_no;
@@ -200,7 +202,15 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
       // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
       // input of the point again.
       io::resolve_point(to_resolve, *at, cmd.training);
-      answer(o.buf(), line_no, cmd, cmd.run(spec, *at));
+      const BatchAnswer a = cmd.run(spec, *at);
+      // "require-fit": as --require-fit, a usage error without a capacity check, else the answer
+      // and exit code 3 when it does not fit (N11: it was accepted and ignored).
+      if (spec.require_fit && !a.fits) {
+        throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
+      }
+      const bool misfit = spec.require_fit && !*a.fits;
+      answer(o.buf(), line_no, cmd, a.report, misfit ? 3 : 0);
+      did_not_fit = did_not_fit || misfit;
     } catch (const std::bad_alloc&) {
       // Out of memory on this line (a huge inline config under a memory limit): the line's
       // error, not an internal one; the cache goes, and the stream goes on (N7).
@@ -218,7 +228,7 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
     o.maybe_flush();
   }
   o.flush();
-  return failed ? 1 : 0;
+  return failed ? 1 : did_not_fit ? 3 : 0;
 }
 
 }  // namespace roofline::cli

@@ -547,7 +547,9 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     diag.input("expected a JSON object of inputs");
     return;
   }
-  // Messages name an input as its flag, so a line's error reads as the CLI's would.
+  // Messages name an input as its flag, so a line's error reads as the CLI's would. An input
+  // spelled twice ("kv-dtype" and "kv_dtype") is given twice, as on the command line (N12).
+  std::vector<std::pair<const InputDef*, std::string>> given;  // each input and the key that gave it
   for (const auto& [key, value] : object.items()) {
     if (key == "command") continue;
     if (key == "model") {
@@ -564,7 +566,11 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
       diag.usage(unknown_input(where, groups));
     } else if ((def->group & groups) == 0U) {
       diag.usage(where + " does not apply to " + std::string(command));
-    } else if (value.is_array() && def->repeatable) {
+    } else if (const auto twice =
+                   std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == def; });
+               twice != given.end()) {
+      diag.usage(where + " is given twice (" + quote(twice->second) + " and " + quote(key) + "); give it once");
+    } else if (given.emplace_back(def, key); value.is_array() && def->repeatable) {
       for (const nlohmann::json& v : value) {
         if (const auto text = json_text(v, *def, where, diag)) set_input(spec, *def, *text, where, diag);
       }

@@ -138,3 +138,44 @@ TEST_CASE("batch: an inline Hugging Face config is a model; batch's own mistakes
   CHECK(lines_of(dash.out).at(0).at("error") ==
         "model \"-\": batch reads its lines from stdin; give a file or a config object");
 }
+
+// N11 (reliability review 2026-12-01): "require-fit" in a line was accepted and ignored (exit 0 for
+// a line that does not fit). It now does what --require-fit does: the answer, with "exit_code": 3,
+// and the stream exits 3 unless a line failed (1).
+TEST_CASE("batch: require-fit answers the line and exits 3 when it does not fit, as --require-fit", "[batch][N11]") {
+  const std::string misfit =
+      R"({"command":"memory","model":"llama3-8b","gpu":"h100-sxm","context":"10M","require-fit":true})";
+  const std::string fits =
+      R"({"command":"memory","model":"llama3-8b","gpu":"h100-sxm","context":"1k","require-fit":true})";
+  const Run one = run({"batch"}, misfit + "\n" + fits + "\n");
+  REQUIRE(one.code == 3);
+  const std::vector<nlohmann::json> a = lines_of(one.out);
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].at("exit_code") == 3);
+  CHECK(a[0].at("results").at("capacity").at("fits") == false);
+  CHECK_FALSE(a[1].contains("exit_code"));
+  // The line's results are the CLI's, which exits 3 too.
+  const Run cli =
+      run({"memory", "llama3-8b", "--gpu", "h100-sxm", "--context", "10M", "--require-fit", "--format", "json"});
+  CHECK(cli.code == 3);
+  CHECK(nlohmann::json::parse(cli.out).at("results") == a[0].at("results"));
+  // A failed line outranks a misfit; a command without a capacity check is a usage error, as in the CLI.
+  const Run mixed = run({"batch"}, misfit + "\n" + R"({"command":"kv","model":"llama3-8b","require-fit":true})" + "\n");
+  CHECK(mixed.code == 1);
+  CHECK(lines_of(mixed.out).at(1).at("error") == "--require-fit does not apply to kv");
+  const Run no_gpu = run({"batch"}, R"({"command":"memory","model":"llama3-8b","require-fit":true})"
+                                    "\n");
+  CHECK(lines_of(no_gpu.out).at(0).at("exit_code") == 2);
+}
+
+// N12: "kv-dtype" and "kv_dtype" in one line: the later won silently; the command line refuses a
+// flag given twice.
+TEST_CASE("batch: one input under both spellings in a line is given twice", "[batch][N12]") {
+  const Run b =
+      run({"batch"}, R"({"command":"decode","model":"llama3-8b","gpu":"h100-sxm","kv-dtype":"fp8","kv_dtype":"bf16"})"
+                     "\n");
+  CHECK(b.code == 1);
+  CHECK(lines_of(b.out).at(0).at("error") == "--kv-dtype is given twice (\"kv-dtype\" and \"kv_dtype\"); give it once");
+  CHECK(lines_of(b.out).at(0).at("exit_code") == 2);
+  CHECK(run({"decode", "llama3-8b", "--gpu", "h100-sxm", "--kv-dtype", "fp8", "--kv-dtype", "bf16"}).code == 2);
+}
