@@ -35,6 +35,14 @@ std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k);
 /// h_v d_k d_v  [GU23] [DAO24] [YANG24]
 std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k);
 
+/// The state one sequence holds in one layer of mixer k, in bytes: the conv state b (S_l - R_l) and the
+/// recurrent state b_s R_l, b_s the declared state dtype (HybridConfig::state_dtype), else b  [GU23] [DAO24] [YANG24]
+struct LayerStateBytes {
+  units::Bytes conv{};       ///< b (S_l - R_l)
+  units::Bytes recurrent{};  ///< b_s R_l
+};
+LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, double kv_bytes_per_element);
+
 /// M_S per sequence = sum_l (b (S_l - R_l) + b_s R_l) over the state layers, constant in T: the conv
 /// state in the KV dtype (b), the recurrent state R_l in the model's declared state dtype b_s
 /// (HybridConfig::state_dtype), else b  [GU23] [DAO24] [YANG24]

@@ -51,15 +51,20 @@ std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k) {
   return 0;
 }
 
-units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element) {
+LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, double kv_bytes_per_element) {
   const double state_bytes = m.hybrid.state_dtype ? dtype_bytes(*m.hybrid.state_dtype) : kv_bytes_per_element;
-  double bytes = 0.0;
+  const auto recurrent = static_cast<double>(recurrent_elements_per_layer(m, k));
+  const auto conv = static_cast<double>(state_elements_per_layer(m, k)) - recurrent;
+  return {.conv = units::Bytes{conv * kv_bytes_per_element}, .recurrent = units::Bytes{recurrent * state_bytes}};
+}
+
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element) {
+  units::Bytes bytes{};
   for (const LayerMix& mix : m.hybrid.layers) {
-    const auto recurrent = static_cast<double>(recurrent_elements_per_layer(m, mix.state));
-    const auto conv = static_cast<double>(state_elements_per_layer(m, mix.state)) - recurrent;
-    bytes += conv * kv_bytes_per_element + recurrent * state_bytes;
+    const LayerStateBytes layer = state_bytes_per_layer(m, mix.state, kv_bytes_per_element);
+    bytes += layer.conv + layer.recurrent;
   }
-  return units::Bytes{bytes};
+  return bytes;
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 

@@ -122,6 +122,39 @@ TEST_CASE("hybrid state: elements per layer from the reference cache shapes [GU2
   }
 }
 
+TEST_CASE("hybrid state: bytes per layer, the conv state at b and the recurrent state at b_s [GU23] [DAO24] [YANG24]",
+          "[hybrid][state][N2]") {
+  struct Row {
+    const char* label;
+    StateMixer kind;
+    bool fp32_state;  ///< the config declares a float32 recurrent state (Nemotron-H's mamba_ssm_cache_dtype)
+    double conv;      ///< bytes
+    double recurrent;
+  };
+  const std::vector<Row> rows = {
+      // Mamba-1: conv [16, 3] = 48 elements at 2 B; ssm [16, 2] = 32 at 2 B, or at 4 B when declared.
+      {"Mamba-1", StateMixer::mamba1, false, 96, 64},
+      {"Mamba-1, fp32 state", StateMixer::mamba1, true, 96, 128},
+      // Mamba-2: conv [20, 3] = 60; ssm [4, 4, 2] = 32.
+      {"Mamba-2", StateMixer::mamba2, false, 120, 64},
+      {"Mamba-2, fp32 state", StateMixer::mamba2, true, 120, 128},
+      // Gated DeltaNet: conv [20, 3] = 60; recurrent [4, 2, 3] = 24.
+      {"Gated DeltaNet", StateMixer::gated_deltanet, false, 120, 48},
+      {"Gated DeltaNet, fp32 state", StateMixer::gated_deltanet, true, 120, 96},
+      {"attention (no state)", StateMixer::none, true, 0, 0},
+  };
+  for (const Row& r : rows) {
+    INFO(r.label);
+    ModelConfig m = tiny({kMamba1});
+    if (r.fp32_state) m.hybrid.state_dtype = DType::fp32;
+    const LayerStateBytes b = state_bytes_per_layer(m, r.kind, 2.0);
+    CHECK(b.conv.base() == r.conv);
+    CHECK(b.recurrent.base() == r.recurrent);
+  }
+  // M_S is their sum over the state layers: (120 + 64) + (120 + 48) at b = b_s = 2.
+  CHECK(state_bytes_per_sequence(tiny({kAttn, kMamba2, kAttn, kDelta}), 2.0).base() == 184.0 + 168.0);
+}
+
 TEST_CASE("hybrid cache: KV per token over the attention layers, plus the state per sequence [S000-eq1.1] [DAO24]",
           "[hybrid][state][memory]") {
   // Layers: attention, Mamba-2, attention, DeltaNet. KV 2 x 1 x 4 = 8 elements per token per attention
