@@ -1,7 +1,8 @@
 // One decoder layer operator by operator: the FLOPs, weight, activation and KV bytes of every
 // operator of a prefill or decode pass, in execution order. The counts come from count_params's
-// components and the attention and KV functions the whole-model commands use, split by operator,
-// so the rows of every layer plus the head sum to what decode_step and prefill_pass count.
+// components and the attention, KV and recurrent-state functions the whole-model commands use,
+// split by operator, so the rows of every layer kind (attention, Mamba, Gated DeltaNet, mllama's
+// cross-attention; dense, MoE or no FFN) plus the head sum to what decode_step and prefill_pass count.
 #pragma once
 
 #include "roofline/model_config.hpp"
@@ -28,6 +29,8 @@ enum class OpKind {
   residual,    ///< residual add
   combine,     ///< MoE: the weighted sum of the k expert outputs
   gather,      ///< the input embedding rows
+  conv,        ///< a state mixer's depthwise causal conv1d: reads (decode) or writes (prefill) the conv state
+  scan,        ///< a state mixer's recurrence (selective scan, SSD, gated delta rule): the recurrent state
 };
 
 /// One operator of one layer (or of the head) for one pass.
@@ -40,7 +43,7 @@ struct LayerOp {
   units::Flop flops{};              ///< 2 flop_params n, or the attention core
   units::Bytes weight_bytes{};      ///< weight_params b_w
   units::Bytes activation_bytes{};  ///< activations read and written (what decode and prefill keep on chip)
-  units::Bytes kv_bytes{};          ///< cache read (decode) or written (prefill)
+  units::Bytes kv_bytes{};          ///< cache (or recurrent state) read (decode) or written (prefill)
   bool fused_away = false;          ///< traffic removed by fusion (the row is present, its bytes 0)
 };
 
@@ -65,10 +68,15 @@ struct LayerPass {
 /// the head on B positions (B S under --lm-head all, prefill only)  [S004] [S003-2.5]
 LayerPass layer_pass(const Workload& w, Phase phase, bool fused);
 
-/// Layers that share an FFN kind (dense, MoE) and an attention span (global, sliding).
+/// Layers that share a mix (mixers and FFN) and an attention span (global, sliding).
 struct LayerKind {
   bool moe = false;
   bool sliding = false;
+  /// The layer's mixers and FFN: a transformer's attention + dense or MoE FFN, a hybrid's LayerMix.
+  LayerMix mix;
+  /// mllama's cross-attention layers: ModelConfig keeps their count, not their positions, so
+  /// first, last and every are 0 for this kind.
+  bool cross_attention = false;
   std::int64_t layers = 0;  ///< how many
   std::int64_t first = 0;   ///< the first such layer, the one the rows describe
   std::int64_t last = 0;
@@ -76,8 +84,9 @@ struct LayerKind {
   std::int64_t window = 0;  ///< W of a sliding kind, 0 for a global one
 };
 
-/// The kinds of layer a model has, in order of their first layer: is_moe_layer x is_sliding_layer
-/// over the L layers  [S000-eq1.1] [SH17]
+/// The kinds of layer a model has, in order of their first layer: the distinct (mix, is_sliding_layer)
+/// over the L layers (a transformer's mix: attention + is_moe_layer's FFN; a hybrid's:
+/// HybridConfig::layers), then mllama's cross-attention layers as one kind  [S000-eq1.1] [SH17]
 std::vector<LayerKind> layer_kinds(const ModelConfig& m);
 
 /// Query-key FLOPs per (query, key) pair of one layer: 2 w_qk, w_qk = h d_h, MLA h (d_nope + d_R)  [S003-2.3]
@@ -94,7 +103,8 @@ constexpr units::Bytes score_bytes(double heads, double queries, double keys, do
   return units::Bytes{heads * queries * keys * b};
 }
 
-/// Activations a matmul moves per token: read its input, write its output, (in + out) b  [S002-intensity]
+/// Activations a matmul moves per token: read its input, write its output, (in + out) b; also any
+/// operator that reads an in-wide input and writes an out-wide output once (conv1d, a scan)  [S002-intensity]
 constexpr units::Bytes matmul_activation_bytes_per_token(double in, double out, double b) {
   return units::Bytes{(in + out) * b};
 }
@@ -114,9 +124,15 @@ double experts_read(const ModelConfig& m, double tokens, DecodeBytes mode, MoeDe
 
 /// The operators of one layer of `kind`, in execution order: norms, Q/K/V (MLA: q_a/q_b, kv_a/kv_b),
 /// RoPE, QK^T, softmax, attention x V, O, residual, FFN (MoE: router, routed and shared experts,
-/// combine), residual. Parameters from count_params's components; attention FLOPs 2 w pairs
-/// (prefill: attention_pairs(S, W_l), decode: min(T, W_l)); elementwise bytes from misc.hpp
-/// [S003-2.3] [S003-3.2] [S003-3.3] [S002-intensity] [DA22]
+/// combine), residual. A hybrid's state mixer: Mamba-1 in_proj, conv1d, x_proj, dt_proj, the
+/// selective scan, the z gate, out_proj; Mamba-2 in_proj, conv1d, the SSD scan, the gated norm,
+/// out_proj; Gated DeltaNet in_proj_qkvz, in_proj_ba, conv1d, the delta rule, the gated norm,
+/// out_proj; every FLOP 2 per parameter per token, the conv and recurrent state (state_bytes_per_layer)
+/// in the KV column. mllama's cross-attention layers: the projections, q/k norms, gated residuals
+/// and MLP, no attention core (the pass has no image tokens). Parameters from count_params's
+/// components; attention FLOPs 2 w pairs (prefill: attention_pairs(S, W_l), decode: min(T, W_l));
+/// elementwise bytes from misc.hpp
+/// [S003-2.3] [S003-3.2] [S003-3.3] [S002-intensity] [DA22] [GU23] [DAO24] [YANG24]
 std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const LayerKind& kind, const LayerPass& p);
 
 /// Elementwise bytes one token moves through a layer, unfused, the mean over the L layers: the

@@ -62,6 +62,9 @@ struct ParamCounts {
   /// non_embedding, total and active, not in `blocks` or `layer_kinds`.
   std::int64_t cross_attention = 0;
   std::int64_t cross_attention_layer = 0;  ///< one of them: P_layer + 2 norm(d_h) + 2 gates
+  /// One of them by component (n_layers = cross_attention_layers; total = cross_attention_layer):
+  /// a dense layer's parts plus "cross_qk_norm" (2 norm(d_h)) and "cross_gates" (2).
+  LayerKindParams cross_attention_kind;
 };
 
 /// Parameter count of every tensor of `m` (seed 000 Table 1.1, generalised). [S000-T1.1]

@@ -26,9 +26,12 @@ Part part(const LayerKindParams& k, std::string_view id) {
   return {};
 }
 
-const LayerKindParams* kind_params(const ParamCounts& c, bool moe) {
+// count_params's kind for a layer kind: a transformer's by its FFN, a hybrid's by its mix, mllama's
+// cross-attention layers their own.
+const LayerKindParams* kind_params(const ModelConfig& m, const ParamCounts& c, const LayerKind& kind) {
+  if (kind.cross_attention) return c.cross_attention_kind.n_layers > 0 ? &c.cross_attention_kind : nullptr;
   for (const LayerKindParams& k : c.layer_kinds) {
-    if (k.moe == moe) return &k;
+    if (m.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe) return &k;
   }
   return nullptr;
 }
@@ -57,6 +60,17 @@ class OpList {
     } else {
       op.activation_bytes = per_token * p_.tokens;
     }
+    return op;
+  }
+
+  // A state mixer's conv1d or scan: `params` multiplied per token (2 FLOP each, as flop_params
+  // counts them), an in-wide input read and an out-wide output written per token, and its part of
+  // the layer's state per sequence, read in a decode step and written once by a prefill  [S004]
+  LayerOp& mixer(std::string_view id, std::string_view name, OpKind kind, double params, double in, double out,
+                 units::Bytes state_per_sequence) {
+    LayerOp& op = add(id, name, kind, params, params);
+    op.activation_bytes = matmul_activation_bytes_per_token(in, out, p_.activation_bytes) * p_.tokens;
+    op.kv_bytes = state_per_sequence * p_.sequences;
     return op;
   }
 
@@ -130,7 +144,9 @@ AttentionWidths attention_widths(const ModelConfig& m) {
           .cache_values = e_kv / 2.0};
 }
 
-// Q, K, V of standard attention, with their biases and the q/k norms.
+// Q, K, V of standard attention, with their biases and the q/k norms. mllama's cross-attention
+// layers write no cache (their keys and values come from the image), rotate nothing and carry
+// their own per-head q/k norms.
 void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
   const LayerPass& p = ops.pass();
   const double d = as_double(m.d_model);
@@ -143,15 +159,15 @@ void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& ki
   const Part kp = part(k, "k_proj");
   const Part v = part(k, "v_proj");
   ops.matmul("q_proj", "q_proj", q.active + qkv_bias * wq, q.count + qkv_bias * wq, d, wq);
-  ops.writes_cache(ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv), wkv,
-                   kept);
-  ops.writes_cache(ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv), wkv,
-                   kept);
-  const Part qk = part(k, "qk_norm");
-  if (m.qk_norm != QkNorm::none) {
+  LayerOp& k_proj = ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv);
+  if (!kind.cross_attention) ops.writes_cache(k_proj, wkv, kept);
+  LayerOp& v_proj = ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv);
+  if (!kind.cross_attention) ops.writes_cache(v_proj, wkv, kept);
+  const Part qk = part(k, kind.cross_attention ? "cross_qk_norm" : "qk_norm");
+  if (m.qk_norm != QkNorm::none || kind.cross_attention) {
     ops.elementwise("qk_norm", "q/k norm", OpKind::norm, norm_bytes_per_token(wq + wkv, p.activation_bytes), qk.active);
   }
-  if (m.position == PositionKind::rope) {
+  if (m.position == PositionKind::rope && !kind.cross_attention) {
     ops.elementwise("rope", "RoPE (q, k)", OpKind::rope, rope_bytes_per_token(wq, wkv, p.activation_bytes));
   }
 }
@@ -349,6 +365,176 @@ void add_norm(OpList& ops, std::string_view id, std::string_view name, const Nor
                   n.gains * copies);
 }
 
+// ---- Hybrid and state-space layers (issue 10, N2) ----------------------------------------------
+// The mixers' rows split count_params's components (params.cpp add_mamba1 / add_mamba2 /
+// add_gated_deltanet): every FLOP is 2 per parameter per token, as flop_params counts them (the
+// scan rows carry A_log, D and dt_bias; the arithmetic of the state update itself is counted by
+// no command), and the state is state_bytes_per_layer's: the conv state in conv1d's KV column,
+// the recurrent state in the scan's.
+
+// Mamba-1 (GU23 §3.4, HF MambaMixer): in_proj d -> [x; z] 2 d_i, conv1d over d_i, x_proj d_i ->
+// [dt; B; C] R + 2N (Jamba: RMSNorms on dt, B, C), dt_proj R -> d_i, the selective scan reading x,
+// dt (d_i each), B and C (N each) and writing y, y act(z), out_proj d_i -> d. ssm_bias holds the
+// conv bias d_i and, with proj_bias, in_proj's 2 d_i and out_proj's d.
+void add_mamba1(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const SsmConfig& s = m.hybrid.ssm;
+  const double d = as_double(m.d_model);
+  const double di = as_double(s.d_inner);
+  const double n = as_double(s.d_state);
+  const double r = as_double(s.dt_rank);
+  const double conv_bias = s.conv_bias ? di : 0.0;
+  const double in_bias = s.proj_bias ? 2.0 * di : 0.0;
+  const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba1, p.kv_bytes);
+  const Part in = part(k, "in_proj");
+  ops.matmul("in_proj", "in_proj (x, z)", in.active + in_bias, in.count + in_bias, d, 2.0 * di);
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, di, di, state.conv);
+  const Part x = part(k, "x_proj");
+  ops.matmul("x_proj", "x_proj (dt, B, C)", x.active, x.count, di, r + 2.0 * n);
+  if (s.dt_norms) {
+    ops.elementwise("dt_b_c_norms", "dt/B/C norms", OpKind::norm, norm_bytes_per_token(r + 2.0 * n, p.activation_bytes),
+                    part(k, "dt_b_c_norms").active);
+  }
+  const Part dt = part(k, "dt_proj");
+  ops.matmul("dt_proj", "dt_proj", dt.active, dt.count, r, di);
+  ops.mixer("selective_scan", "selective scan (A, D)", OpKind::scan, part(k, "A_log").active + part(k, "D").active,
+            2.0 * di + 2.0 * n, di, state.recurrent);
+  ops.elementwise("ssm_gate", "y x act(z)", OpKind::activation,
+                  gated_activation_bytes_per_token(di, p.activation_bytes));
+  const Part out = part(k, "out_proj");
+  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d);
+}
+
+// Mamba-2 (DAO24 §7, HF Mamba2Mixer): in_proj d -> [z; xBC; dt] d_i + c + H with c = d_i + 2gN,
+// conv1d over the c channels, the SSD scan reading x (d_i), B and C (2gN) and dt (H) and writing y,
+// the gated RMSNorm of y by z (or y act(z) without it), out_proj d_i -> d. ssm_bias holds the conv
+// bias c, in_proj's d_i + c + H with proj_bias, and out_proj's d (Falcon-H1: projectors_bias).
+void add_mamba2(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const SsmConfig& s = m.hybrid.ssm;
+  const double d = as_double(m.d_model);
+  const double di = as_double(s.d_inner);
+  const double h = as_double(s.n_heads);
+  const double c = di + 2.0 * as_double(s.n_groups) * as_double(s.d_state);
+  const double in_width = di + c + h;
+  const double conv_bias = s.conv_bias ? c : 0.0;
+  const double in_bias = s.proj_bias ? in_width : 0.0;
+  const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba2, p.kv_bytes);
+  const Part in = part(k, "in_proj");
+  ops.matmul("in_proj", "in_proj (z, xBC, dt)", in.active + in_bias, in.count + in_bias, d, in_width);
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, c, c, state.conv);
+  ops.mixer("ssd_scan", "SSD scan (A, D, dt bias)", OpKind::scan, part(k, "dt_bias_A_log_D").active, c + h, di,
+            state.recurrent);
+  if (s.gated_norm) {
+    ops.elementwise("ssm_norm", "gated norm (y, z)", OpKind::norm,
+                    gated_activation_bytes_per_token(di, p.activation_bytes), part(k, "ssm_norm").active);
+  } else {
+    ops.elementwise("ssm_gate", "y x act(z)", OpKind::activation,
+                    gated_activation_bytes_per_token(di, p.activation_bytes));
+  }
+  const Part out = part(k, "out_proj");
+  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d);
+}
+
+// Gated DeltaNet (YANG24, HF Qwen3NextGatedDeltaNet) with K = h_k d_k, V = h_v d_v: in_proj_qkvz
+// d -> 2K + 2V, in_proj_ba d -> 2 h_v, conv1d over q, k, v (2K + V), the gated delta rule reading
+// q, k, v, beta and the decay (h_v each) and writing o (V), the gated RMSNorm of o by z, out_proj
+// V -> d. No biases.
+void add_gated_deltanet(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const DeltaNetConfig& g = m.hybrid.deltanet;
+  const double d = as_double(m.d_model);
+  const double hv = as_double(g.n_value_heads);
+  const double kw = as_double(g.n_key_heads) * as_double(g.key_head_dim);
+  const double vw = hv * as_double(g.value_head_dim);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::gated_deltanet, p.kv_bytes);
+  const Part qkvz = part(k, "in_proj_qkvz");
+  ops.matmul("in_proj_qkvz", "in_proj_qkvz", qkvz.active, qkvz.count, d, 2.0 * kw + 2.0 * vw);
+  const Part ba = part(k, "in_proj_ba");
+  ops.matmul("in_proj_ba", "in_proj_ba (beta, decay)", ba.active, ba.count, d, 2.0 * hv);
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active, 2.0 * kw + vw, 2.0 * kw + vw, state.conv);
+  ops.mixer("delta_rule", "gated delta rule (A, dt bias)", OpKind::scan, part(k, "dt_bias_A_log").active,
+            2.0 * kw + vw + 2.0 * hv, vw, state.recurrent);
+  ops.elementwise("delta_norm", "gated norm (o, z)", OpKind::norm,
+                  gated_activation_bytes_per_token(vw, p.activation_bytes), part(k, "delta_norm").active);
+  const Part out = part(k, "out_proj");
+  ops.matmul("out_proj", "out_proj", out.active, out.count, vw, d);
+}
+
+// Attention as a hybrid's mixer: Q/K/V, RoPE and the core as in a transformer; Qwen3-Next's q_proj
+// also emits a gate of h d_h (the part "attn_gate") that scales the attention output by
+// sigmoid(gate) before o_proj: read the gate and O, write O  [S003-3.3]
+void add_attention_mixer(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  if (m.mla.enabled()) {
+    add_mla_projections(m, k, kind, ops);
+  } else {
+    add_qkv(m, k, kind, ops);
+  }
+  const Part gate = part(k, "attn_gate");
+  const double wq = as_double(m.n_heads * m.head_dim);
+  if (gate.count > 0.0)
+    ops.matmul("attn_gate", "attn_gate (q_proj's gate)", gate.active, gate.count, as_double(m.d_model), wq);
+  add_attention_core(m, kind, part(k, "attn_sinks").active, ops);
+  if (gate.count > 0.0) {
+    ops.elementwise("output_gate", "O x sigmoid(gate)", OpKind::activation,
+                    gated_activation_bytes_per_token(wq, p.activation_bytes));
+  }
+  add_o_proj(m, k, ops);
+}
+
+// One hybrid layer (params.cpp hybrid_layer_kind): a pre-norm, the mixers (attention, a state
+// mixer, or both side by side, their outputs added: Falcon-H1), a residual add; then a pre-norm,
+// the FFN (dense or MoE) and a residual add. A sublayer the layer lacks has no rows.
+void add_hybrid_layer(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const LayerMix& mix = kind.mix;
+  const double d = as_double(m.d_model);
+  const bool mixer = mix.attention || mix.state != StateMixer::none;
+  const bool ffn = mix.ffn != LayerFfn::none;
+  const std::int64_t count = (mixer ? 1 : 0) + (ffn ? 1 : 0);
+  const NormPlan norms{.gains = count > 0 ? part(k, "norms").active / as_double(count) : 0.0, .count = count};
+  if (mixer) {
+    add_norm(ops, "input_norm", "input norm", norms, d);
+    if (mix.attention) add_attention_mixer(m, k, kind, ops);
+    switch (mix.state) {
+      case StateMixer::none:
+        break;
+      case StateMixer::mamba1:
+        add_mamba1(m, k, ops);
+        break;
+      case StateMixer::mamba2:
+        add_mamba2(m, k, ops);
+        break;
+      case StateMixer::gated_deltanet:
+        add_gated_deltanet(m, k, ops);
+        break;
+    }
+    if (mix.attention && mix.state != StateMixer::none) {
+      ops.elementwise("mixer_sum", "attention + state outputs", OpKind::residual,
+                      residual_add_bytes_per_token(d, p.activation_bytes));
+    }
+    ops.elementwise(mix.state == StateMixer::none ? "residual_attention" : "residual_mixer", "residual add",
+                    OpKind::residual, residual_add_bytes_per_token(d, p.activation_bytes));
+  }
+  if (ffn) {
+    if (mixer) {
+      add_norm(ops, "pre_ffn_norm", "pre-FFN norm", norms, d);
+    } else {
+      add_norm(ops, "input_norm", "input norm", norms, d);
+    }
+    if (mix.ffn == LayerFfn::moe) {
+      add_moe_ffn(m, k, ops);
+    } else {
+      add_dense_ffn(m, k, ops);
+    }
+    ops.elementwise("residual_ffn", "residual add", OpKind::residual,
+                    residual_add_bytes_per_token(d, p.activation_bytes));
+  }
+}
+
 }  // namespace
 
 LayerPass layer_pass(const Workload& w, Phase phase, bool fused) {
@@ -375,11 +561,16 @@ std::vector<LayerKind> layer_kinds(const ModelConfig& m) {
   for (std::int64_t i = 0; i < m.n_layers; ++i) {
     const bool moe = m.is_moe_layer(i);
     const bool sliding = m.is_sliding_layer(i);
+    const LayerMix mix =
+        m.hybrid.enabled()
+            ? m.hybrid.layers[static_cast<std::size_t>(i)]
+            : LayerMix{.attention = true, .state = StateMixer::none, .ffn = moe ? LayerFfn::moe : LayerFfn::dense};
     auto it = std::find_if(kinds.begin(), kinds.end(),
-                           [&](const LayerKind& k) { return k.moe == moe && k.sliding == sliding; });
+                           [&](const LayerKind& k) { return k.mix == mix && k.sliding == sliding; });
     if (it == kinds.end()) {
       kinds.push_back({.moe = moe,
                        .sliding = sliding,
+                       .mix = mix,
                        .layers = 1,
                        .first = i,
                        .last = i,
@@ -395,6 +586,12 @@ std::vector<LayerKind> layer_kinds(const ModelConfig& m) {
     }
     it->last = i;
     ++it->layers;
+  }
+  if (m.cross_attention_layers > 0) {
+    kinds.push_back({.mix = {.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense},
+                     .cross_attention = true,
+                     .layers = m.cross_attention_layers,
+                     .every = 0});
   }
   return kinds;
 }
@@ -427,22 +624,32 @@ double experts_read(const ModelConfig& m, double tokens, DecodeBytes mode, MoeDe
 
 std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const LayerKind& kind, const LayerPass& p) {
   OpList ops(p);
-  const LayerKindParams* k = kind_params(c, kind.moe);
+  const LayerKindParams* k = kind_params(m, c, kind);
   if (k == nullptr) return {};
+  if (m.hybrid.enabled()) {
+    add_hybrid_layer(m, *k, kind, ops);
+    return ops.take();
+  }
   const double d = as_double(m.d_model);
   const NormPlan norms{.gains = m.norms_per_layer > 0 ? part(*k, "norms").active / as_double(m.norms_per_layer) : 0.0,
                        .count = m.norms_per_layer};
+  // mllama's cross-attention layers gate each sublayer's output by tanh(g) before its residual add:
+  // one scalar a residual.
+  const double gate = kind.cross_attention ? part(*k, "cross_gates").active / 2.0 : 0.0;
+  const std::string_view residual_name = kind.cross_attention ? "gated residual add" : "residual add";
   if (norms.count >= 1) add_norm(ops, "input_norm", "input norm", norms, d);
   if (m.mla.enabled()) {
     add_mla_projections(m, *k, kind, ops);
   } else {
     add_qkv(m, *k, kind, ops);
   }
-  add_attention_core(m, kind, part(*k, "attn_sinks").active, ops);
+  // A cross-attention layer attends to the image's keys and values, which a text pass does not
+  // hold: no attention core (decode and prefill count none).
+  if (!kind.cross_attention) add_attention_core(m, kind, part(*k, "attn_sinks").active, ops);
   add_o_proj(m, *k, ops);
   if (norms.count >= 3) add_norm(ops, "post_attention_norm", "post-attention norm", norms, d);
-  ops.elementwise("residual_attention", "residual add", OpKind::residual,
-                  residual_add_bytes_per_token(d, p.activation_bytes));
+  ops.elementwise("residual_attention", residual_name, OpKind::residual,
+                  residual_add_bytes_per_token(d, p.activation_bytes), gate);
   if (norms.count == 2) add_norm(ops, "post_attention_norm", "post-attention norm", norms, d);
   if (norms.count >= 3) add_norm(ops, "pre_ffn_norm", "pre-FFN norm", norms, d);
   if (kind.moe) {
@@ -452,8 +659,8 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
   }
   if (norms.count >= 4) add_norm(ops, "post_ffn_norm", "post-FFN norm", norms, d);
   if (norms.count >= 5) add_norm(ops, "extra_norms", "extra norms", norms, d, as_double(norms.count - 4));
-  ops.elementwise("residual_ffn", "residual add", OpKind::residual,
-                  residual_add_bytes_per_token(d, p.activation_bytes));
+  ops.elementwise("residual_ffn", residual_name, OpKind::residual, residual_add_bytes_per_token(d, p.activation_bytes),
+                  gate);
   return ops.take();
 }
 
@@ -504,6 +711,7 @@ units::Bytes mean_layer_elementwise_bytes_per_token(const ModelConfig& m, const 
   double sum = 0.0;
   double layers = 0.0;
   for (const LayerKind& kind : layer_kinds(m)) {
+    if (kind.cross_attention) continue;  // the mean over the L decoder layers, as before mllama's kind
     double per_layer = 0.0;
     for (const LayerOp& op : layer_ops(m, c, kind, one)) {
       const bool elementwise = op.kind == OpKind::norm || op.kind == OpKind::rope || op.kind == OpKind::activation ||

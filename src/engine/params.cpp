@@ -362,8 +362,12 @@ ParamCounts count_params(const ModelConfig& m) {
   // mllama: each cross-attention layer is a dense layer plus per-head q/k norms and two scalar gates.
   if (m.cross_attention_layers > 0) {
     counting("the parameters of the cross-attention layers", [&] {
-      const i64 one =
-          checked_add(checked_add(layer_kind(m, false, 1).total, checked_mul(2, norm_params(m.norm, m.head_dim))), 2);
+      LayerKindParams x = layer_kind(m, false, m.cross_attention_layers);
+      LayerBuilder b(x);
+      b.add("cross_qk_norm", checked_mul(2, norm_params(m.norm, m.head_dim)), false);
+      b.add("cross_gates", 2, false);
+      const i64 one = x.total;
+      c.cross_attention_kind = std::move(x);
       c.cross_attention_layer = one;
       c.cross_attention = checked_mul(m.cross_attention_layers, one);
       c.non_embedding = checked_add(c.non_embedding, c.cross_attention);

@@ -353,3 +353,322 @@ TEST_CASE("layer: the small formulas", "[layer]") {
   CHECK(layer_attended_keys(gemma[0], 8192) == 4096.0);
   CHECK(layer_attended_keys(gemma[1], 8192) == 8192.0);
 }
+
+namespace {
+
+// The passes the every-preset check runs: both phases, small and large batches and contexts, and
+// the conventions that change what a pass reads or writes.
+struct PresetPass {
+  const char* what;
+  Phase phase;
+  Workload w;
+};
+
+std::vector<PresetPass> preset_passes() {
+  Workload long_fp8 = decode_at(32, 131072);
+  long_fp8.kv_dtype = DType::fp8;
+  long_fp8.weight_bits = 8.0;
+  Workload all_heads = with(prefill_of(4, 512), LmHeadPositions::all, AttentionMode::full);
+  all_heads.decode_bytes = DecodeBytes::all_weights;
+  return {{"decode, batch 1, context 4,096", Phase::decode, decode_at(1, 4096)},
+          {"decode, batch 32, context 131,072, fp8 KV, 8-bit weights", Phase::decode, long_fp8},
+          {"prefill, batch 1 x 2,048", Phase::prefill, prefill_of(1, 2048)},
+          {"prefill, batch 4 x 512, head on every position, full attention, all weights", Phase::prefill, all_heads}};
+}
+
+// Every number a row or a total carries is a count of work or traffic: never negative.
+void check_not_negative(const LayerOpResult& o) {
+  CAPTURE(o.op.id);
+  CHECK(o.op.flops.base() >= 0.0);
+  CHECK(o.op.weight_bytes.base() >= 0.0);
+  CHECK(o.op.activation_bytes.base() >= 0.0);
+  CHECK(o.op.kv_bytes.base() >= 0.0);
+  CHECK(o.op.flop_params >= 0.0);
+  CHECK(o.op.weight_params >= 0.0);
+  CHECK(o.bytes.base() >= 0.0);
+  CHECK(o.time.base() >= 0.0);
+  CHECK(o.share.base() >= 0.0);
+  if (o.intensity) CHECK(o.intensity->base() >= 0.0);
+}
+
+}  // namespace
+
+// N2 (docs/reliability review 2026-12-01): layer listed a hybrid's layers as one dense kind with
+// zero-width projections, left out the Mamba, DeltaNet and mllama cross-attention layers and
+// printed negative rows, while its totals claimed to be decode's. For every shipped model: the
+// kinds cover every decoder layer, the rows of each kind times its count plus the head are the
+// decode step's or the prefill's FLOPs, weight bytes and KV (and recurrent state) bytes, the
+// whole-pass floor is theirs, and no row is negative, unfused or fused.
+TEST_CASE("layer: for every model preset, kinds x counts + head = decode_step / prefill_pass, no row negative",
+          "[layer][N2]") {
+  const io::PresetRegistry registry({});
+  const std::vector<const io::PresetEntry*> models = registry.entries(io::PresetKind::model);
+  REQUIRE(models.size() >= 100);
+  for (const io::PresetEntry* entry : models) {
+    Scenario s;
+    s.model = registry.parse_model(*entry).config;
+    s.counts = count_params(s.model);
+    s.accelerator = Accelerator{h100(), CapacitySource::device};
+    const Machine hw = effective_machine(s);
+    for (const PresetPass& pass : preset_passes()) {
+      CAPTURE(entry->name, pass.what);
+      s.workload = pass.w;
+      const LayerResult r = analyze_layer(s, LayerQuery{.phase = pass.phase});
+      std::int64_t layers = 0;
+      units::Flop flops{};
+      units::Bytes weights{};
+      units::Bytes kv{};
+      for (const LayerSection& sec : r.layers) {
+        const auto n = static_cast<double>(sec.kind.layers);
+        layers += sec.kind.layers;
+        for (const LayerOpResult& o : sec.ops) {
+          check_not_negative(o);
+          flops += o.op.flops * n;
+          weights += o.op.weight_bytes * n;
+          kv += o.op.kv_bytes * n;
+        }
+      }
+      for (const LayerOpResult& o : r.head.ops) {
+        check_not_negative(o);
+        flops += o.op.flops;
+        weights += o.op.weight_bytes;
+        kv += o.op.kv_bytes;
+      }
+      CHECK(layers == s.model.n_layers + s.model.cross_attention_layers);
+      // The result's totals are those sums.
+      CHECK(rel(r.totals.flops.base(), flops.base()) < 1e-9);
+      CHECK(rel(r.totals.weight_bytes.base(), weights.base()) < 1e-9);
+      CHECK(rel(r.totals.kv_bytes.base(), kv.base()) < 1e-9);
+      CHECK(r.totals.activation_bytes.base() >= 0.0);
+      CHECK(r.totals.activation_bytes_fused.base() >= 0.0);
+      units::Flop want_flops{};
+      units::Bytes want_weights{};
+      units::Bytes want_kv{};
+      units::Seconds want_floor{};
+      if (pass.phase == Phase::decode) {
+        const DecodeStep step = decode_step(s.model, s.counts, s.workload, hw);
+        want_flops = step.flops;
+        want_weights = step.weight_bytes;
+        want_kv = step.kv_bytes;
+        want_floor = step.t_step;
+      } else {
+        const PrefillPass p = prefill_pass(s.model, s.counts, s.workload, hw);
+        want_flops = p.flops;
+        want_weights = p.weight_bytes;
+        want_kv = p.kv_written;
+        want_floor = p.t_floor;
+      }
+      CHECK(rel(flops.base(), want_flops.base()) < 1e-9);
+      CHECK(rel(weights.base(), want_weights.base()) < 1e-9);
+      CHECK(rel(kv.base(), want_kv.base()) < 1e-9);
+      // The one roofline of the whole pass, from the layer's own totals, is the pass's floor.
+      CHECK(rel(roofline_time(flops, weights + kv, hw.peak, hw.bandwidth).base(), want_floor.base()) < 1e-9);
+      CHECK(rel(r.whole_flops.base(), flops.base()) < 1e-9);
+      CHECK(rel(r.whole_bytes.base(), (weights + kv).base()) < 1e-9);
+      // Fused, the same work and no negative row either.
+      const LayerResult f = analyze_layer(s, LayerQuery{.phase = pass.phase, .fused = true});
+      for (const LayerSection& sec : f.layers) {
+        for (const LayerOpResult& o : sec.ops) check_not_negative(o);
+      }
+      CHECK(rel(f.totals.flops.base(), flops.base()) < 1e-9);
+      CHECK(rel(f.totals.weight_bytes.base(), weights.base()) < 1e-9);
+      CHECK(rel(f.totals.kv_bytes.base(), kv.base()) < 1e-9);
+    }
+  }
+}
+
+namespace {
+
+// count_params's parameters of a layer kind, found independently of layer_ops.
+const LayerKindParams& params_of(const Scenario& s, const LayerKind& kind) {
+  if (kind.cross_attention) return s.counts.cross_attention_kind;
+  const auto it = std::find_if(s.counts.layer_kinds.begin(), s.counts.layer_kinds.end(), [&](const LayerKindParams& k) {
+    return s.model.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe;
+  });
+  REQUIRE(it != s.counts.layer_kinds.end());
+  return *it;
+}
+
+const LayerOp& op_named(const std::vector<LayerOp>& ops, std::string_view id) {
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const LayerOp& o) { return o.id == id; });
+  REQUIRE(it != ops.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("layer: each kind's rows are its count_params components, every preset, every kind [N2]", "[layer][N2]") {
+  // With every weight read, each kind's rows multiply its active parameters and read all it stores:
+  // the Mamba, DeltaNet and cross-attention rows split their components (biases included) and lose none.
+  const io::PresetRegistry registry({});
+  for (const io::PresetEntry* entry : registry.entries(io::PresetKind::model)) {
+    const Scenario s =
+        preset_on_h100(entry->name, with(decode_at(3, 1000), DecodeBytes::all_weights, MoeDecodeBytes::expected));
+    const LayerPass p = layer_pass(s.workload, Phase::decode, false);
+    std::int64_t layers = 0;
+    for (const LayerKind& kind : layer_kinds(s.model)) {
+      CAPTURE(entry->name, kind.first, kind.cross_attention, kind.moe, kind.sliding);
+      const LayerKindParams& k = params_of(s, kind);
+      if (s.model.sliding_window == 0) CHECK(k.n_layers == kind.layers);  // windows split a kind of count_params
+      double flop_params = 0.0;
+      double weight_params = 0.0;
+      for (const LayerOp& op : layer_ops(s.model, s.counts, kind, p)) {
+        flop_params += op.flop_params;
+        weight_params += op.weight_params;
+      }
+      CHECK(flop_params == static_cast<double>(k.active));
+      CHECK(weight_params == static_cast<double>(k.total));
+      layers += kind.layers;
+    }
+    CHECK(layers == s.model.n_layers + s.model.cross_attention_layers);
+  }
+}
+
+TEST_CASE("layer: a state mixer's conv1d and scan read (decode) or write (prefill) its state, once a sequence [N2]",
+          "[layer][N2]") {
+  struct Row {
+    const char* model;
+    Phase phase;
+    Workload w;
+  };
+  const std::vector<Row> rows = {
+      {"mamba-2.8b", Phase::decode, decode_at(4, 2048)},
+      {"mamba-2.8b", Phase::prefill, prefill_of(2, 512)},
+      {"mamba-codestral-7b", Phase::decode, decode_at(1, 4096)},
+      {"nemotron-h-8b", Phase::decode, decode_at(8, 8192)},
+      {"nemotron-h-8b", Phase::prefill, prefill_of(3, 1024)},
+      {"qwen3-next-80b-a3b", Phase::decode, decode_at(2, 100)},
+      {"qwen3-next-80b-a3b", Phase::prefill, prefill_of(1, 4096)},
+      {"falcon-h1-7b", Phase::prefill, prefill_of(2, 300)},
+      {"jamba-v0.1", Phase::decode, decode_at(16, 65536)},
+      {"granite-4.0-h-tiny", Phase::decode, decode_at(1, 1)},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.model, row.phase == Phase::decode ? "decode" : "prefill");
+    Workload w = row.w;
+    w.kv_dtype = DType::fp8;  // the conv state at 1 B (the recurrent one at the declared dtype, else 1 B)
+    const Scenario s = preset_on_h100(row.model, w);
+    const LayerPass p = layer_pass(s.workload, row.phase, false);
+    const double batch = static_cast<double>(w.batch);
+    units::Bytes state{};
+    for (const LayerKind& kind : layer_kinds(s.model)) {
+      if (kind.mix.state == StateMixer::none) continue;
+      const std::vector<LayerOp> ops = layer_ops(s.model, s.counts, kind, p);
+      const LayerStateBytes want = state_bytes_per_layer(s.model, kind.mix.state, 1.0);
+      CHECK(op_named(ops, "conv1d").kv_bytes == want.conv * batch);
+      const std::string_view scan = kind.mix.state == StateMixer::mamba1   ? "selective_scan"
+                                    : kind.mix.state == StateMixer::mamba2 ? "ssd_scan"
+                                                                           : "delta_rule";
+      CHECK(op_named(ops, scan).kv_bytes == want.recurrent * batch);
+      for (const LayerOp& op : ops) {
+        if (op.kind == OpKind::conv || op.kind == OpKind::scan) state += op.kv_bytes * static_cast<double>(kind.layers);
+      }
+    }
+    // Over the model: the state term of kv_bytes_per_sequence, B times.
+    CHECK(rel(state.base(), (state_bytes_per_sequence(s.model, 1.0) * batch).base()) < 1e-12);
+  }
+}
+
+TEST_CASE("layer: Nemotron-H 8B and Mamba 2.8B state layers in a decode step at batch 1, by hand [N2]", "[layer][N2]") {
+  // Nemotron-H 8B's Mamba-2 block: d = 4096, d_i = 128 x 64 = 8192, g = 8, N = 128, H = 128, k_conv 4,
+  // conv bias, no projection biases; c = 8192 + 2 x 8 x 128 = 10,240 conv channels.
+  const Scenario nh = preset_on_h100("nemotron-h-8b", decode_at(1, 4096));
+  const LayerPass p = layer_pass(nh.workload, Phase::decode, false);
+  const std::vector<LayerKind> kinds = layer_kinds(nh.model);
+  REQUIRE(kinds.size() == 3);  // Mamba-2 blocks, MLP blocks, attention blocks, by first layer
+  CHECK((kinds[0].mix.state == StateMixer::mamba2 && !kinds[0].mix.attention && kinds[0].layers == 24));
+  CHECK((kinds[1].mix.ffn == LayerFfn::dense && kinds[1].mix.state == StateMixer::none && !kinds[1].mix.attention &&
+         kinds[1].layers == 24 && kinds[1].first == 1));
+  CHECK((kinds[2].mix.attention && kinds[2].layers == 4 && kinds[2].first == 7 && kinds[2].every == 11));
+  const std::vector<LayerOp> m2 = layer_ops(nh.model, nh.counts, kinds[0], p);
+  // in_proj d x (d_i + c + H) = 4096 x 18,560.
+  CHECK(op_named(m2, "in_proj").flops.base() == 2.0 * 4096 * 18560);
+  CHECK(op_named(m2, "in_proj").weight_bytes.base() == 2.0 * 4096 * 18560);
+  CHECK(op_named(m2, "in_proj").activation_bytes.base() == (4096.0 + 18560.0) * 2.0);
+  // conv1d: 10,240 x 4 weights + 10,240 biases; its state [10,240, 4] at 2 B.
+  CHECK(op_named(m2, "conv1d").weight_params == 10240.0 * 4 + 10240.0);
+  CHECK(op_named(m2, "conv1d").kv_bytes.base() == 10240.0 * 4 * 2);
+  CHECK(op_named(m2, "conv1d").activation_bytes.base() == 2.0 * 10240 * 2);
+  // SSD: dt_bias, A_log, D per head (3 x 128), the state [128, 64, 128] at 2 B; reads x, B, C (10,240) and
+  // dt (128), writes y (8,192).
+  CHECK(op_named(m2, "ssd_scan").flops.base() == 2.0 * 384);
+  CHECK(op_named(m2, "ssd_scan").kv_bytes.base() == 128.0 * 64 * 128 * 2);
+  CHECK(op_named(m2, "ssd_scan").activation_bytes.base() == (10240.0 + 128 + 8192) * 2);
+  CHECK(op_named(m2, "ssm_norm").weight_params == 8192.0);
+  CHECK(op_named(m2, "out_proj").flops.base() == 2.0 * 8192 * 4096);
+  // The MLP blocks: relu2 up and down, 4096 x 21,504 each, and nothing negative (N2's -176.2 MFLOP).
+  const std::vector<LayerOp> mlp = layer_ops(nh.model, nh.counts, kinds[1], p);
+  CHECK(op_named(mlp, "up_proj").flops.base() == 2.0 * 4096 * 21504);
+  CHECK(op_named(mlp, "down_proj").flops.base() == 2.0 * 21504 * 4096);
+  CHECK(mlp.size() == 5);  // input norm, up, act(up), down, residual
+  // The pass: 24 x (Mamba-2) + 24 x (MLP) + 4 x (attention) + head = decode's 15,396,399,104 FLOPs.
+  const LayerResult r = analyze_layer(nh, LayerQuery{.phase = Phase::decode});
+  CHECK(r.totals.flops.base() == 15'396'399'104.0);
+  CHECK(r.totals.kv_bytes.base() == 4.0 * 4096 * 2 * 8 * 128 * 2 + 24.0 * (81'920 + 2'097'152));
+
+  // Mamba 2.8B: d = 2560, d_i = 5120, N = 16, R = 160, k_conv 4, conv bias.
+  const Scenario mb = preset_on_h100("mamba-2.8b", decode_at(1, 0));
+  const std::vector<LayerKind> mk = layer_kinds(mb.model);
+  REQUIRE(mk.size() == 1);
+  CHECK(mk[0].layers == 64);
+  const std::vector<LayerOp> m1 = layer_ops(mb.model, mb.counts, mk[0], layer_pass(mb.workload, Phase::decode, false));
+  CHECK(op_named(m1, "in_proj").flop_params == 2560.0 * 10240);
+  CHECK(op_named(m1, "conv1d").flop_params == 5120.0 * 4 + 5120);
+  CHECK(op_named(m1, "x_proj").flop_params == 5120.0 * (160 + 32));
+  CHECK(op_named(m1, "dt_proj").flop_params == 160.0 * 5120 + 5120);
+  CHECK(op_named(m1, "selective_scan").flop_params == 5120.0 * 16 + 5120);  // A_log and D
+  CHECK(op_named(m1, "selective_scan").kv_bytes.base() == 5120.0 * 16 * 2);
+  CHECK(op_named(m1, "conv1d").kv_bytes.base() == 5120.0 * 4 * 2);
+  CHECK(op_named(m1, "out_proj").flop_params == 5120.0 * 2560);
+}
+
+TEST_CASE("layer: fusion keeps a state mixer's conv1d and scan traffic, removes its gates and norms [N2] [DA22]",
+          "[layer][N2]") {
+  for (const char* model : {"mamba-2.8b", "nemotron-h-8b", "qwen3-next-80b-a3b", "falcon-h1-7b", "jamba-v0.1"}) {
+    CAPTURE(model);
+    const Scenario s = preset_on_h100(model, prefill_of(1, 256));
+    const LayerPass pu = layer_pass(s.workload, Phase::prefill, false);
+    const LayerPass pf = layer_pass(s.workload, Phase::prefill, true);
+    for (const LayerKind& kind : layer_kinds(s.model)) {
+      const std::vector<LayerOp> u = layer_ops(s.model, s.counts, kind, pu);
+      const std::vector<LayerOp> f = layer_ops(s.model, s.counts, kind, pf);
+      REQUIRE(u.size() == f.size());
+      for (std::size_t i = 0; i < u.size(); ++i) {
+        CAPTURE(u[i].id);
+        CHECK(u[i].flops == f[i].flops);
+        CHECK(u[i].kv_bytes == f[i].kv_bytes);
+        if (u[i].kind == OpKind::conv || u[i].kind == OpKind::scan || u[i].kind == OpKind::matmul) {
+          CHECK(f[i].activation_bytes == u[i].activation_bytes);
+          CHECK(u[i].activation_bytes.base() > 0.0);
+        } else if (u[i].kind != OpKind::attention) {
+          CHECK(f[i].fused_away);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("layer: mllama's cross-attention layers are their own kind, as count_params counts them [N2]",
+          "[layer][N2]") {
+  const Scenario s = preset_on_h100("llama3.2-11b-vision", decode_at(4, 1));
+  const std::vector<LayerKind> kinds = layer_kinds(s.model);
+  REQUIRE(kinds.size() == 2);
+  CHECK((!kinds[0].cross_attention && kinds[0].layers == 32));
+  CHECK((kinds[1].cross_attention && kinds[1].layers == 8));
+  const std::vector<LayerOp> x = layer_ops(s.model, s.counts, kinds[1], layer_pass(s.workload, Phase::decode, false));
+  double flops = 0.0;
+  for (const LayerOp& op : x) {
+    CAPTURE(op.id);
+    CHECK(op.kind != OpKind::attention);  // no image keys in a text pass: no attention core
+    CHECK(op.kv_bytes.base() == 0.0);     // and no cache
+    flops += op.flops.base();
+  }
+  // Each of the 4 tokens multiplies the layer's P_layer + 2 norm(d_h) + 2 gates, 2 FLOP each.
+  CHECK(flops == 2.0 * 4 * static_cast<double>(s.counts.cross_attention_layer));
+  CHECK(s.counts.cross_attention_kind.total == s.counts.cross_attention_layer);
+  // The review's case: 74.00 GFLOP with the 8 cross-attention layers (60.04 without them).
+  const LayerResult r = analyze_layer(s, LayerQuery{.phase = Phase::decode});
+  const DecodeStep step = decode_step(s.model, s.counts, s.workload, effective_machine(s));
+  CHECK(rel(r.totals.flops.base(), step.flops.base()) < 1e-12);
+  CHECK_THAT(r.totals.flops.base(), WithinRel(74.00e9, 5e-4));
+}

@@ -3,8 +3,11 @@
 // JSON, the wide ones JSON-only).
 #include "format/field.hpp"
 #include "format/views.hpp"
+#include "io/preset_json.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace roofline::format {
 namespace {
@@ -105,19 +108,35 @@ std::string bound_text(const LayerResult& r, const LayerOpResult& o) {
   return o.bound == Bound::memory ? "memory" : "compute";
 }
 
-std::string kind_key(const LayerKind& k, bool windows) {
+// A transformer's kinds are dense or moe (with _sliding / _global when it has windows); a hybrid's
+// are its layer parts as presets spell them, joined by "_" (mamba2, attention_moe,
+// attention_mamba2_mlp); mllama's cross-attention layers are cross_attention.
+std::string kind_key(const ModelConfig& m, const LayerKind& k, bool windows) {
+  if (k.cross_attention) return "cross_attention";
+  if (m.hybrid.enabled()) {
+    std::string s = io::layer_mix_name(k.mix);
+    std::replace(s.begin(), s.end(), '+', '_');
+    return s;
+  }
   std::string s = k.moe ? "moe" : "dense";
   if (windows) s += k.sliding ? "_sliding" : "_global";
   return s;
 }
 
-std::string kind_label(const LayerKind& k, bool windows) {
+std::string kind_label(const ModelConfig& m, const LayerKind& k, bool windows) {
+  if (k.cross_attention) return "cross-attention";
+  if (m.hybrid.enabled()) {
+    std::string s;
+    for (const char ch : io::layer_mix_name(k.mix)) s += ch == '+' ? std::string(" + ") : std::string(1, ch);
+    return s;
+  }
   std::string s = k.moe ? "MoE" : "dense";
   if (windows) s += k.sliding ? fmt::format(", sliding {}", grouped(k.window)) : std::string(", global");
   return s;
 }
 
 std::string which_layers(const LayerKind& k) {
+  if (k.cross_attention) return "between the others";
   if (k.layers == 1) return std::to_string(k.first);
   if (k.every == 1) return fmt::format("{}-{}", k.first, k.last);
   if (k.every == 0) return fmt::format("{}, ..., {} (irregular)", k.first, k.last);
@@ -144,6 +163,10 @@ const char* op_kind_name(OpKind k) {
       return "combine";
     case OpKind::gather:
       return "gather";
+    case OpKind::conv:
+      return "conv";
+    case OpKind::scan:
+      return "scan";
   }
   return "?";
 }
@@ -177,7 +200,7 @@ Table ops_table(const LayerResult& r, const LayerSection& sec, std::string key, 
   return t;
 }
 
-Table kinds_table(const LayerResult& r, bool windows) {
+Table kinds_table(const ModelConfig& m, const LayerResult& r, bool windows) {
   Table t{"layer_kinds",
           "Layer kinds: time per layer (operator floors summed), share of the pass",
           {{"kind", "layers", Unit::text},
@@ -202,15 +225,17 @@ Table kinds_table(const LayerResult& r, bool windows) {
     const LayerTotals& x = s.totals;
     const double n = static_cast<double>(s.kind.layers);
     const double mine = (r.query.fused ? x.time_fused : x.time).base() * n;
+    // The head and mllama's cross-attention layers (whose positions are not kept) have no indices.
+    const bool placed = !s.head && !s.kind.cross_attention;
     t.rows.push_back({std::move(label), s.kind.layers, std::move(which), x.flops.base(), x.time.base(),
                       x.time_fused.base(), pass > 0.0 ? mine / pass : 0.0, std::move(table),
-                      s.head ? Value{} : Value{s.kind.first}, s.head ? Value{} : Value{s.kind.last},
-                      s.head ? Value{} : Value{s.kind.every}, s.kind.sliding ? Value{s.kind.window} : Value{},
+                      placed ? Value{s.kind.first} : Value{}, placed ? Value{s.kind.last} : Value{},
+                      placed ? Value{s.kind.every} : Value{}, s.kind.sliding ? Value{s.kind.window} : Value{},
                       x.weight_bytes.base(), x.kv_bytes.base(), x.activation_bytes.base(),
                       x.activation_bytes_fused.base()});
   };
   for (const LayerSection& s : r.layers) {
-    row(s, kind_label(s.kind, windows), which_layers(s.kind), "layer_ops_" + kind_key(s.kind, windows));
+    row(s, kind_label(m, s.kind, windows), which_layers(s.kind), "layer_ops_" + kind_key(m, s.kind, windows));
   }
   row(r.head, "head (once)", "", "head_ops");
   return t;
@@ -242,12 +267,23 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
   rep.notes.push_back(
       "each operator's floor is its own max(F/P, Q/BW) and operators run one after another, so their sum is "
       "above the one roofline of the whole pass");
-  if (m.hybrid.enabled()) {
-    // issue 10: layer_ops models transformer layers only.
-    rep.notes.push_back(
-        "a hybrid/state-space model: these rows treat every layer as an attention + MLP layer; its Mamba or "
-        "DeltaNet layers (their projections, conv and scan, and the recurrent state) are not split by operator yet, "
-        "so use params, kv, decode and serve for this model");
+  // N2: the state mixers' rows follow what decode and prefill count, and say what that leaves out.
+  if (std::any_of(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                  [](const LayerMix& x) { return x.state != StateMixer::none; })) {
+    rep.notes.push_back(fmt::format(
+        "state-space layers: conv1d and the scan (selective scan, SSD or gated delta rule) count 2 FLOPs per "
+        "parameter, the scan's A, D and dt bias, as decode and prefill do; the arithmetic of the state update "
+        "itself is not counted here or by any command yet; conv1d {} the conv state and the scan the recurrent "
+        "state (KV column), once per sequence",
+        r.query.phase == Phase::decode ? "reads" : "writes"));
+  }
+  if (m.cross_attention_layers > 0) {
+    rep.notes.push_back(fmt::format(
+        "mllama: {} cross-attention layers sit between the {} self-attention layers, which are numbered 0-{} among "
+        "themselves (the positions are not kept); they count their projections, q/k norms, gates and MLP per text "
+        "token, as decode and prefill do, and no attention core or cache: the image's keys and values are not part "
+        "of this pass",
+        grouped(m.cross_attention_layers), grouped(m.n_layers), m.n_layers - 1));
   }
   if (!r.has_peak) {
     rep.notes.push_back(
@@ -280,13 +316,16 @@ void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool e
   const L l{in, r};
   rep.sections.push_back(layer_section(l, explain));
   const bool windows = in.scenario.model.sliding_window > 0;
-  rep.tables.push_back(kinds_table(r, windows));
+  const ModelConfig& m = in.scenario.model;
+  rep.tables.push_back(kinds_table(m, r, windows));
   const char* mode = r.query.fused ? "fused" : "unfused";
   for (const LayerSection& s : r.layers) {
+    const std::string which = s.kind.cross_attention
+                                  ? std::string("Cross-attention layers")
+                                  : fmt::format("Layer {}, {}", s.kind.first, kind_label(m, s.kind, windows));
     rep.tables.push_back(
-        ops_table(r, s, "layer_ops_" + kind_key(s.kind, windows),
-                  fmt::format("Layer {}, {} ({} alike): {}, {}", s.kind.first, kind_label(s.kind, windows),
-                              grouped(s.kind.layers), phase_text(r), mode)));
+        ops_table(r, s, "layer_ops_" + kind_key(m, s.kind, windows),
+                  fmt::format("{} ({} alike): {}, {}", which, grouped(s.kind.layers), phase_text(r), mode)));
   }
   rep.tables.push_back(ops_table(r, r.head, "head_ops", fmt::format("Head, once: {}, {}", phase_text(r), mode)));
   add_notes(rep, in, r);
