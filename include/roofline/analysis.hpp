@@ -560,7 +560,10 @@ struct LayerResult {
   units::Bytes whole_bytes{};
   units::Seconds whole_t_compute{};
   units::Seconds whole_t_memory{};
-  units::Seconds whole_time{};
+  /// The pass's floor as its command gives it: decode_step's t_step (the memory side alone without
+  /// a peak, as decode prints it); prefill_pass's t_floor, none without a peak (prefill's TTFT floor
+  /// is then n/a: N15).
+  std::optional<units::Seconds> whole_time;
   Bound whole_bound = Bound::memory;
 };
 /// Every layer kind and the head, operator by operator, each at t = max(F/P, Q/BW) on the effective

@@ -1,6 +1,7 @@
 // layer against decode and prefill through the command line, as a script reads them: for every
 // model preset the JSON totals are the pass command's FLOPs, weight and KV bytes and floor, and no
-// number in the document is negative (N2).
+// number in the document is negative (N2); without a peak for the compute type the prefill's
+// whole-pass floor is null, as prefill's TTFT floor is (N15).
 #include "cli/app.hpp"
 
 #include <catch2/catch.hpp>
@@ -91,4 +92,48 @@ TEST_CASE("layer --format json: every model preset's totals are decode's and pre
     CHECK(close(lp.at("whole_pass_time_s"), prefill.at("ttft_floor_s")));
     check_not_negative(layer_p, m + " prefill");
   }
+}
+
+TEST_CASE("layer --phase prefill with no peak for the compute type: the whole-pass floor is null, as prefill's [N15]",
+          "[layer][N15]") {
+  // Gaudi 2 publishes no fp32 peak: prefill's TTFT floor is null, and so is layer's whole pass.
+  const std::vector<std::string> pass = {"starcoder2-15b", "--gpu", "gaudi2", "--dtype", "fp32"};
+  std::vector<std::string> args = {"layer"};
+  args.insert(args.end(), pass.begin(), pass.end());
+  args.insert(args.end(), {"--phase", "prefill"});
+  const nlohmann::json layer = results(args);
+  args = {"prefill"};
+  args.insert(args.end(), pass.begin(), pass.end());
+  const nlohmann::json prefill = results(args);
+  CHECK(prefill.at("prefill").at("ttft_floor_s").is_null());
+  CHECK(layer.at("layer").at("whole_pass_time_s").is_null());
+  CHECK(layer.at("hardware").at("peak_flop_per_s").is_null());
+  // The rest of the pass is still counted, and the operators' memory-side floors are still summed.
+  CHECK(layer.at("layer").at("flop").get<double>() > 0.0);
+  CHECK(layer.at("layer").at("time_unfused_s").get<double>() > 0.0);
+  // The table says n/a where the JSON says null.
+  args = {"layer"};
+  args.insert(args.end(), pass.begin(), pass.end());
+  args.insert(args.end(), {"--phase", "prefill"});
+  const std::string table = run(args);
+  CHECK_THAT(table, Catch::Matchers::Contains("one roofline for the whole prefill          n/a"));
+
+  // A decode step keeps decode's floor, the memory side alone, which decode prints too.
+  args = {"layer"};
+  args.insert(args.end(), pass.begin(), pass.end());
+  const nlohmann::json layer_d = results(args);
+  args[0] = "decode";
+  const nlohmann::json decode = results(args);
+  CHECK(decode.at("decode").at("compute_time_s").is_null());
+  REQUIRE(layer_d.at("layer").at("whole_pass_time_s").is_number());
+  CHECK(close(layer_d.at("layer").at("whole_pass_time_s"), decode.at("decode").at("step_time_s")));
+
+  // With a peak (bf16 on the same device) the floor is prefill's again, a number.
+  const std::vector<std::string> bf16 = {"starcoder2-15b", "--gpu", "gaudi2", "--phase", "prefill"};
+  args = {"layer"};
+  args.insert(args.end(), bf16.begin(), bf16.end());
+  const nlohmann::json with_peak = results(args);
+  const nlohmann::json prefill_peak = results({"prefill", "starcoder2-15b", "--gpu", "gaudi2"});
+  REQUIRE(with_peak.at("layer").at("whole_pass_time_s").is_number());
+  CHECK(close(with_peak.at("layer").at("whole_pass_time_s"), prefill_peak.at("prefill").at("ttft_floor_s")));
 }

@@ -54,13 +54,14 @@ commands = [
     ["layer", "deepseek-v3", "--gpu", "h200-sxm", "--phase", "prefill", "--prompt", "4096", "--fused"],
     ["layer", "gemma2-9b", "--gpu", "m4-max", "--batch", "4"],
     # N2: hybrid and state-space kinds (Mamba-1, Mamba-2, Gated DeltaNet, parallel attention + Mamba-2, FFN-only
-    # layers), mllama's cross-attention layers.
+    # layers), mllama's cross-attention layers; N15: no peak for the compute type, the prefill's floor null.
     ["layer", "nemotron-h-8b", "--gpu", "h100-sxm", "--context", "4096"],
     ["layer", "mamba-2.8b", "--gpu", "h100-sxm", "--phase", "prefill", "--prompt", "1024"],
     ["layer", "qwen3-next-80b-a3b", "--gpu", "mi300x", "--context", "8192", "--fused"],
     ["layer", "falcon-h1-7b", "--gpu", "h100-sxm", "--phase", "prefill", "--prompt", "2048"],
     ["layer", "jamba-v0.1", "--gpu", "h200-sxm", "--batch", "8", "--context", "32k"],
     ["layer", "llama3.2-11b-vision", "--gpu", "h100-sxm", "--batch", "4", "--context", "1"],
+    ["layer", "starcoder2-15b", "--gpu", "gaudi2", "--phase", "prefill", "--dtype", "fp32"],
     ["serve", "llama3-70b", "--gpu", "h100-sxm", "--tp", "2", "--prompt", "4k", "--output", "512", "--batch", "1,8,32",
      "--explain"],
     ["gpus"],

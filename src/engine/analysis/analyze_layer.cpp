@@ -118,7 +118,7 @@ LayerResult analyze_layer(const Scenario& s, LayerQuery q) {
     r.whole_bytes = pass.bytes;
     r.whole_t_compute = pass.t_compute;
     r.whole_t_memory = pass.t_memory;
-    r.whole_time = pass.t_floor;
+    if (r.has_peak) r.whole_time = pass.t_floor;
     r.whole_bound = pass.bound;
   }
   return r;

@@ -75,13 +75,17 @@ const std::vector<Field<L>> kLayer = {
     {"time_fused_s", "operator floors summed, fused", "WI09", "sum_k L_k sum_ops max(F/P, Q_fused/BW) + head",
      [](const L& l) { return cell(l.r.totals.time_fused); },
      [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.time_fused.base(); }); }},
+    // Without a peak the floor is the pass command's: decode's step floor is the memory side
+    // alone, prefill's TTFT floor n/a (N15).
     {"whole_pass_time_s", "", "WI09", "max(F/P, (W + KV)/BW)", [](const L& l) { return cell(l.r.whole_time); },
      [](const L& l) {
+       if (!l.r.whole_time) return std::string();
        if (!l.r.has_peak) return fmt::format("{} / {}", num(l.r.whole_bytes), num(l.r.machine.bandwidth));
        return fmt::format("max({} / {}, {} / {})", num(l.r.whole_flops), num(l.r.machine.peak), num(l.r.whole_bytes),
                           num(l.r.machine.bandwidth));
      },
      [](const L& l) {
+       if (!l.r.whole_time) return std::string("no compute peak, as prefill's TTFT floor");
        if (!l.r.has_peak) return std::string("memory side only");
        return std::string(l.r.whole_bound == Bound::memory ? "memory-bound" : "compute-bound");
      },
@@ -286,9 +290,11 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
         grouped(m.cross_attention_layers), grouped(m.n_layers), m.n_layers - 1));
   }
   if (!r.has_peak) {
-    rep.notes.push_back(
-        fmt::format("no published dense {} peak: each time is the memory side Q/BW alone, and no bound can be named",
-                    dtype_name(in.scenario.workload.compute_dtype)));
+    rep.notes.push_back(fmt::format(
+        "no published dense {} peak: each time is the memory side Q/BW alone, no bound can be named, and {}",
+        dtype_name(in.scenario.workload.compute_dtype),
+        r.query.phase == Phase::decode ? "the whole-pass floor is the memory side, as decode's step floor"
+                                       : "the whole-pass floor is n/a, as prefill's TTFT floor"));
   }
   if (m.moe.enabled()) {
     const Workload& w = in.scenario.workload;
