@@ -199,6 +199,10 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"layer", "gemma2-9b", "--gpu", "l4", "--gpus", "2", "--mfu", "0.5", "--batch", "8", "--context", "8192"},
     {"layer", "mixtral-8x7b", "--gpu", "a100-80gb-sxm", "--phase", "prefill", "--prompt", "1024", "--lm-head", "all",
      "--attention", "full"},
+    // N2, N15: a hybrid's kinds (Mamba-2, MLP-only, attention-only), mllama's cross-attention layers, no fp32 peak.
+    {"layer", "nemotron-h-8b", "--gpu", "h100-sxm", "--phase", "prefill", "--prompt", "2048"},
+    {"layer", "llama3.2-11b-vision", "--gpu", "h100-sxm", "--batch", "4", "--context", "1"},
+    {"layer", "starcoder2-15b", "--gpu", "gaudi2", "--phase", "prefill", "--dtype", "fp32"},
     {"train", "llama3-70b", "--gpu",       "h100-sxm",  "--gpus",   "64",  "--tp",  "8",   "--zero",  "1",
      "--seq", "8192",       "--recompute", "selective", "--tokens", "15T", "--mfu", "0.4", "--price", "2.5"},
     {"train", "mixtral-8x7b", "--gpu", "h200-sxm", "--gpus", "32", "--tp", "2", "--pp", "2", "--ep", "8", "--sp",
