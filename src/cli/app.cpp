@@ -69,6 +69,7 @@ struct Invocation {
   std::string batch_file;  ///< batch's FILE ("" or "-": stdin)
   bool names = false;
   std::string family;  ///< models --family
+  bool family_given = false;
   bool explain = false;
   unsigned groups = 0;                ///< the command's input groups
   PlotRequest plot;                   ///< plot's own options, lists and terminal
@@ -294,6 +295,10 @@ Outcome run_gpus(Invocation& inv, const io::Resolved*) {
 }
 
 Outcome run_models(Invocation& inv, const io::Resolved*) {
+  // An empty --family is a mistake, not "every family" (N25).
+  if (inv.family_given && inv.family.empty()) {
+    throw UsageError("--family: \"\" names no family; give a model type (qwen3, llama) or the start of a name (gpt3)");
+  }
   if (inv.names && inv.family.empty()) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::model)};
   if (inv.names) {
     std::string text;
@@ -804,7 +809,8 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     if (cmd.run == run_models) {
       sub->add_option("--family", inv.family,
                       "Only this family: a model type (qwen3, llama, palm) or the start of a name (gpt3), any case")
-          ->type_name("FAMILY");
+          ->type_name("FAMILY")
+          ->each([&inv](const std::string&) { inv.family_given = true; });
     }
     return bound;
   }

@@ -401,7 +401,13 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   resolve_layout(spec, sc, diag);
   TrainingInputs& t = sc.training;
   t.tokens = spec.tokens;
-  t.zero = spec.zero.value_or(ZeroStage::none);
+  // --fsdp names a stage and --zero gives one: both, even agreeing, is one input given twice, which
+  // the CLI and batch once read in opposite ways (N8).
+  if (spec.zero && spec.fsdp) {
+    diag.usage("--zero " + std::to_string(static_cast<int>(*spec.zero)) + " and --fsdp " + *spec.fsdp +
+               " both set the ZeRO stage; give one of them");
+  }
+  t.zero = spec.fsdp ? fsdp_strategy(*spec.fsdp)->stage : spec.zero.value_or(ZeroStage::none);
   t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
   resolve_batch(spec, sc, diag);
   resolve_schedule(spec, sc, diag);
@@ -626,7 +632,21 @@ void apply_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training) {
     HardwareConfig& h = sc.accelerator->hw;
     if (!spec.gpu_peaks.empty()) {
       h.peak = r.peaks_before_point;
-      for (const PeakOverride& p : spec.gpu_peaks) h.set_peak(p.dtype.value_or(sc.workload.compute_dtype), p.rate);
+      // Each data type once: a second rate for one type silently replaced the first (N24). A rate
+      // without a type is the compute type's, so "--gpu-peak 1PFLOP/s --gpu-peak bf16=2PFLOP/s" at
+      // bf16 names bf16 twice too.
+      std::vector<std::pair<DType, bool>> set;  // each type, and whether a rate without a type named it
+      for (const PeakOverride& p : spec.gpu_peaks) {
+        const DType t = p.dtype.value_or(sc.workload.compute_dtype);
+        const auto twice = std::find_if(set.begin(), set.end(), [&](const auto& x) { return x.first == t; });
+        if (twice != set.end()) {
+          throw UsageError("--gpu-peak: " + std::string(dtype_name(t)) + " is given twice" +
+                           (!p.dtype || twice->second ? " (a rate without a type is the compute type's)" : "") +
+                           "; give each data type once");
+        }
+        set.emplace_back(t, !p.dtype);
+        h.set_peak(t, p.rate);
+      }
     }
     if (spec.reserve && spec.reserve->fraction) sc.workload.reserve = h.memory_capacity * *spec.reserve->fraction;
   }

@@ -335,8 +335,7 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) {
        const auto f = fsdp_strategy(lower(t));
        if (!f) throw UsageError(quote(t) + " is not one of: full-shard, shard-grad-op, no-shard, hybrid");
-       s.fsdp = std::string(f->name);
-       s.zero = f->stage;
+       s.fsdp = std::string(f->name);  // its stage is resolve()'s: --zero beside it is refused there
      },
      false, Sweep::none, ValueHint::choice, [] { return names_of(kFsdpStrategies); }},
     {"shard-group", nullptr, kTrain, "N",
