@@ -247,7 +247,7 @@ complete -c roofline -n '__roofline_using plan plot compare' -l gpu -x -a '(__ro
 complete -c roofline -n '__roofline_using plan' -l users -x -d 'Concurrent users the fleet serves'
 complete -c roofline -n '__roofline_using plan' -l tokens-per-s -x -d 'Decode rate each user gets (30): a step of at most 1/RATE'
 complete -c roofline -n '__roofline_using plot' -l kind -x -a 'roofline memory train decode serve' -d 'What to draw: roofline (workloads on each accelerator\'s roofs), memory (capacity bars), train (a training device\'s memory bars, per --micro-batch), decode (tokens/s against --batch) or serve (TPOT against --concurrency) [default: roofline]'
-complete -c roofline -n '__roofline_using plot' -s o -l svg -r -F -d 'Write the picture as an SVG file (--format svg writes it to stdout)'
+complete -c roofline -n '__roofline_using plot' -s o -l svg -r -F -d 'Write the picture as an SVG file, in place when it is whole (- or --format svg: to stdout)'
 complete -c roofline -n '__roofline_using plot' -l gemm -x -d 'Place a GEMM C(M x N) = A(M x K) B(K x N) on the roofline, as M,N,K'
 complete -c roofline -n '__roofline_using gemm' -l dtype -x -a 'fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4' -d 'Element type [default: bf16]'
 complete -c roofline -n '__roofline_using gemm' -l gpu -x -a '(__roofline_names gpus) (__roofline_files)' -d 'Accelerator for ridge, attainable rate and bound'

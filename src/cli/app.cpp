@@ -25,12 +25,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <deque>
+#include <fcntl.h>
 #include <fstream>
 #include <iostream>
 #include <new>
 #include <optional>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace roofline::cli {
 namespace {
@@ -988,7 +994,7 @@ int run_batch_input(const std::string& file, std::istream& in, std::ostream& out
   if (file.empty() || file == "-") return run_batch(batch_commands(reg), in, out, reg);
   io::check_input_file(file);  // a FIFO or a device would block or never end
   std::ifstream f(file, std::ios::binary);
-  if (!f) throw InputError(io::display_path(file) + ": cannot open it");
+  if (!f) throw InputError(io::display_path(file) + ": cannot open file: " + std::strerror(errno));
   return run_batch(batch_commands(reg), f, out, reg);
 }
 
@@ -1008,21 +1014,56 @@ void check_format(const Command& cmd, const GlobalOptions& g, const PlotRequest&
                      g.format);
   }
   if (g.explain) throw UsageError("--explain: plot shows no formulas; decode, prefill and layer --explain do");
+  if (plot.options.svg_file_given && plot.options.svg_file.empty()) {
+    throw UsageError("-o: \"\" names no file; give a path, or - for standard output");  // N23
+  }
   if (g.format == "svg" && !plot.options.svg_file.empty()) {
     throw UsageError("--format svg and -o " + plot.options.svg_file + ": give one (-o writes the file)");
   }
 }
 
 // plot -o: the rendered picture to its file, whole; a failure is one line and exit 1.
+// -o FILE: the whole text, or nothing. A regular file (or a new one) is written to a temporary file
+// beside it and renamed over it, so a reader, a second run or a run killed mid-write never leaves a
+// torn picture under the name (N10); a FIFO or a device is written in place, as a shell redirect
+// would. A failure says why (N20).
 bool write_file(const std::string& path, const std::string& text, std::ostream& err) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (f) {
-    f << text;
-    f.flush();
-  }
-  if (!f) {
-    err << "roofline: error: -o " << path << ": cannot write the file\n";
+  const auto fail = [&](int code) {
+    err << "roofline: error: -o " << io::display_path(path) << ": cannot write the file: " << std::strerror(code)
+        << "\n";
     return false;
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return fail(EISDIR);
+    std::ofstream f(path, std::ios::binary);
+    if (f) f << text << std::flush;
+    return f ? true : fail(errno != 0 ? errno : EIO);
+  }
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  std::string tmp = (slash == std::string::npos ? "" : dir) + ".roofline-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return fail(errno);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);  // the mode a new file gets from a redirect, not mkstemp's 0600
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int code = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return fail(code);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int code = errno;
+    ::unlink(tmp.c_str());
+    return fail(code);
   }
   return true;
 }
@@ -1360,7 +1401,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       if (!*o.fits) exit_code = 3;
     }
     // plot -o: the picture goes to its file.
-    if (!inv.plot.options.svg_file.empty()) return write_file(inv.plot.options.svg_file, text, err) ? exit_code : 1;
+    if (!inv.plot.options.svg_file.empty() && inv.plot.options.svg_file != "-") {
+      return write_file(inv.plot.options.svg_file, text, err) ? exit_code : 1;
+    }
     out << text;
     out.flush();
     if (!out) {

@@ -169,8 +169,10 @@ void add_plot_options(CLI::App* sub, PlotOptions& o) {
       ->check(CLI::IsMember({"roofline", "memory", "train", "decode", "serve"}))
       ->type_name("KIND")
       ->group(grp);
-  sub->add_option("-o,--svg", o.svg_file, "Write the picture as an SVG file (--format svg writes it to stdout)")
+  sub->add_option("-o,--svg", o.svg_file,
+                  "Write the picture as an SVG file, in place when it is whole (- or --format svg: to stdout)")
       ->type_name("FILE")
+      ->each([&o](const std::string&) { o.svg_file_given = true; })
       ->group(grp);
   sub->add_option("--gemm", o.gemm, "Place a GEMM C(M x N) = A(M x K) B(K x N) on the roofline, as M,N,K")
       ->type_name("M,N,K")

@@ -21,7 +21,8 @@ namespace roofline::cli {
 /// plot's options beyond the scenario's inputs.
 struct PlotOptions {
   std::string kind = "roofline";  ///< roofline, memory, decode or serve
-  std::string svg_file;           ///< -o/--svg FILE: write SVG there
+  std::string svg_file;           ///< -o/--svg FILE: write SVG there ("-": standard output)
+  bool svg_file_given = false;    ///< -o was given (an empty name is an error, not "no file")
   std::string gemm;               ///< --gemm M,N,K: a GEMM on the roofline
 };
 

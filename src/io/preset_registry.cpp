@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
@@ -47,7 +49,7 @@ void check_input_file(const std::string& path) {
   const std::string where = display_path(path);
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (st.type() == fs::file_type::not_found) throw InputError(where + ": cannot open file");
+  if (st.type() == fs::file_type::not_found) throw InputError(where + ": cannot open file: No such file or directory");
   // A symlink loop (ELOOP), a directory on the way that cannot be searched (EACCES), ...
   if (ec) throw InputError(where + ": " + ec.message());
   if (fs::is_directory(st)) throw InputError(where + ": is a directory, expected a JSON file");
@@ -61,8 +63,10 @@ std::string read_file(const std::string& path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (!ec && size > kMaxInputBytes) throw InputError(too_large(where));
+  errno = 0;
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(where + ": cannot open file");
+  // The system's reason (Permission denied), never a bare "cannot open" (N20).
+  if (!f) throw InputError(where + ": cannot open file" + (errno != 0 ? ": " + std::string(std::strerror(errno)) : ""));
   return read_stream(f, where);
 }
 
@@ -548,7 +552,8 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
     std::string stem = fs::path(path).filename().string();
     if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
     if (!names_a_file(path) && find(PresetKind::model, stem) != nullptr) {
-      throw InputError(where + ": cannot open file; did you mean the preset " + quote(stem) + "?");
+      throw InputError(where + ": cannot open file: No such file or directory; did you mean the preset " + quote(stem) +
+                       "?");
     }
     // The file name becomes the model's label in every output: printable text only (R12, R15).
     ModelPreset p = model_from_json(parse_json_text(read_file(path), where), where, escape(stem));

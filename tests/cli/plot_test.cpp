@@ -412,7 +412,7 @@ TEST_CASE("plot: misuse is one line and the usage or input exit code", "[plot]")
        "roofline: error: --gpu: unknown preset \"h10\"; did you mean one of: h100-nvl, h100-pcie, h100-sxm?\n"},
       {{"plot", "llama3-8b", "--gpu", "h100-sxm", "-o", "/nonexistent-dir/r.svg"},
        1,
-       "roofline: error: -o /nonexistent-dir/r.svg: cannot write the file\n"},
+       "roofline: error: -o /nonexistent-dir/r.svg: cannot write the file: No such file or directory\n"},
       {{"plot", "llama3-8b", "--gpu", "h100-sxm", "--kind", "bars"}, 2, ""},
   };
   for (const auto& [args, code, message] : rows) {

@@ -522,7 +522,8 @@ TEST_CASE("io: load_model / load_gpu accept paths and stdin", "[io][presets][reg
   const TempDir dir;
   const std::string gpu = dir.write("my-gpu.json", kGpuJson);
   CHECK(r.load_gpu(gpu).name == "test-gpu");  // a path skips the name == file check
-  REQUIRE_THROWS_WITH(r.load_model(dir.str() + "/absent.json", no_stdin), dir.str() + "/absent.json: cannot open file");
+  REQUIRE_THROWS_WITH(r.load_model(dir.str() + "/absent.json", no_stdin),
+                      dir.str() + "/absent.json: cannot open file: No such file or directory");
   REQUIRE_THROWS_WITH(r.load_gpu(dir.str()), dir.str() + ": is a directory, expected a JSON file");
 }
 
@@ -666,7 +667,7 @@ TEST_CASE("io: model presets answer to their Hugging Face repo ids and common sp
       "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
   const PresetRegistry u({dir.str()});
   CHECK(u.load_model("ORG/tiny-1", no_stdin).config.name == "tiny");
-  REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin), "org/absent: cannot open file");
+  REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin), "org/absent: cannot open file: No such file or directory");
 }
 
 // Did-you-mean never offers a different size or version: a user who accepts it would size the

@@ -49,7 +49,8 @@ TEST_CASE("io: read_file refuses what is not a regular file", "[io][read]") {
   std::filesystem::create_symlink("/dev/zero", link);
   REQUIRE_THROWS_WITH(read_file(link), link + ": not a regular file, expected a JSON file");
   REQUIRE_THROWS_WITH(read_file(dir.str()), dir.str() + ": is a directory, expected a JSON file");
-  REQUIRE_THROWS_WITH(read_file(dir.str() + "/absent.json"), dir.str() + "/absent.json: cannot open file");
+  REQUIRE_THROWS_WITH(read_file(dir.str() + "/absent.json"),
+                      dir.str() + "/absent.json: cannot open file: No such file or directory");
   // A symlink to a regular file is read as that file.
   const std::string target = dir.write("real.json", "{}");
   std::filesystem::create_symlink(target, dir.str() + "/alias.json");
