@@ -234,10 +234,14 @@ struct DeploymentResult {
   DeviceParams stage_params;      ///< parameters of a first- and a last-stage device
   bool last_stage_binds = false;  ///< the last stage holds more (the head)
   units::Bytes weights_per_device{};
-  double kv_share = 1.0;           ///< of one sequence's cache a device holds: (1/p) (1 / min(t, h_kv))
-  bool kv_replicated = false;      ///< t > h_kv: ranks hold copies of a KV head
-  units::Bytes kv_per_sequence{};  ///< M_KV(T) of the whole model
-  units::Bytes kv_per_sequence_per_device{};
+  double kv_share = 1.0;       ///< of one sequence's attention KV a device holds: (1/p) (1 / min(t, h_kv)); 0 without
+                               ///< attention heads
+  double state_share = 1.0;    ///< of one sequence's recurrent state a device holds: 1 / (t p)
+  bool kv_replicated = false;  ///< t > h_kv: ranks hold copies of a KV head
+  units::Bytes kv_attention_per_sequence{};   ///< M_KV,attn(T): the attention layers' part of M_KV(T)
+  units::Bytes state_per_sequence{};          ///< M_S: the state-space layers' part, constant in T
+  units::Bytes kv_per_sequence{};             ///< M_KV(T) of the whole model
+  units::Bytes kv_per_sequence_per_device{};  ///< (M_KV,attn(T) kv_share + M_S state_share)
   units::Bytes capacity_per_device{};
   units::Bytes reserve_per_device{};
   units::Bytes required_per_device{};  ///< weights + B kv per device + reserve
@@ -290,9 +294,18 @@ struct LayoutCandidate {
   bool replicates_kv = false;  ///< t > h_kv: ranks keep copies of a KV head
 };
 
+/// A width of a state-space mixer that tensor parallelism splits, as its matrices and its state split.
+struct StateSplit {
+  std::int64_t count = 0;  ///< Mamba's d_i channels, Mamba-2's H heads, Gated DeltaNet's h_k or h_v heads
+  const char* what = "";   ///< "Mamba channels", "Mamba-2 heads", ...
+};
+
+/// The widths t must divide for the model's state mixers to split over t ranks; none without one.
+std::vector<StateSplit> state_tensor_splits(const ModelConfig& m);
+
 /// Every t x p with t | h (KV heads split over t, or t a multiple of h_kv so each rank copies one;
-/// MLA's latent always splits), p | L and t p <= max_devices, in the order the searches want: the
-/// fewest devices, KV heads split before replicated, then the fewest stages. Divisors only, so a
+/// MLA's latent always splits; t dividing every state_tensor_splits width), p | L and t p <= max_devices, in the order
+/// the searches want: the fewest devices, KV heads split before replicated, then the fewest stages. Divisors only, so a
 /// few hundred at most; a model known by N alone allows 1 x 1.
 std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::int64_t max_devices);
 

@@ -49,6 +49,10 @@ LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, double
 units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element);
 // ---- end hybrid --------------------------------------------------------------------------------
 
+/// The attention layers' KV of one sequence: M_KV,attn(T) = b sum_l 2 h_kv d_h min(T, W_l), 0 without
+/// attention, O(1) through layer_windows  [S000-eq1.1]
+units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+
 /// Cache per sequence M_KV(T) = b sum_l 2 h_kv d_h min(T, W_l) + M_S = 2 h_kv d_h b (L_g T + L_s min(T, W))
 /// + M_S: the attention layers' KV plus a hybrid's recurrent state (state_bytes_per_sequence), O(1)
 /// through layer_windows  [S000-eq1.1] [DAO24]

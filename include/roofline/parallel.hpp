@@ -13,6 +13,21 @@ namespace roofline {
 /// every rank holds all of it)  [SH19 §3] (derived)
 constexpr double kv_share_per_rank(double kv_heads, double t) { return 1.0 / std::min(t, kv_heads); }
 
+/// Share of one sequence's recurrent state a tensor-parallel rank holds: 1 / t; a state-space
+/// mixer's channels (Mamba d_i) and heads (Mamba-2 H, Gated DeltaNet h_v) split over t as its
+/// in_proj, conv1d and out_proj do (params_per_device), each rank keeping its own channels' state
+/// [DAO24 §8.1] (derived)
+constexpr double state_share_per_rank(double t) { return 1.0 / t; }
+
+/// A sequence's cache on one device of t x p: M_dev = (M_KV,attn(T) / min(t, h_kv) + M_S / t) / p,
+/// the attention KV over its heads, the recurrent state over all t ranks; a model without
+/// attention heads (h_kv = 0, pure state-space) holds its state alone  [SH19 §3] [DAO24 §8.1] (derived)
+constexpr units::Bytes cache_per_sequence_per_device(units::Bytes attention_kv, units::Bytes state, double kv_heads,
+                                                     double t, double p) {
+  const units::Bytes kv = kv_heads > 0.0 ? attention_kv * kv_share_per_rank(kv_heads, t) : units::Bytes{};
+  return (kv + state * state_share_per_rank(t)) / p;
+}
+
 /// Ring all-reduce of M bytes over t ranks: 2 (t - 1) alpha + 2 (t - 1)/t M / BW, alpha the per-hop
 /// latency, BW the link per direction  [TH05 §4] [PY09 §3]
 constexpr units::Seconds ring_allreduce_time(units::Bytes message, double t, units::BytesPerSecond link,

@@ -68,9 +68,13 @@ units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 
-units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)} +
+  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)};
+}
+
+units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+  return attention_kv_bytes_per_sequence(m, context, kv_bytes_per_element) +
          state_bytes_per_sequence(m, kv_bytes_per_element);
 }
 

@@ -3,6 +3,7 @@
 #include "io/names.hpp"
 #include "io/scenario_spec.hpp"
 
+#include "roofline/analysis.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/params.hpp"
@@ -269,6 +270,12 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   if (!m.mla.enabled() && m.n_kv_heads % dep.tensor != 0 && dep.tensor % m.n_kv_heads != 0) {
     diag.input("--tp: the " + str(m.n_kv_heads) + " KV heads neither split over nor replicate across " +
                str(dep.tensor) + " ranks");
+  }
+  // A state-space mixer splits its channels or heads over t, its matrices and its state alike.
+  for (const StateSplit& x : state_tensor_splits(m)) {
+    if (x.count % dep.tensor != 0) {
+      diag.input("--tp: the " + str(x.count) + " " + x.what + " do not split over " + str(dep.tensor) + " ranks");
+    }
   }
   if (m.n_layers % dep.pipeline != 0) {
     diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");

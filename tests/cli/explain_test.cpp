@@ -188,6 +188,9 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"params", "gpt-oss-120b"},  // checkpoint_bytes: MXFP4 experts + bf16 rest
     // Issue 10: hybrid caches (KV + recurrent state), vision towers, chunked attention.
     {"kv", "qwen3-next-80b-a3b", "--context", "128k", "--batch", "4"},
+    // N3: a layout's cache per device, the state alone (pure Mamba) and KV + state (a hybrid past h_kv).
+    {"decode", "mamba-2.8b", "--gpu", "h100-sxm", "--tp", "2", "--pp", "2", "--batch", "4"},
+    {"memory", "jamba-v0.1", "--gpu", "h100-sxm", "--tp", "16", "--context", "8k"},
     {"decode", "jamba-v0.1", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "256k"},
     {"memory", "falcon-h1-7b", "--gpu", "h100-sxm", "--context", "32k", "--batch", "16"},
     {"serve", "nemotron-h-8b", "--gpu", "h100-sxm", "--prompt", "2k", "--output", "256"},

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "seed_models.hpp"
 
@@ -225,4 +227,126 @@ TEST_CASE("plan: pipelines keep p micro-batches in flight, MoE adds DP attention
   }
   CHECK(saw_ep);
   CHECK(saw_pipeline);
+}
+
+namespace {
+
+/// Mamba 2.8B's shape (state-spaces/mamba-2.8b-hf config.json): 64 Mamba-1 layers, d = 2560,
+/// d_i = 5120, N = 16, k_conv = 4, R = 160, V = 50,280 tied; no attention (h = h_kv = 0).
+ModelConfig mamba_2_8b_shape() {
+  ModelConfig m;
+  m.name = "mamba-2.8b";
+  m.family = "mamba";
+  m.n_layers = 64;
+  m.d_model = 2560;
+  m.vocab_size = 50'280;
+  m.tied_embeddings = true;
+  m.position = PositionKind::none;
+  m.hybrid.layers.assign(64, LayerMix{.attention = false, .state = StateMixer::mamba1, .ffn = LayerFfn::none});
+  m.hybrid.ssm.d_inner = 5120;
+  m.hybrid.ssm.d_state = 16;
+  m.hybrid.ssm.d_conv = 4;
+  m.hybrid.ssm.dt_rank = 160;
+  m.hybrid.ssm.gated_norm = false;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a sequence's cache on a device: KV over min(t, h_kv), the state over t [SH19-3] [DAO24-8.1]",
+          "[parallel][N3]") {
+  struct Row {
+    double kv, state, kv_heads, t, p, expected;
+    const char* why;
+  };
+  const Row rows[] = {
+      {0, 13'107'200, 0, 1, 1, 13'107'200, "pure Mamba on one device: the whole state (no 1/0 from h_kv = 0)"},
+      {0, 13'107'200, 0, 2, 1, 6'553'600, "pure Mamba, t = 2: half the channels' state a rank"},
+      {0, 13'107'200, 0, 1, 2, 6'553'600, "pure Mamba, p = 2: half the layers' state a stage"},
+      {0, 13'107'200, 0, 4, 2, 1'638'400, "pure Mamba, t = 4, p = 2"},
+      {4'096, 0, 8, 4, 1, 1'024, "attention only: the KV share of 4 ranks, 2 of 8 heads each"},
+      {4'096, 512, 8, 2, 1, 2'048 + 256, "hybrid, t = 2: both halve"},
+      {4'096, 512, 8, 16, 1, 512 + 32, "hybrid, t = 16 > h_kv = 8: KV copies stop at 1/8, the state splits 16 ways"},
+      {4'096, 512, 1, 8, 2, (4'096 + 512 / 8.0) / 2, "MLA-style one head: KV whole on every rank, the state / t"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    const units::Bytes got =
+        cache_per_sequence_per_device(units::Bytes{r.kv}, units::Bytes{r.state}, r.kv_heads, r.t, r.p);
+    CHECK(std::isfinite(got.base()));
+    CHECK(got.base() == r.expected);
+  }
+  CHECK(state_share_per_rank(1) == 1.0);
+  CHECK(state_share_per_rank(8) == 0.125);
+}
+
+TEST_CASE("N3: a pure state-space model on a layout holds its state per device, not 1/0 of it", "[parallel][N3]") {
+  const ModelConfig m = mamba_2_8b_shape();
+  Scenario s = on_h100(m);
+  s.workload.context = 4096;
+  s.workload.batch = 1;
+  // 64 layers x (5120 x 4 conv + 5120 x 16 SSM) elements x 2 B = 13,107,200 B a sequence, whatever T is.
+  constexpr double kState = 64.0 * (5120.0 * 4 + 5120.0 * 16) * 2.0;
+  const CapacityResult ideal = analyze_capacity(s);
+  REQUIRE(ideal.kv_per_sequence.base() == kState);
+  REQUIRE(ideal.max_sequences.has_value());
+
+  struct Row {
+    std::int64_t t, p;
+  };
+  for (const Row l : {Row{1, 1}, Row{2, 1}, Row{1, 2}, Row{2, 2}, Row{4, 1}}) {
+    INFO("t = " << l.t << ", p = " << l.p);
+    s.deployment = {.devices = l.t * l.p, .tensor = l.t, .pipeline = l.p, .data = 1, .explicit_layout = true};
+    const DeploymentResult r = analyze_deployment(s);
+    const auto tp = static_cast<double>(l.t * l.p);
+    CHECK(r.state_per_sequence.base() == kState);
+    CHECK(r.kv_attention_per_sequence.base() == 0.0);
+    CHECK(r.kv_share == 0.0);  // no attention heads to share
+    CHECK(r.state_share == 1.0 / tp);
+    CHECK(r.kv_per_sequence_per_device.base() == kState / tp);
+    CHECK(std::isfinite(r.required_per_device.base()));
+    CHECK(r.required_per_device == r.weights_per_device + r.kv_per_sequence_per_device);
+    CHECK(r.fits == (r.required_per_device <= r.capacity_per_device));
+    CHECK(r.fits);
+    REQUIRE(r.max_sequences.has_value());
+    CHECK(*r.max_sequences == static_cast<std::int64_t>(std::floor((r.capacity_per_device - r.weights_per_device) /
+                                                                   r.kv_per_sequence_per_device)));
+    CHECK(std::isfinite(r.t_step.base()));
+    CHECK(r.tokens_per_s > 0.0);
+    REQUIRE(r.smallest_fitting.has_value());
+    CHECK(r.smallest_fitting->tensor * r.smallest_fitting->pipeline == 1);
+    // One device of the layout 1 x 1 is the ideal device: the same sequences.
+    if (l.t * l.p == 1) CHECK(*r.max_sequences == static_cast<std::int64_t>(ideal.max_sequences->base()));
+  }
+}
+
+TEST_CASE("N3: plan serves a pure state-space model on its layouts", "[parallel][N3]") {
+  Scenario s = on_h100(mamba_2_8b_shape());
+  s.workload.context = 4096;
+  s.workload.prompt = 2048;
+  PlanInputs in;
+  in.users = 100;
+  in.tokens_per_s_per_user = 30.0;
+  const std::vector<PlanRow> rows = analyze_plan(s, in);
+  REQUIRE(!rows.empty());
+  for (const PlanRow& r : rows) {
+    INFO(r.tensor << " x " << r.pipeline);
+    CHECK(r.limit != PlanLimit::infeasible_memory);
+    CHECK(r.tensor == 1);  // no attention heads: the layouts split the layers only
+  }
+  CHECK(rows.front().feasible());
+  CHECK(rows.front().devices == 1);
+}
+
+TEST_CASE("state-space widths a tensor-parallel degree must divide [DAO24-8.1]", "[parallel][N3]") {
+  const std::vector<StateSplit> mamba = state_tensor_splits(mamba_2_8b_shape());
+  REQUIRE(mamba.size() == 1);
+  CHECK(mamba[0].count == 5120);
+  CHECK(std::string(mamba[0].what) == "Mamba channels");
+  CHECK(state_tensor_splits(test_models::llama3_8b()).empty());
+  // The layouts a search weighs divide them: only t = 1 here (no attention heads), p | 64.
+  for (const LayoutCandidate& c : tensor_pipeline_layouts(mamba_2_8b_shape(), 64)) {
+    CHECK(c.tensor == 1);
+    CHECK(64 % c.pipeline == 0);
+  }
 }

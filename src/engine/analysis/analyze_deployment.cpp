@@ -15,11 +15,26 @@
 namespace roofline {
 namespace {
 
-// Weights and the KV share of one device of the layout t x p (e expert ranks).
+// One sequence's cache in its two parts: the attention layers' KV at the context and a
+// state-space mixer's recurrent state.
+struct SequenceCache {
+  units::Bytes attention;
+  units::Bytes state;
+};
+
+SequenceCache sequence_cache(const Scenario& s) {
+  const double b = dtype_bytes(s.workload.kv_dtype);
+  return {.attention = attention_kv_bytes_per_sequence(s.model, static_cast<double>(s.workload.context), b),
+          .state = state_bytes_per_sequence(s.model, b)};
+}
+
+// Weights and the cache shares of one device of the layout t x p (e expert ranks).
 struct DeviceMemory {
   DeviceParams params;
   units::Bytes weights;
-  double kv_share = 1.0;
+  double kv_share = 0.0;     // of the attention KV; 0 without attention heads
+  double state_share = 0.0;  // of the recurrent state
+  units::Bytes cache;        // of one sequence
 };
 
 // Serving with expert parallelism keeps experts whole, E/e a device; without it, t splits each.
@@ -27,43 +42,68 @@ ParallelDegrees serving_degrees(std::int64_t t, std::int64_t p, std::int64_t e) 
   return {.tensor = t, .pipeline = p, .expert = e, .expert_tensor = e > 1 ? 1 : 0};
 }
 
-DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p, std::int64_t e) {
+DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p, std::int64_t e,
+                           const SequenceCache& cache) {
   const ModelConfig& m = s.model;
   DeviceMemory d;
   d.params = params_per_device(s.counts, serving_degrees(t, p, e));
   d.weights = weight_bytes(d.params.most_loaded(), s.workload.weight_bits);
-  // MLA's latent is one head that every tensor rank keeps whole.
+  // MLA's latent is one head that every tensor rank keeps whole; a pure state-space model has none.
   const double heads = m.mla.enabled() ? 1.0 : static_cast<double>(m.n_kv_heads);
-  d.kv_share = kv_share_per_rank(heads, static_cast<double>(t)) / static_cast<double>(p);
+  const auto td = static_cast<double>(t);
+  const auto pd = static_cast<double>(p);
+  if (heads > 0.0) d.kv_share = kv_share_per_rank(heads, td) / pd;
+  d.state_share = state_share_per_rank(td) / pd;
+  d.cache = cache_per_sequence_per_device(cache.attention, cache.state, heads, td, pd);
   return d;
 }
 
 // The search splits experts by tensor parallelism (e = 1): t x p alone decides the fit.
-bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, units::Bytes kv_per_sequence) {
-  const DeviceMemory d = device_memory(s, t, p, 1);
-  const units::Bytes need =
-      d.weights + kv_per_sequence * (d.kv_share * static_cast<double>(s.workload.batch)) + s.workload.reserve;
+bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, const SequenceCache& cache) {
+  const DeviceMemory d = device_memory(s, t, p, 1, cache);
+  const units::Bytes need = d.weights + d.cache * static_cast<double>(s.workload.batch) + s.workload.reserve;
   return need <= s.accelerator->hw.memory_capacity;
 }
 
-// The least t p that fits.
-std::optional<DeploymentResult::Layout> smallest_fitting_layout(const Scenario& s, units::Bytes kv_per_sequence) {
+// The least t p that fits (a pure state-space model has no attention heads: t = 1).
+std::optional<DeploymentResult::Layout> smallest_fitting_layout(const Scenario& s, const SequenceCache& cache) {
   const ModelConfig& m = s.model;
-  for (const LayoutCandidate& c : tensor_pipeline_layouts(m, m.n_heads * m.n_layers)) {
-    if (fits_on(s, c.tensor, c.pipeline, kv_per_sequence)) return DeploymentResult::Layout{c.tensor, c.pipeline};
+  for (const LayoutCandidate& c : tensor_pipeline_layouts(m, std::max<std::int64_t>(1, m.n_heads) * m.n_layers)) {
+    if (fits_on(s, c.tensor, c.pipeline, cache)) return DeploymentResult::Layout{c.tensor, c.pipeline};
   }
   return std::nullopt;
 }
 
 }  // namespace
 
+std::vector<StateSplit> state_tensor_splits(const ModelConfig& m) {
+  bool mamba1 = false;
+  bool mamba2 = false;
+  bool deltanet = false;
+  for (const LayerMix& mix : m.hybrid.layers) {
+    mamba1 = mamba1 || mix.state == StateMixer::mamba1;
+    mamba2 = mamba2 || mix.state == StateMixer::mamba2;
+    deltanet = deltanet || mix.state == StateMixer::gated_deltanet;
+  }
+  std::vector<StateSplit> out;
+  if (mamba1) out.push_back({m.hybrid.ssm.d_inner, "Mamba channels"});
+  if (mamba2) out.push_back({m.hybrid.ssm.n_heads, "Mamba-2 heads"});
+  if (deltanet) {
+    out.push_back({m.hybrid.deltanet.n_key_heads, "Gated DeltaNet key heads"});
+    out.push_back({m.hybrid.deltanet.n_value_heads, "Gated DeltaNet value heads"});
+  }
+  return out;
+}
+
 std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::int64_t max_devices) {
   const std::int64_t heads = std::max<std::int64_t>(1, m.n_heads);
   const std::int64_t layers = std::max<std::int64_t>(1, m.n_layers);
   const std::int64_t kv_heads = std::max<std::int64_t>(1, m.n_kv_heads);
+  const std::vector<StateSplit> state = state_tensor_splits(m);
   std::vector<LayoutCandidate> out;
   for (std::int64_t t = 1; t <= heads && t <= max_devices; ++t) {
     if (heads % t != 0) continue;
+    if (std::any_of(state.begin(), state.end(), [t](const StateSplit& x) { return x.count % t != 0; })) continue;
     const bool splits = m.mla.enabled() || kv_heads % t == 0;
     if (!splits && t % kv_heads != 0) continue;
     for (std::int64_t p = 1; p <= layers && t * p <= max_devices; ++p) {
@@ -96,14 +136,18 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const auto batch = static_cast<double>(w.batch);
 
   // Memory of the binding device.
-  const DeviceMemory d = device_memory(s, dep.tensor, dep.pipeline, dep.expert);
+  const SequenceCache cache = sequence_cache(s);
+  const DeviceMemory d = device_memory(s, dep.tensor, dep.pipeline, dep.expert, cache);
   r.stage_params = d.params;
   r.last_stage_binds = d.params.last_stage > d.params.first_stage;
   r.weights_per_device = d.weights;
   r.kv_share = d.kv_share;
-  r.kv_replicated = !m.mla.enabled() && dep.tensor > m.n_kv_heads;
-  r.kv_per_sequence = kv_bytes_per_sequence(m, static_cast<double>(w.context), dtype_bytes(w.kv_dtype));
-  r.kv_per_sequence_per_device = r.kv_per_sequence * r.kv_share;
+  r.state_share = d.state_share;
+  r.kv_replicated = !m.mla.enabled() && m.n_kv_heads > 0 && dep.tensor > m.n_kv_heads;
+  r.kv_attention_per_sequence = cache.attention;
+  r.state_per_sequence = cache.state;
+  r.kv_per_sequence = cache.attention + cache.state;
+  r.kv_per_sequence_per_device = d.cache;
   r.capacity_per_device = hw.memory_capacity;
   r.reserve_per_device = w.reserve;
   // Every batch in flight keeps its cache on every stage.
@@ -170,7 +214,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.tokens_per_s_pipelined = mb * batch / r.interval.base();
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 
-  if (search_smallest) r.smallest_fitting = smallest_fitting_layout(s, r.kv_per_sequence);
+  if (search_smallest) r.smallest_fitting = smallest_fitting_layout(s, cache);
   return r;
 }
 

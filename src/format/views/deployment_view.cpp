@@ -13,6 +13,12 @@ struct D {
 
 bool pipelined(const D& x) { return x.r.pipeline > 1; }
 bool linked(const D& x) { return x.r.link.base() > 0.0; }
+// A pure state-space model has no attention heads and so no attention KV to share.
+bool attention_kv(const D& x) {
+  const ModelConfig& m = x.in.scenario.model;
+  return m.attention_layers() > 0 && (m.mla.enabled() || m.n_kv_heads > 0);
+}
+bool has_state(const D& x) { return x.r.state_per_sequence.base() > 0.0; }
 
 std::string latency_note(LinkLatencySource source, units::Seconds alpha) {
   if (source == LinkLatencySource::flag && alpha.base() == 0.0) return "bandwidth only: --link-latency 0";
@@ -63,10 +69,25 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) {
        if (x.in.scenario.model.mla.enabled()) return std::string("MLA latent: every rank keeps it whole");
        return std::string(x.r.kv_replicated ? "KV heads replicated: t > h_kv" : "KV heads split over t");
+     },
+     attention_kv},
+    {"state_share_per_device", "share of a sequence's state per device", "DAO24-8.1", "1 / (t p)",
+     [](const D& x) { return number(x.r.state_share); },
+     [](const D& x) { return fmt::format("1 / ({} x {})", x.r.tensor, x.r.pipeline); },
+     [](const D&) { return std::string("SSM heads split over t"); }, has_state},
+    {"kv_bytes_per_sequence_per_device", "KV per sequence per device", "S000-eq1.1",
+     "M_KV,attn(T) x KV share + M_S x state share", [](const D& x) { return cell(x.r.kv_per_sequence_per_device); },
+     [](const D& x) {
+       const std::string kv = fmt::format("{} x {}", num(x.r.kv_attention_per_sequence), num(x.r.kv_share));
+       const std::string state = fmt::format("{} x {}", num(x.r.state_per_sequence), num(x.r.state_share));
+       if (!has_state(x)) return kv;
+       return attention_kv(x) ? kv + " + " + state : state;
+     },
+     nullptr, nullptr,
+     [](const D& x) {
+       if (!has_state(x)) return std::string("KV per sequence per device");
+       return std::string(attention_kv(x) ? "KV and state per sequence per device" : "state per sequence per device");
      }},
-    {"kv_bytes_per_sequence_per_device", "KV per sequence per device", "S000-eq1.1", "M_KV(T) x share",
-     [](const D& x) { return cell(x.r.kv_per_sequence_per_device); },
-     [](const D& x) { return fmt::format("{} x {}", num(x.r.kv_per_sequence), num(x.r.kv_share)); }},
     {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + M B M_KV,dev + R",
      [](const D& x) { return cell(x.r.required_per_device); },
      [](const D& x) {
