@@ -440,9 +440,12 @@ struct TrainResult {
   units::Bytes recompute_working_set{};  ///< full recomputation: k layers rebuilt, one micro-batch
   LogitsActivations logits;              ///< on the last stage
   units::Bytes activations{};            ///< the binding stage's activations and logits
-  units::Bytes forward_backward{};       ///< activations + ZeRO-3 live buffers
-  double optimizer_params = 0.0;         ///< Psi_o, the parameters this device updates
-  units::Bytes optimizer_temporary{};    ///< the optimizer step's fp32 gradient copy
+  /// False for a model known by its parameter count alone: it has no layers, so its activations
+  /// are unknown (left at 0), and total, fits and headroom count everything but them.
+  bool activations_known = true;
+  units::Bytes forward_backward{};     ///< activations + ZeRO-3 live buffers
+  double optimizer_params = 0.0;       ///< Psi_o, the parameters this device updates
+  units::Bytes optimizer_temporary{};  ///< the optimizer step's fp32 gradient copy
   units::Bytes reserve{};
   units::Bytes total{};  ///< states + max(activations + live buffers, optimizer temporary) + reserve
   units::Bytes capacity{};

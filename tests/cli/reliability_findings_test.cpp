@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -143,4 +144,66 @@ TEST_CASE("N3: --tp must split a state-space mixer's channels, as its matrices a
   CHECK(roofline::cli::run_cli({"memory", "mamba-2.8b", "--gpu", "h100-sxm", "--tp", "3"}, in, out, err, {}) == 1);
   CHECK(err.str() == "roofline: error: --tp: the 5120 Mamba channels do not split over 3 ranks\n");
   CHECK(out.str().empty());
+}
+
+TEST_CASE("N14: train --params N leaves the unknown activations n/a and says the verdict excludes them", "[cli][N14]") {
+  const std::vector<std::string> args = {"train", "--params", "70B", "--gpu", "h100-sxm", "--tp", "8", "--gpus", "8"};
+  const json doc = run_json(args);
+  const json& m = doc["results"]["train_memory"];
+  INFO(m.dump());
+  CHECK(m.at("activation_bytes").is_null());  // was 0
+  CHECK(m.at("activations_counted") == false);
+  // What the total does count: the states, the optimizer step's copy and the reserve.
+  CHECK(m.at("total_bytes").get<double>() == m.at("model_state_bytes").get<double>() +
+                                                 m.at("optimizer_temporary_bytes").get<double>() +
+                                                 m.at("reserve_bytes").get<double>());
+  const auto notes = doc["notes"].get<std::vector<std::string>>();
+  const auto said = [](const std::vector<std::string>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [](const std::string& n) { return n.find("activations are unknown") != std::string::npos; });
+  };
+  CHECK(said(notes));
+
+  const std::string table = run_ok(args);
+  INFO(table);
+  CHECK(std::regex_search(table, std::regex(R"(activations of the binding stage +n/a)")));
+  CHECK_FALSE(std::regex_search(table, std::regex(R"(activations of the binding stage +0 B)")));
+  CHECK(std::regex_search(table, std::regex(R"(total per device, activations excluded +175\.0 GB)")));
+  CHECK(std::regex_search(table, std::regex(R"(fits, activations excluded +no)")));
+  CHECK(std::regex_search(table, std::regex(R"(headroom, activations excluded +-89\.10 GB)")));
+  CHECK(table.find("activations are unknown") != std::string::npos);
+
+  std::vector<std::string> markdown = args;
+  markdown.insert(markdown.end(), {"--format", "markdown"});
+  CHECK(run_ok(markdown).find("activations are unknown") != std::string::npos);
+  std::vector<std::string> brief = args;
+  brief.emplace_back("--brief");
+  CHECK(run_ok(brief).find("fits, activations excluded") != std::string::npos);
+  // CSV carries values only: the flag column says it.
+  std::vector<std::string> csv = args;
+  csv.insert(csv.end(), {"--format", "csv"});
+  const std::string text = run_ok(csv);
+  const std::string head = text.substr(0, text.find('\n'));
+  const std::string row = text.substr(head.size() + 1);
+  std::vector<std::string> names;
+  std::vector<std::string> values;
+  std::istringstream hs(head);
+  std::istringstream rs(row.substr(0, row.find('\n')));
+  for (std::string f; std::getline(hs, f, ',');) names.push_back(f);
+  for (std::string f; std::getline(rs, f, ',');) values.push_back(f);
+  const auto at = [&](const std::string& key) {
+    const auto i = std::find(names.begin(), names.end(), key);
+    REQUIRE(i != names.end());
+    return values.at(static_cast<std::size_t>(i - names.begin()));
+  };
+  CHECK(at("train_memory.activations_counted") == "false");
+  CHECK(at("train_memory.activation_bytes").empty());
+
+  // With an architecture the activations are counted, and the labels say nothing more.
+  const std::vector<std::string> known = {"train", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8"};
+  const json full = run_json(known);
+  CHECK(full["results"]["train_memory"]["activations_counted"] == true);
+  CHECK(full["results"]["train_memory"]["activation_bytes"].get<double>() > 0.0);
+  CHECK_FALSE(said(full["notes"].get<std::vector<std::string>>()));
+  CHECK(run_ok(known).find("activations excluded") == std::string::npos);
 }

@@ -82,7 +82,9 @@ void memory(const Scenario& s, TrainResult& r) {
   r.layers_per_stage = static_cast<double>(m.n_layers) / p;
   const double k = full ? static_cast<double>(in.recompute_every) : 1.0;
   r.kept_layers = full ? std::ceil(r.layers_per_stage / k) : r.layers_per_stage;
-  // A model known only by N has no layers: its activations are unknown and left at zero.
+  // A model known only by N has no layers: its activations are unknown, left at zero and said so
+  // (the total, the fit and the headroom then exclude them).
+  r.activations_known = s.architecture;
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
     for (std::int64_t i = 0; i < m.n_layers; ++i) (m.is_moe_layer(i) ? r.moe_layers : r.dense_layers) += 1.0;

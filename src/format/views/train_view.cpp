@@ -85,6 +85,11 @@ const std::vector<Field<T>> kLayout = {
 };
 
 bool zero3(const T& x) { return x.r.zero == ZeroStage::os_g_p && architecture(x); }
+
+// A verdict on memory that leaves the unknown activations out says so in its label (N14).
+std::string without_activations(const T& x, const char* label) {
+  return x.r.activations_known ? std::string(label) : std::string(label) + ", activations excluded";
+}
 bool full_recompute(const T& x) { return x.t().recompute == Recompute::full && architecture(x); }
 
 // ---- One layer's activations, term by term (KO22 §4.1, generalised) -------------------------
@@ -352,7 +357,7 @@ const std::vector<Field<T>> kMemory = {
      architecture},
     {"activation_bytes", "activations of the binding stage", "KO22",
      "first: layers + embedding + working set (+ logits when p = 1); last: layers + logits + working set; the larger",
-     [](const T& x) { return cell(x.r.activations); },
+     [](const T& x) { return cell(x.r.activations_known ? std::optional(x.r.activations) : std::nullopt); },
      [](const T& x) {
        if (x.r.first_stage_binds) {
          return fmt::format("{} + {} + {} + {}", num(x.r.activations_first_stage), num(x.r.embedding_activations),
@@ -363,8 +368,13 @@ const std::vector<Field<T>> kMemory = {
                           num(x.r.recompute_working_set));
      },
      [](const T& x) {
+       if (!x.r.activations_known) return std::string("unknown: no layers");
        return std::string(x.r.pipeline == 1 ? "" : x.r.first_stage_binds ? "first stage" : "last stage");
      }},
+    {"activations_counted", "activations counted in the total", "KO22",
+     "the model's layers are known (KO22's per-layer terms need them; not --params N alone)",
+     [](const T& x) { return cell(x.r.activations_known); }, nullptr,
+     [](const T& x) { return std::string(x.r.activations_known ? "" : "the total, fit and headroom exclude them"); }},
     {"optimizer_temporary_bytes", "optimizer step fp32 gradient copy", "MI18-3",
      "4 Psi_o when g < 4 B and the recipe keeps an fp32 master, Psi_o = Psi (/ d from ZeRO-1)",
      [](const T& x) { return cell(x.r.optimizer_temporary); },
@@ -378,12 +388,18 @@ const std::vector<Field<T>> kMemory = {
        return fmt::format("{} + max({} + {}, {}) + {}", num(x.r.states.total()), num(x.r.activations),
                           num(x.r.zero3_live.total()), num(x.r.optimizer_temporary), num(x.r.reserve));
      },
-     [](const T& x) { return std::string(x.r.optimizer_binds ? "optimizer step binds" : ""); }},
+     [](const T& x) {
+       if (!x.r.activations_known) return std::string("states, optimizer step, reserve");
+       return std::string(x.r.optimizer_binds ? "optimizer step binds" : "");
+     },
+     nullptr, [](const T& x) { return without_activations(x, "total per device"); }},
     {"capacity_bytes", "capacity per device", "", "", [](const T& x) { return cell(x.r.capacity); }},
     {"fits", "fits", "RA20-5", "total <= C", [](const T& x) { return cell(x.r.fits); },
-     [](const T& x) { return fmt::format("{} <= {}", num(x.r.total), num(x.r.capacity)); }},
+     [](const T& x) { return fmt::format("{} <= {}", num(x.r.total), num(x.r.capacity)); }, nullptr, nullptr,
+     [](const T& x) { return without_activations(x, "fits"); }},
     {"headroom_bytes", "headroom", "RA20-5", "C - total", [](const T& x) { return cell(x.r.headroom); },
-     [](const T& x) { return fmt::format("{} - {}", num(x.r.capacity), num(x.r.total)); }},
+     [](const T& x) { return fmt::format("{} - {}", num(x.r.capacity), num(x.r.total)); }, nullptr, nullptr,
+     [](const T& x) { return without_activations(x, "headroom"); }},
     {"max_micro_batch_sequences", "largest micro-batch that fits", "KO22", "largest b with total(b) <= C",
      [](const T& x) {
        return cell(x.r.max_micro_batch ? std::optional(units::Sequences{*x.r.max_micro_batch}) : std::nullopt);
@@ -397,7 +413,8 @@ const std::vector<Field<T>> kMemory = {
        if (!x.r.smallest_fitting_layout) return cell(std::optional<std::string>());
        const auto& l = *x.r.smallest_fitting_layout;
        return cell(fmt::format("{} x {} x {}", l.tensor, l.pipeline, l.data));
-     }},
+     },
+     nullptr, [](const T& x) { return std::string(x.r.activations_known ? "" : "activations excluded"); }},
 };
 
 std::string convention_name(const T& x) {
@@ -741,6 +758,12 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
   train_warnings(r, in.scenario.training, rep.warnings);
+  if (!r.activations_known) {
+    rep.notes.emplace_back(
+        "activations are unknown for a model known only by its parameter count (activation_bytes n/a): the total, "
+        "the fit, the headroom and the smallest fitting layout count model states, the optimizer step and the "
+        "reserve only, a lower bound on the memory a step needs");
+  }
   rep.notes.emplace_back(
       "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
       "communication, the bubble and the optimizer step; the step time floor adds them to the compute at the peak "
