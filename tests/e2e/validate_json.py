@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Validates roofline JSON against docs/roofline.schema.json: the committed goldens and live
-outputs of every command. Needs Debian's python3-jsonschema."""
+outputs of every command; with a third argument `sweeps`, a sweep of every command that sweeps
+over every flag it sweeps, and the reproducers of review N9. Needs Debian's python3-jsonschema."""
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -13,9 +15,124 @@ except ImportError:
 
 root = pathlib.Path(sys.argv[2])
 binary = sys.argv[1]
+suite = sys.argv[3] if len(sys.argv) > 3 else "all"
 schema = json.loads((root / "docs" / "roofline.schema.json").read_text())
 jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
+
+
+def deepest(error):
+    """The errors under an anyOf that reach furthest into the document: the key that failed, not
+    the branch (an object or a sweep's array) it was tried against."""
+    if not error.context:
+        return [error]
+    leaves = [leaf for e in error.context for leaf in deepest(e)]
+    depth = max(len(leaf.absolute_path) for leaf in leaves)
+    return [leaf for leaf in leaves if len(leaf.absolute_path) == depth]
+
+
+def report(documents):
+    """Validates every document; prints the first errors of each failure and exits."""
+    failures = 0
+    for name, doc in documents.items():
+        errors = [leaf for e in validator.iter_errors(doc) for leaf in deepest(e)]
+        for e in sorted(errors, key=lambda e: list(map(str, e.absolute_path)))[:5]:
+            print(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message[:200]}")
+        failures += bool(errors)
+    print(f"{len(documents) - failures} passed, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+def run_json(args):
+    run = subprocess.run([binary, *args, "--format", "json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"roofline {' '.join(args)} --format json: exit {run.returncode}: {run.stderr.strip()}")
+        sys.exit(1)
+    return json.loads(run.stdout)
+
+
+if suite == "sweeps":
+    # Review N9: a sweep of every command that sweeps, over every flag it sweeps, and the
+    # reproducers of the classes the review found (fractional byte figures, nulls, enums).
+    # The sweepable commands and their axes are read from the CLI itself (each flag's help says
+    # "a list sweeps it"), so a command or axis the schema's sweep enums miss fails here.
+    commands = [c for c in schema["properties"]["command"]["enum"] if c != "compare"]
+    sweeps = {}
+    on_gpu = set()
+    for command in commands:
+        text = subprocess.run([binary, command, "--help"], check=True, capture_output=True, text=True).stdout
+        flags = re.findall(r"^\s+(?:-\w,)?--([\w-]+) [^\n]*; a list (?:or range )?sweeps it$", text, re.M)
+        if flags:
+            sweeps[command] = flags
+        if re.search(r"^\s+--gpu GPU", text, re.M):
+            on_gpu.add(command)
+    sweep_then = schema["allOf"][0]["then"]["properties"]["command"]["enum"]
+    if sorted(sweep_then) != sorted(sweeps):
+        print(f"the sweep schema's commands {sorted(sweep_then)} are not the commands that sweep {sorted(sweeps)}")
+        sys.exit(1)
+    axes = sorted({flag for flags in sweeps.values() for flag in flags})
+    for where, names in (("sweep.axes", schema["properties"]["sweep"]["properties"]["axes"]["items"]["enum"]),
+                         ("sweep_point.point", schema["$defs"]["sweep_point"]["properties"]["point"]["propertyNames"]
+                          ["enum"])):
+        if sorted(names) != axes:
+            print(f"the schema's {where} {sorted(names)} are not the flags that sweep {axes}")
+            sys.exit(1)
+    values = {"batch": "1,2", "context": "1k,2k", "prompt": "512,1024", "output": "16,32", "gpus": "1,2",
+              "tp": "1,2", "pp": "1,2", "dp": "1,2", "micro-batch": "1,2", "seq": "1024,2048", "dtype": "bf16,fp8",
+              "kv-dtype": "bf16,fp8", "concurrency": "64,300"}
+    # What a command (or one of its flags) needs beside the model and the accelerator.
+    needs = {"plan": ["--users", "100", "--tokens-per-s", "20"], ("layer", "prompt"): ["--phase", "prefill"]}
+    documents = {}
+    for command, flags in sweeps.items():
+        for flag in flags:
+            if flag not in values:
+                print(f"{command} --{flag}: no values to sweep it with here; add them to validate_json.py")
+                sys.exit(1)
+            gpu = ["--gpu", "h100-sxm"] if command in on_gpu else []
+            args = [command, "llama3-8b", *gpu, *needs.get(command, []), *needs.get((command, flag), []),
+                    f"--{flag}", values[flag]]
+            doc = run_json(args)
+            if doc.get("sweep", {}).get("axes") != [flag]:
+                print(f"roofline {' '.join(args)}: not a sweep over --{flag}: {doc.get('sweep')}")
+                sys.exit(1)
+            documents["roofline " + " ".join(args)] = doc
+    reproducers = [
+        ["train", "deepseek-r1", "--gpu", "h100-nvl", "--gpus", "1", "--seq", "2048"],
+        ["train", "llama1-7b", "--gpu", "a40", "--reserve", "10%", "--gpus", "4"],
+        ["train", "glm-4.5-air", "--gpu", "rtx-3090", "--zero", "1", "--seq", "1024", "--gpus", "256", "--optimizer",
+         "adam-8bit"],
+        ["memory", "gpt-j-6b", "--gpu", "mi300a", "--weight-bits", "int4-g128", "--tp", "4"],
+        ["decode", "mamba-2.8b", "--gpu", "mi325x", "--tp", "1"],
+        ["layer", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1,2"],
+        ["serve", "llama3-8b", "--gpu", "h100-sxm", "--concurrency", "64,300"],
+        # N3 and N14 through the schema: a pure Mamba model on layouts, a model known by N alone.
+        ["memory", "mamba-codestral-7b", "--gpu", "h100-sxm", "--tp", "1"],
+        ["serve", "mamba-2.8b", "--gpu", "h100-sxm", "--tp", "2", "--pp", "2"],
+        ["plan", "mamba-2.8b", "--gpu", "h100-sxm", "--users", "100", "--tokens-per-s", "30"],
+        ["train", "--params", "70B", "--gpu", "h100-sxm", "--tp", "8", "--gpus", "8"],
+    ]
+    for args in reproducers:
+        documents["roofline " + " ".join(args)] = run_json(args)
+    # A fractional share is a number, but still never negative, and a count stays an integer.
+    import copy
+    fractional = documents["roofline train llama1-7b --gpu a40 --reserve 10% --gpus 4"]
+    reserve = fractional["results"]["train_memory"]["reserve_bytes"]
+    if reserve == int(reserve):
+        print("the --reserve 10% reproducer no longer gives a fractional reserve; pick another")
+        sys.exit(1)
+    negative = copy.deepcopy(fractional)
+    negative["results"]["train_memory"]["reserve_bytes"] = -0.5
+    half_device = copy.deepcopy(fractional)
+    half_device["results"]["layout"]["devices"] = 2.5
+    shared_sweep = documents["roofline serve llama3-8b --gpu h100-sxm --concurrency 64,300"]
+    foreign_axis = copy.deepcopy(shared_sweep)
+    foreign_axis["sweep"]["axes"] = ["zero"]
+    for label, bad in (("negative byte share", negative), ("fractional device count", half_device),
+                       ("sweep over an input that does not sweep", foreign_axis)):
+        if validator.is_valid(bad):
+            print(f"schema accepts a {label}")
+            sys.exit(1)
+    report(documents)
 
 documents = {str(p): json.loads(p.read_text()) for p in sorted((root / "tests" / "golden").glob("*.json"))}
 commands = [
@@ -158,11 +275,4 @@ for name, doc in documents.items():
                     print(f"{name}: {column['column']}: ratios.{section}.{key} = {ratio}, not {want}")
                     sys.exit(1)
 
-failures = 0
-for name, doc in documents.items():
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
-    for e in errors[:5]:
-        print(f"{name}: {'/'.join(map(str, e.path))}: {e.message}")
-    failures += bool(errors)
-print(f"{len(documents) - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+report(documents)
