@@ -525,6 +525,12 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
 // Facts about the run that the results depend on.
 void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   const Scenario& sc = r.scenario;
+  if (training && !sc.architecture) {  // N14: a verdict that leaves a term out says so
+    r.notes.emplace_back(
+        "activations are unknown for a model known only by its parameter count (activation_bytes n/a): the total, "
+        "the fit, the headroom and the smallest fitting layout count model states, the optimizer step and the "
+        "reserve only, a lower bound on the memory a step needs");
+  }
   if (r.context_defaulted && sc.model.max_seq_len == 0 && sc.architecture) {
     r.notes.emplace_back("the config does not state a trained context; the context defaults to 4096 tokens");
   }

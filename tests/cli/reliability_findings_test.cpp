@@ -176,6 +176,9 @@ TEST_CASE("N14: train --params N leaves the unknown activations n/a and says the
   std::vector<std::string> markdown = args;
   markdown.insert(markdown.end(), {"--format", "markdown"});
   CHECK(run_ok(markdown).find("activations are unknown") != std::string::npos);
+  // A sweep's table keeps only the figures, and still the note.
+  CHECK(run_ok({"train", "--params", "70B", "--gpu", "h100-sxm", "--tp", "1,8", "--gpus", "8"})
+            .find("activations are unknown") != std::string::npos);
   std::vector<std::string> brief = args;
   brief.emplace_back("--brief");
   CHECK(run_ok(brief).find("fits, activations excluded") != std::string::npos);

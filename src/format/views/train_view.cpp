@@ -758,12 +758,6 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
   rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
   rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
   train_warnings(r, in.scenario.training, rep.warnings);
-  if (!r.activations_known) {
-    rep.notes.emplace_back(
-        "activations are unknown for a model known only by its parameter count (activation_bytes n/a): the total, "
-        "the fit, the headroom and the smallest fitting layout count model states, the optimizer step and the "
-        "reserve only, a lower bound on the memory a step needs");
-  }
   rep.notes.emplace_back(
       "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
       "communication, the bubble and the optimizer step; the step time floor adds them to the compute at the peak "
