@@ -642,7 +642,13 @@ def chain_of(plan, flag, values):
     return [plan.replacing(flag, v) for v in values]
 
 
-def increasing(draw, n=3):
+def increasing(draw, n=3, rng=None):
+    """n increasing values: drawn independently (a wide spread), or, with `rng` and half the time, a
+    draw and its near neighbours (steps of a tenth or a hundredth of it), where a local dip shows."""
+    if rng is not None and rng.random() < 0.5:
+        base = max(1, draw())
+        step = max(1, base // rng.choice([10, 100]))
+        return [base + k * step for k in range(n)]
     values = set()
     for _ in range(20):
         values.add(draw())
@@ -660,9 +666,9 @@ def monotone_in_context(ctx):
         command = ["kv", "memory", "decode", "prefill", "serve"][i % 5]
         plan = ctx.gen.plan(command).without("draft", "acceptance", "draft-len", "concurrency", "tpot", "shared-prefix")
         if command == "prefill" or command == "serve":
-            chains.append(chain_of(plan, "prompt", increasing(ctx.gen.prompt)))
+            chains.append(chain_of(plan, "prompt", increasing(ctx.gen.prompt, rng=ctx.rng)))
         else:
-            chains.append(chain_of(plan, "context", increasing(ctx.gen.context)))
+            chains.append(chain_of(plan, "context", increasing(ctx.gen.context, rng=ctx.rng)))
     monotone(ctx, "context", chains, [
         ("kv", "kv.kv_cache_bytes_per_sequence", +1, "KV per sequence"),
         ("kv", "kv.kv_cache_bytes_batch", +1, "KV of the batch"),
@@ -691,7 +697,7 @@ def monotone_in_batch(ctx):
     for i in range(ctx.n(48)):
         command = ["kv", "memory", "decode", "prefill", "decode"][i % 5]
         plan = ctx.gen.plan(command).without("draft", "acceptance", "draft-len")
-        chains.append(chain_of(plan, "batch", increasing(ctx.gen.batch)))
+        chains.append(chain_of(plan, "batch", increasing(ctx.gen.batch, rng=ctx.rng)))
     monotone(ctx, "batch", chains, [
         ("kv", "kv.kv_cache_bytes_batch", +1, "KV of the batch"),
         ("memory", "capacity.required_bytes", +1, "required bytes"),
@@ -1147,20 +1153,66 @@ def fit_is_required_within_capacity(ctx):
     ceil((required - reserve) / (capacity - reserve) per device); decode's and prefill's fits and
     devices_needed are memory's at the same batch and context (prompt); on a layout fits_per_device
     = required per device <= capacity per device; train: fits = total <= capacity, headroom =
-    capacity - total."""
+    capacity - total. Half the cases run again with --gpu-memory at the boundary: the bytes the first
+    run required, and one byte less."""
     groups = []
     for i in range(ctx.n(96)):
         command = ["memory", "decode", "prefill", "serve", "train", "memory"][i % 6]
         plan = ctx.gen.plan(command).without("draft", "acceptance", "draft-len")
         if command in ("decode", "prefill"):
-            mem = Plan("memory", plan.model, [(f, v) for f, v in plan.flags if f in (
-                "gpu", "gpus", "batch", "context", "dtype", "weight-bits", "kv-dtype", "reserve", "tp", "pp", "dp",
-                "ep", "micro-batches")])
-            if command == "prefill":
-                mem = mem.replacing("context", plan.get("prompt", 2048))
-            groups.append([plan, mem])
+            groups.append([plan, companion_memory(plan)])
         else:
             groups.append([plan])
+    data = fit_cases(ctx, groups)
+    # The boundary: a capacity per device of exactly what the first run needed, and one byte less.
+    edges = []
+    for g, d in data:
+        plan = g[0]
+        if len(edges) >= ctx.n(48) or "%" in str(plan.get("reserve", "")) or plan.get("gpu-memory"):
+            continue
+        need = boundary_bytes(d)
+        if need is None or need < 2:
+            continue
+        for capacity in (need, need - 1):
+            p = plan.replacing("gpu-memory", f"{capacity}B")
+            edges.append([p, companion_memory(p)] if len(g) > 1 else [p])
+    fit_cases(ctx, edges)
+    d = next(x for _, x in data if x["command"] == "memory" and not check_fit(x))
+    self_check(ctx, "a fit verdict flipped", check_fit, d,
+               lambda b: b["results"]["capacity"].__setitem__("fits", not b["results"]["capacity"]["fits"]))
+    d = next(x for _, x in data if x["command"] == "train" and not check_fit(x))
+    self_check(ctx, "train headroom off by one", check_fit, d,
+               lambda b: b["results"]["train_memory"].__setitem__("headroom_bytes",
+                                                                  b["results"]["train_memory"]["headroom_bytes"] + 1))
+
+
+def companion_memory(plan):
+    """The memory command at a decode's (prefill's) workload: its batch and context (the prompt)."""
+    mem = Plan("memory", plan.model, [(f, v) for f, v in plan.flags if f in (
+        "gpu", "gpus", "gpu-memory", "batch", "context", "dtype", "weight-bits", "kv-dtype", "reserve", "tp", "pp", "dp",
+        "ep", "micro-batches")])
+    if plan.command == "prefill":
+        mem = mem.replacing("context", plan.get("prompt", 2048))
+    return mem
+
+
+def boundary_bytes(d):
+    """The capacity per device at which a case's verdict turns: what one device must hold."""
+    r = d["results"]
+    if r.get("deployment") is not None:
+        need = r["deployment"].get("required_bytes_per_device")
+    elif r.get("train_memory") is not None:
+        need = r["train_memory"]["total_bytes"]
+    elif r.get("capacity") is not None:
+        need = r["capacity"]["required_bytes"] / (d["devices"] or 1)
+    elif d["memory"] is not None:
+        need = d["memory"]["capacity"]["required_bytes"] / (d["devices"] or 1)
+    else:
+        return None
+    return math.ceil(need) if need is not None and math.isfinite(need) and need < 2 ** 62 else None
+
+
+def fit_cases(ctx, groups):
     flat = [p for g in groups for p in g]
     answers = ctx.answers(flat)
     k = 0
@@ -1172,18 +1224,12 @@ def fit_is_required_within_capacity(ctx):
             continue
         d = {"command": g[0].command, "results": got[0], "memory": got[1] if len(got) > 1 else None,
              "devices": g[0].get("gpus") or (g[0].get("tp", 1) * g[0].get("pp", 1) * g[0].get("dp", 1))}
-        data.append(d)
+        data.append((g, d))
         command = " ; ".join(p.cmdline("--format", "json") for p in g)
         ctx.check.case(command)
         for message in check_fit(d):
             ctx.check.violation(command, message)
-    d = next(x for x in data if x["command"] == "memory" and not check_fit(x))
-    self_check(ctx, "a fit verdict flipped", check_fit, d,
-               lambda b: b["results"]["capacity"].__setitem__("fits", not b["results"]["capacity"]["fits"]))
-    d = next(x for x in data if x["command"] == "train" and not check_fit(x))
-    self_check(ctx, "train headroom off by one", check_fit, d,
-               lambda b: b["results"]["train_memory"].__setitem__("headroom_bytes",
-                                                                  b["results"]["train_memory"]["headroom_bytes"] + 1))
+    return data
 
 
 def devices_to_fit(need, usable):
