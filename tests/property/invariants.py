@@ -29,7 +29,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from propkit import (Catalogue, Check, ExplainError, KnownFailures, Plan, Runner, close, cmdline,  # noqa: E402
-                     csv_rows, csv_value, diff, env_int, explain_holds, log_uniform_int, main_rng, section_value)
+                     csv_rows, csv_value, deck, diff, env_int, explain_holds, log_uniform_int, main_rng,
+                     section_value)
 from workloads import DTYPES, KV_DTYPES, Generator  # noqa: E402
 
 MAX_COUNT = 2 ** 62
@@ -137,10 +138,10 @@ def sweep_point_equals_single(ctx):
     """Each point of a sweep (one or two swept flags) in --format json, jsonl and csv equals the
     single run at that point: the JSON point's results key by key, each JSON Lines figure the single
     run's value, each CSV cell the single run's CSV cell."""
-    commands = list(SWEEP_AXES)
+    commands = deck(ctx.rng, SWEEP_AXES)  # the commands in an order of the seed's
     cases = []
     for i in range(ctx.n(6)):
-        command = commands[i % len(commands)]
+        command = next(commands)
         plan = ctx.gen.plan(command, layout=False)
         axes = ctx.rng.sample(SWEEP_AXES[command], min(len(SWEEP_AXES[command]), 2 if ctx.gen.chance(0.4) else 1))
         if command == "train":  # --gpus is t x p x d: a swept --tp keeps d = 1
@@ -350,8 +351,9 @@ def compare_column_equals_single(ctx):
     """Each `compare` column (JSON) is the single command's inputs, results and notes key by key,
     each ratio the column's number over the first column's, and each CSV column the single
     command's CSV values."""
+    questions = deck(ctx.rng, COMPARE_QUESTIONS)
     for i in range(ctx.n(5)):
-        question = COMPARE_QUESTIONS[i % len(COMPARE_QUESTIONS)]
+        question = next(questions)
         by_model = question in ("params", "flops", "kv") or ctx.gen.chance(0.4)
         plan = ctx.gen.plan(question, layout=False)
         if question == "report" and not plan.get("gpu"):
@@ -448,8 +450,9 @@ def formats_equal_single(ctx):
     """One run in every format says the same: each `section.key` CSV column is the JSON value and
     every JSON figure has its column; --format jsonl is the JSON document on one line; each --brief
     CSV cell is the full CSV's; each --brief table row is a row of the full table."""
+    commands = deck(ctx.rng, FORMAT_COMMANDS)
     for i in range(ctx.n(6)):
-        command = FORMAT_COMMANDS[i % len(FORMAT_COMMANDS)]
+        command = next(commands)
         plan = ctx.gen.plan(command)
         runs = {}
         for name, extra in (("json", ("--format", "json")), ("jsonl", ("--format", "jsonl")),
