@@ -106,7 +106,11 @@ Section make_section(std::string key, std::string title, const std::vector<Field
     row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
     row.formula_id = f.formula_id;
     row.formula = f.formula;
-    if (explain && f.substitute != nullptr) row.substituted = f.substitute(c);
+    // A value that is n/a (null) has its formula but no substitution: the operands that made it n/a
+    // (a zero divisor, a missing peak) do not evaluate to anything (the property suite's NEW-1, NEW-2).
+    if (explain && f.substitute != nullptr && !std::holds_alternative<std::monostate>(row.value)) {
+      row.substituted = f.substitute(c);
+    }
     if (f.note != nullptr) row.note = f.note(c);
   }
   return s;

@@ -402,3 +402,19 @@ TEST_CASE("every --explain substitution evaluates to its value on generated mode
     }
   }
 }
+
+// Found by the property suite (NEW-1, NEW-2 in its first run): a value that is n/a kept a
+// substitution that does not evaluate, a division by a zero KV share or "x n/a x" for a missing peak.
+// An n/a value has its formula and no substitution, as capacity's null concurrency always had.
+TEST_CASE("a value that is n/a has its formula and no substitution", "[explain][property-finding]") {
+  const nlohmann::json memory = run_json({"memory", "gpt-j-6b", "--gpu", "rtx-4080", "--context", "0", "--tp", "1"});
+  CHECK(memory.at("results").at("deployment").at("max_sequences_per_replica").is_null());
+  const nlohmann::json& seq = memory.at("explain").at("deployment.max_sequences_per_replica");
+  CHECK(seq.at("formula") == "max(0, floor((C - M_w,dev - R) / M_KV,dev))");
+  CHECK(seq.at("substituted") == "");
+  const nlohmann::json train = run_json({"train", "palm-8b", "--gpu", "m3-max"});
+  CHECK(train.at("results").at("train_compute").at("step_time_s").is_null());
+  CHECK(train.at("explain").at("train_compute.step_time_s").at("substituted") == "");
+  // A value that is there keeps its substitution.
+  CHECK_FALSE(memory.at("explain").at("capacity.capacity_bytes").at("substituted").get<std::string>().empty());
+}
