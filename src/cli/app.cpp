@@ -212,13 +212,23 @@ Outcome run_plan(Invocation& inv, const io::Resolved* in) {
                         .price_per_device_hour = spec.price};
   // Every accelerator of the --gpu list: the first is resolved with the model, the others on it.
   std::vector<PlanOption> options;
+  std::vector<std::string> planned;    // the accelerators planned, by preset name
+  std::vector<std::string> spellings;  // and as the list spelled them
   std::size_t start = 0;
   for (std::size_t i = 0; start <= spec.gpu.size(); ++i) {
     const std::size_t comma = spec.gpu.find(',', start);
     io::ScenarioSpec one = spec;
     one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const io::Resolved r = i == 0 ? *in : io::resolve_on_gpu(*in, one, *inv.reg);
-    for (const PlanRow& row : analyze_plan(r.scenario, plan)) options.push_back({r.scenario.accelerator->hw.name, row});
+    // One accelerator under two names (h100-sxm,h100) would be planned twice, its rows side by side.
+    const std::string& name = r.scenario.accelerator->hw.name;
+    if (const auto twice = std::find(planned.begin(), planned.end(), name); twice != planned.end()) {
+      throw UsageError("--gpu: " + io::quote(spellings[static_cast<std::size_t>(twice - planned.begin())]) + " and " +
+                       io::quote(one.gpu) + " are the same accelerator (" + name + ")");  // as compare says
+    }
+    planned.push_back(name);
+    spellings.push_back(one.gpu);
+    for (const PlanRow& row : analyze_plan(r.scenario, plan)) options.push_back({name, row});
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -326,6 +336,19 @@ std::vector<std::string> split_list(const std::string& text) {
   }
 }
 
+// A --gpu list of plan or plot: names, none empty (N22: "," said "--gpu is required", and an empty
+// name exited 1 here and 2 in compare; a list's shape is a usage error in all three).
+void check_gpu_list(const std::string& list) {
+  if (list.find(',') == std::string::npos) return;
+  const std::vector<std::string> items = split_list(list);
+  if (std::all_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
+    throw UsageError("--gpu: " + io::quote(list) + " names no accelerator");
+  }
+  if (std::any_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
+    throw UsageError("--gpu: an empty name in " + io::quote(list));
+  }
+}
+
 // compare: the question's own run at each accelerator or model of the list, each resolved as the
 // single command resolves it, so a column is exactly what that command prints.
 Outcome run_compare(Invocation& inv, const io::Resolved*) {
@@ -343,6 +366,7 @@ Outcome run_compare(Invocation& inv, const io::Resolved*) {
                      ((q.groups & io::kGpu) != 0U ? " or accelerators (--gpu A,B)" : ""));
   }
   const bool by_gpu = gpus.size() > 1;
+  if (by_gpu) check_gpu_list(inv.spec.gpu);
   const std::vector<std::string>& items = by_gpu ? gpus : models;
   const std::string where = by_gpu ? "--gpu" : "MODEL";
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -955,7 +979,10 @@ SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
 // adds the others); layer's --tokens is a prefill's prompt, or a decode step's one token.
 io::ScenarioSpec spec_to_resolve(const Command& cmd, const io::ScenarioSpec& given) {
   io::ScenarioSpec spec = given;
-  if (cmd.run == run_plan || cmd.run == run_plot) spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+  if (cmd.run == run_plan || cmd.run == run_plot) {
+    check_gpu_list(spec.gpu);
+    spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
+  }
   if (cmd.run == run_layer && spec.tokens) {
     if (spec.phase.value_or(Phase::decode) == Phase::decode) {
       if (*spec.tokens != 1) {

@@ -311,6 +311,10 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
   m.hybrid.attn_output_gate = true;
   const i64 interval = c.integer("full_attention_interval", 4);
   if (interval < 1) c.fail("full_attention_interval", "must be at least 1");
+  if (interval > m.n_layers) {
+    c.fail("full_attention_interval", std::to_string(interval) + " is more than the " + std::to_string(m.n_layers) +
+                                          " layers: no layer would be a full-attention layer");  // N21
+  }
   m.moe.n_experts = c.integer("num_experts", 512);
   const i64 step = c.integer("decoder_sparse_step", 1);
   if (step < 1) c.fail("decoder_sparse_step", "must be at least 1");
@@ -382,6 +386,16 @@ void import_jamba(const Cfg& c, ModelConfig& m) {
   const i64 expert_offset = c.integer("expert_layer_offset", 1);
   if (attn_period < 1) c.fail("attn_layer_period", "must be at least 1");
   if (expert_period < 1) c.fail("expert_layer_period", "must be at least 1");
+  // An offset past its period selects no layer: the field that did it is named, not the heads of a
+  // model left without attention layers (N21).
+  if (attn_offset < 0 || attn_offset >= attn_period) {
+    c.fail("attn_layer_offset", std::to_string(attn_offset) + " is not in 0 to attn_layer_period - 1 = " +
+                                    std::to_string(attn_period - 1) + ": no layer would be an attention layer");
+  }
+  if (expert_offset < 0 || expert_offset >= expert_period) {
+    c.fail("expert_layer_offset", std::to_string(expert_offset) + " is not in 0 to expert_layer_period - 1 = " +
+                                      std::to_string(expert_period - 1) + ": no layer would be an MoE layer");
+  }
   const i64 experts = c.integer("num_experts", 16);
   if (experts > 1) {
     m.moe.n_experts = experts;

@@ -4,6 +4,7 @@
 #include "io/scenario_spec.hpp"
 
 #include "roofline/analysis.hpp"
+#include "roofline/lora.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/params.hpp"
@@ -341,7 +342,9 @@ void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   t.recompute_every = spec.recompute_every.value_or(1);
   if (spec.recompute_every && t.recompute != Recompute::full) {
     diag.usage("--recompute-every: applies to --recompute full only");
-  } else if (sc.architecture && t.recompute_every > m.n_layers / dep.pipeline) {
+  } else if (sc.architecture && spec.recompute_every && m.n_layers % dep.pipeline == 0 &&
+             t.recompute_every > m.n_layers / dep.pipeline) {
+    // Only a k that was given, on stages that exist: --pp 64 on 32 layers is --pp's mistake (N18).
     diag.input("--recompute-every: " + str(t.recompute_every) + " is more than the " + str(m.n_layers / dep.pipeline) +
                " layers of a pipeline stage");
   }
@@ -396,7 +399,19 @@ void resolve_fine_tuning(const ScenarioSpec& spec, Scenario& sc, Diagnostics& di
   f.rank = spec.lora_rank.value_or(spec.qlora ? 64 : 8);
   f.targets = spec.lora_targets.value_or(spec.qlora ? LoraTargets::all : LoraTargets::qv);
   if (spec.lora_targets && !spec.lora_rank && !spec.qlora) diag.usage("--lora-targets: needs --lora RANK or --qlora");
-  if (!sc.architecture) diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
+  if (!sc.architecture) {
+    diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
+  } else if (spec.lora_rank) {
+    // N_lora = r x (the adapters' parameters a rank) must count exactly, bytes included: r at most
+    // 2^53 / that, named with the flag (N17: an overflow deep in the counts named neither).
+    const std::int64_t per_rank = lora_params(sc.model, f.targets, 1).total;
+    const std::int64_t most = per_rank > 0 ? (std::int64_t{1} << 53) / per_rank : kMaxCount;
+    if (f.rank > most) {
+      diag.input("--lora: " + str(f.rank) + " is too large a rank: at most " + str(most) +
+                 " for this model and these targets (" + str(per_rank) +
+                 " adapter parameters a rank, at most 2^53 in all)");
+    }
+  }
   if (sc.training.model_flops != ModelFlopsConvention::six_n) {
     diag.usage("--model-flops: applies to full training; fine-tuning counts 4N + 6N_lora per token");
   }

@@ -383,6 +383,12 @@ const std::vector<InputDef> kInputs = {
      "Adapted matrices: q,k,v,o,gate,up,down, or qv, attention, mlp, all; no-experts keeps MoE experts frozen",
      [](ScenarioSpec& s, const std::string& t) {
        const auto targets = parse_lora_targets(lower(t));
+       // no-experts takes experts out of a set, so alone it names no matrix (N19).
+       if (!targets && lower(t).find_first_not_of("no-experts, ") == std::string::npos &&
+           lower(t).find("no-experts") != std::string::npos) {
+         throw UsageError(quote(t) + " adapts nothing: no-experts keeps the experts of a set frozen; give it with " +
+                          "the set, e.g. all,no-experts or mlp,no-experts");
+       }
        if (!targets) {
          throw UsageError(quote(t) +
                           " is not a list of q, k, v, o, gate, up, down, qv, attention, mlp, all, no-experts");
