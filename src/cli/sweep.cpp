@@ -616,6 +616,16 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
   const Compact* compact = compact_of(cmd.name);
   const bool tabular =
       output.render.format == format::OutputFormat::table || output.render.format == format::OutputFormat::markdown;
+  if (tabular && points > kAskAboveTable && !output.yes) {
+    throw UsageError("a table of " + grouped(points) + " rows is held whole to align its columns (about 1.5 kB a " +
+                     "row); add --yes to run it, or use --format csv or jsonl, which stream in constant memory");
+  }
+  if (output.render.explain && output.render.format == format::OutputFormat::jsonl) {
+    // A streamed line carries the table's figures, not their formulas: refused, not ignored.
+    throw UsageError(
+        "--explain: a JSON Lines sweep streams the table's figures without formulas; --format json "
+        "gives each point its formulas");
+  }
   if (output.render.explain && tabular && points > kMaxExplainedPoints) {
     throw UsageError("--explain with a sweep of " + grouped(points) + " points: a table explains " +
                      grouped(kMaxExplainedPoints) + " points at most; use --format json, where each point carries " +

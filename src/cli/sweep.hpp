@@ -41,6 +41,9 @@ struct SweepOutput {
 
 /// A sweep of more points than this asks for --yes before it runs.
 inline constexpr std::int64_t kAskAbove = 10'000'000;
+/// A table or Markdown sweep aligns its columns over every row, so it holds them all (about 1.5 kB a
+/// row): past this many rows it asks for --yes, and CSV and JSON Lines stream in constant memory.
+inline constexpr std::int64_t kAskAboveTable = 100'000;
 
 /// Runs `cmd` at every point of the grid of `axes`, the first axis the outermost loop; `spec` holds
 /// the inputs that do not vary. Every point is resolved and checked before anything is written, and
