@@ -87,9 +87,9 @@ std::string sig4(double x) {
     ++digits;
   }
   if (digits > 4) {
-    // Four significant digits of a number in [1e4, 1e6): rounded, with separators.
-    const double unit = std::pow(10.0, digits - 4);
-    return grouped(static_cast<std::int64_t>(std::llround(std::round(x / unit) * unit)));
+    // A number in [1e4, 1e6) to the unit, with separators: rounded to four significant digits it
+    // would end in zeros that read as an exact count (117,079.4 device-hours as "117,100").
+    return grouped(static_cast<std::int64_t>(std::llround(x)));
   }
   return fmt::format("{:.{}f}", x, std::max(0, 4 - digits));
 }
