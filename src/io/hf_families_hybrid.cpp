@@ -304,17 +304,23 @@ void import_bamba(const Cfg& c, ModelConfig& m) {
 
 // ---- Qwen3-Next: linear_attention (Gated DeltaNet) / full_attention (gated, q/k norms) layers,
 // full every full_attention_interval; MoE with one gated shared expert. -------------------------
+// Every interval-th layer is full attention: 1 to L, else no layer would be (N21 named the heads).
+i64 full_attention_interval(const Cfg& c, i64 layers) {
+  const i64 interval = c.integer("full_attention_interval", 4);
+  if (interval < 1) c.fail("full_attention_interval", "must be at least 1");
+  if (interval > layers) {
+    c.fail("full_attention_interval", std::to_string(interval) + " is more than the " + std::to_string(layers) +
+                                          " layers: no layer would be a full-attention layer");
+  }
+  return interval;
+}
+
 void import_qwen3_next(const Cfg& c, ModelConfig& m) {
   read_llama_like(c, m, false);
   m.sliding_window = 0;
   m.qk_norm = QkNorm::per_head;
   m.hybrid.attn_output_gate = true;
-  const i64 interval = c.integer("full_attention_interval", 4);
-  if (interval < 1) c.fail("full_attention_interval", "must be at least 1");
-  if (interval > m.n_layers) {
-    c.fail("full_attention_interval", std::to_string(interval) + " is more than the " + std::to_string(m.n_layers) +
-                                          " layers: no layer would be a full-attention layer");  // N21
-  }
+  const i64 interval = full_attention_interval(c, m.n_layers);
   m.moe.n_experts = c.integer("num_experts", 512);
   const i64 step = c.integer("decoder_sparse_step", 1);
   if (step < 1) c.fail("decoder_sparse_step", "must be at least 1");

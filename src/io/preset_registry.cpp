@@ -215,13 +215,35 @@ class JsonBuilder {
 
 }  // namespace
 
-void drain_json(nlohmann::json& j) noexcept {
-  if (j.is_array()) {
-    for (nlohmann::json& child : j) drain_json(child);
-    j.get_ref<nlohmann::json::array_t&>().clear();
-  } else if (j.is_object()) {
-    for (auto& [key, child] : j.get_ref<nlohmann::json::object_t&>()) drain_json(child);
-    j.get_ref<nlohmann::json::object_t&>().clear();
+void drain_json(nlohmann::json& root) {
+  // Leaves first, without recursion or allocation: the containers open on the way down, each with
+  // the next child to look at, as deep as the reader allows. A deeper tree (not one parse_json_text
+  // read) keeps its lowest levels for its own destructor.
+  struct Open {
+    nlohmann::json* node = nullptr;
+    nlohmann::json::iterator next;
+  };
+  std::array<Open, kMaxJsonDepth + 2> open{};
+  const auto container = [](const nlohmann::json& j) { return (j.is_array() || j.is_object()) && !j.empty(); };
+  if (!container(root)) return;
+  std::size_t depth = 0;
+  open[depth++] = {&root, root.begin()};
+  while (depth > 0) {
+    Open& top = open[depth - 1];
+    while (top.next != top.node->end() && !container(*top.next)) ++top.next;
+    if (top.next != top.node->end() && depth < open.size()) {
+      nlohmann::json& child = *top.next;
+      ++top.next;
+      open[depth++] = {&child, child.begin()};
+      continue;
+    }
+    // Every child is a scalar or an empty container now: clearing frees them without allocating.
+    if (top.node->is_array()) {
+      top.node->get_ref<nlohmann::json::array_t&>().clear();
+    } else {
+      top.node->get_ref<nlohmann::json::object_t&>().clear();
+    }
+    --depth;
   }
 }
 
@@ -333,6 +355,19 @@ bool is_preset_name(std::string_view name) {
                      [&](char c) { return word(c) || c == '.' || c == '_' || c == '+' || c == '-'; });
 }
 
+namespace {
+
+// An alias of a user file, refused when it is not a name or a repo id of names.
+const std::string& checked_alias(const std::string& a, const std::string& where) {
+  if (!is_preset_alias(a)) {
+    throw InputError(where + ": /aliases: " + quote(a) + " is not an alias; an alias is a preset name, or two " +
+                     "joined by '/' as a Hugging Face repo id is");
+  }
+  return a;
+}
+
+}  // namespace
+
 bool is_preset_alias(std::string_view alias) {
   const std::size_t slash = alias.find('/');
   if (slash == std::string_view::npos) return is_preset_name(alias);
@@ -421,13 +456,7 @@ const std::vector<PresetRegistry::Alias>& PresetRegistry::alias_index() const {
     }
     if (!j.is_object() || !j.contains("aliases") || j.at("aliases").is_null()) continue;
     const ObjectReader r(j, where, "");
-    for (const std::string& a : r.strings("aliases")) {
-      if (!is_preset_alias(a)) {
-        throw InputError(where + ": /aliases: " + quote(a) + " is not an alias; an alias is a preset name, or two " +
-                         "joined by '/' as a Hugging Face repo id is");
-      }
-      index.push_back({lower(a), a, &e});
-    }
+    for (const std::string& a : r.strings("aliases")) index.push_back({lower(checked_alias(a, where)), a, &e});
   }
   // Every alias against every name and every earlier alias of its kind. Built-ins come first, so
   // a clash between a built-in and a user file always blames the user file.

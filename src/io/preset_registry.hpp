@@ -137,7 +137,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view where);
 /// container's children into a vector it allocates, so out of memory a large tree's destructor
 /// would end the program (it is noexcept); a tree drained first is destroyed without allocating
 /// (reliability review 2026-12-01, N7).
-void drain_json(nlohmann::json& j) noexcept;
+void drain_json(nlohmann::json& j);
 
 /// A parsed document that is drained before it is destroyed (drain_json).
 struct DrainedJson {
@@ -145,7 +145,14 @@ struct DrainedJson {
   explicit DrainedJson(nlohmann::json j) : value(std::move(j)) {}
   DrainedJson(const DrainedJson&) = delete;
   DrainedJson& operator=(const DrainedJson&) = delete;
-  ~DrainedJson() { drain_json(value); }
+  DrainedJson(DrainedJson&&) = delete;
+  DrainedJson& operator=(DrainedJson&&) = delete;
+  ~DrainedJson() {
+    try {
+      drain_json(value);
+    } catch (...) {  // nothing in a drain throws; a destructor must not, whatever happens
+    }
+  }
 };
 
 }  // namespace roofline::io
