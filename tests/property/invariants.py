@@ -580,19 +580,27 @@ def check_explain(doc):
 # ================================================================================================
 # Monotonicity: more of an input never helps where it only costs.
 
+def answered_groups(ctx, groups):
+    """(group, answers) for each group of plans, all of them through one batch process; a group
+    with a plan that was not answered is left out."""
+    flat = [p for g in groups for p in g]
+    answers = ctx.answers(flat)
+    out = []
+    k = 0
+    for g in groups:
+        got = answers[k:k + len(g)]
+        k += len(g)
+        if all(a is not None for a in got):
+            out.append((g, got))
+    return out
+
+
 def monotone(ctx, name, chains, checks):
     """chains: lists of plans that differ in one input, in increasing order. checks: (command,
     path, direction, what) with direction +1 (never smaller along the chain) or -1 (never larger);
     path 'section.key' on the results. Every chain goes through one batch process."""
-    flat = [p for chain in chains for p in chain]
-    answers = ctx.answers(flat)
-    k = 0
     data = []
-    for chain in chains:
-        got = answers[k:k + len(chain)]
-        k += len(chain)
-        if any(a is None for a in got):
-            continue
+    for chain, got in answered_groups(ctx, chains):
         data.append({"plans": [p.cmdline("--format", "json") for p in chain], "results": got,
                      "command": chain[0].command})
     for d in data:
@@ -1039,15 +1047,8 @@ def memory_terms_sum_to_total(ctx):
         if plan.get("kv-dtype"):
             kv = kv.with_flags(("kv-dtype", plan.get("kv-dtype")))
         groups.append([plan, kv])
-    flat = [p for g in groups for p in g]
-    answers = ctx.answers(flat)
-    k = 0
     data = []
-    for g in groups:
-        got = answers[k:k + len(g)]
-        k += len(g)
-        if any(a is None for a in got):
-            continue
+    for g, got in answered_groups(ctx, groups):
         plan = g[0]
         devices = plan.get("gpus")
         if devices is None and plan.command != "train":
@@ -1216,15 +1217,8 @@ def boundary_bytes(d):
 
 
 def fit_cases(ctx, groups):
-    flat = [p for g in groups for p in g]
-    answers = ctx.answers(flat)
-    k = 0
     data = []
-    for g in groups:
-        got = answers[k:k + len(g)]
-        k += len(g)
-        if any(a is None for a in got):
-            continue
+    for g, got in answered_groups(ctx, groups):
         d = {"command": g[0].command, "results": got[0], "memory": got[1] if len(got) > 1 else None,
              "devices": g[0].get("gpus") or (g[0].get("tp", 1) * g[0].get("pp", 1) * g[0].get("dp", 1))}
         data.append((g, d))
