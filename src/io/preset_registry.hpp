@@ -137,7 +137,7 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view where);
 /// container's children into a vector it allocates, so out of memory a large tree's destructor
 /// would end the program (it is noexcept); a tree drained first is destroyed without allocating
 /// (reliability review 2026-12-01, N7).
-void drain_json(nlohmann::json& j);
+void drain_json(nlohmann::json& root);
 
 /// A parsed document that is drained before it is destroyed (drain_json).
 struct DrainedJson {
