@@ -101,6 +101,39 @@ write("cli", "params\0-\x01" + by_type.get("llama", "{}"))
 write("cli", "batch\x01" + "\n".join(plans[:3]) + "\n")
 write("cli", "batch\0p.jsonl")
 
+# completion_names: a candidate preset file stem (and alias): names of the rule, the edges of the
+# rule, and the shells' specials.
+for name in ["llama3-8b", "opt-1.3b", "gpt-neox-20b+lora", "Qwen2.5_7B", "a" * 100, "a" * 101, "9b", "-x", ".x",
+             "_x", "meta-llama/Llama-3.1-8B", "a/b/c", "a b", "a$(id)", "a`id`", "a*", "a;b", "a,b", "a'b", "a\"b",
+             "~a", "a=b", "a\nb", "a\x7f", "caf\xc3\xa9", "LLAMA3-8B", "h100-sxm", "x" * 250]:
+    write("completion_names", name.encode("utf-8", "surrogateescape"))
+
+# batch_sweep: lines of a command byte (index into the harness's command list, and the model) and
+# NUL-separated fields, each a byte picking a sweepable input (its index in `sweepable`) and a value.
+bcommands = ["decode", "prefill", "serve", "memory", "report", "train", "layer", "kv", "flops", "params"]
+# The inputs with Sweep::counts or names, in input_defs() order (the harness picks by index).
+bvalues = ["8", "1,8", "1..64*2", "8,16", "1k..8k+1k", "2..4", "0", "-1", "1e3", "bf16,fp8", "fp8", "32k"]
+for ci, c in enumerate(bcommands):
+    for k, v in enumerate(bvalues[:6]):
+        write("batch_sweep", bytes([ci]) + bytes([(ci + k) % len(sweepable)]) + v.encode())
+for i, name in enumerate(sweepable):
+    v = "bf16,fp8" if "dtype" in name else "1,2"
+    write("batch_sweep", bytes([0]) + bytes([i]) + b"4" + b"\n" + bytes([10]) + bytes([i]) + v.encode())
+    write("batch_sweep", bytes([i % 10]) + bytes([i | 0x80]) + b"16\0" + bytes([(i + 1) % len(sweepable)]) + b"2")
+write("batch_sweep", b"\n\x00\x01" + b"1..8\n\x05\x02" + b"8,16\n")
+
+# preset_dir: entries separated by "\n\n", a header byte (bit 0 gpus/, bits 1-2 file, directory,
+# FIFO, symlink; bit 3 no ".json") and a name on the first line, then the content.
+small_model = minified(models[0])
+small_gpu = minified(sorted((ROOT / "presets/gpus").glob("*.json"), key=lambda p: p.stat().st_size)[0])
+pd = [[(0, "mine", small_model)], [(1, "mygpu", small_gpu)], [(0, "mine", small_model), (1, "mygpu", small_gpu)],
+      [(0, "bad name", "{}")], [(0, "empty", "")], [(0, "loop", ""), (6, "loop2", "")], [(4, "fifo", "")],
+      [(2, "adir", "")], [(8, "notes.txt", "hello")], [(0, "a", small_model), (0, "A", small_model)],
+      [(0, "dup", '{"aliases":["x/y","x/y"]}')], [(0, "llama3-8b", small_model)], [(0, "x" * 101, "{}")],
+      [(0, "m1", small_model), (6, "m2", ""), (1, "g1", small_gpu)]]
+for entries in pd:
+    write("preset_dir", b"\n\n".join(bytes([h]) + n.encode() + b"\n" + c.encode() for h, n, c in entries))
+
 
 # Dictionaries: tests/fuzz/<harness>.dict, libFuzzer's format (one quoted token a line).
 def dict_file(harness, tokens):
@@ -157,3 +190,10 @@ dict_file("preset", json_tokens + quoted(preset_keys) + ['"' + u + '"' for u in 
 dict_file("batch", json_tokens + quoted(["command", "model", "gpu"] + inputs) + ['"' + c + '"' for c in commands]
           + ['"' + p + '"' for p in presets] + ["\n"])
 dict_file("cli", ["\x00", "\x01"] + commands + flags + formats + presets + units + names)
+dict_file("completion_names", [".", "_", "+", "-", "/", "a", "0", "Z", " ", "$", "`", "*", "?", "[", "]", "'", '"',
+                            "\\", ",", ";", "=", "~", "!", "#", "%", "{", "}", "(", ")", "|", "&", "<", ">", "\t",
+                            "\n", "\x7f", "\xe9"] + presets[:7])
+dict_file("batch_sweep", [",", "..", "+", "*", "k", "M", "Ki", "0", "1", "2", "64", "1024", "e3", "-", " ", "\x00", "\n"]
+          + names[:9])
+dict_file("preset_dir", json_tokens + quoted(preset_keys) + ["\n\n", "\n", ".json", "\x00", "\x01", "\x02", "\x04",
+                                                               "\x06", "\x08", "llama3-8b", "h100-sxm"])
