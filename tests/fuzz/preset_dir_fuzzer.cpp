@@ -108,6 +108,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if ((how & 8) == 0) name += ".json";
     if (name == "." || name == "..") continue;
     const std::string path = dir + (model ? "/models/" : "/gpus/") + name;
+    // A name given twice keeps its first entry: opening a FIFO made before to write would block.
+    struct stat st {};
+    if (lstat(path.c_str(), &st) == 0) continue;
     bool made = false;
     if (type == 0) {
       made = write_file(path, content);
@@ -119,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // Inside the directory only: the entry before, or (first) a link to itself, a loop.
       made = symlink(previous.empty() ? path.c_str() : previous.c_str(), path.c_str()) == 0;
     }
-    if (!made) continue;  // a name the file system refuses (too long) or one given twice
+    if (!made) continue;  // a name the file system refuses (too long)
     previous = path;
     if (type == 0 && name.size() > 5 && name.ends_with(".json")) {
       const std::string stem = name.substr(0, name.size() - 5);
