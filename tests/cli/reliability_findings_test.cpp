@@ -1,4 +1,4 @@
-// Findings of the 2026-12-01 reliability review (docs: /work/shared/reviews/2026-12-01-reliability.md)
+// Findings of the 2026-12-01 reliability review (the steering material's reviews/2026-12-01-reliability.md)
 // checked through the whole program: each case runs the review's reproducer and would fail on the
 // reviewed code.
 //   N3: a pure state-space model on a layout divided by h_kv = 0 (inf B, "does not fit", 0 sequences).
