@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 
 #include "cli/batch.hpp"
+#include "cli/command.hpp"
 #include "cli/completion.hpp"
 #include "cli/plot.hpp"
 #include "cli/sweep.hpp"
@@ -53,465 +54,6 @@ struct GlobalOptions {
   bool no_header = false;
   bool brief = false;
   bool yes = false;
-};
-
-/// What a command's run produced: the report, and the capacity verdict where it has one.
-struct Outcome {
-  format::Report report;
-  std::optional<bool> fits;
-  std::string text;                                   ///< plain text instead of a report (--names, plot's picture)
-  std::optional<format::Comparison> comparison = {};  ///< compare's columns, rendered in place of the report
-};
-
-struct Command;
-
-/// The inputs of one invocation after parsing.
-struct Invocation {
-  const io::PresetRegistry* reg = nullptr;
-  io::ScenarioSpec spec;
-  std::vector<std::string> gemm_dims;
-  std::string gemm_dtype = "bf16";
-  std::string shell;       ///< completion's SHELL
-  std::string batch_file;  ///< batch's FILE ("" or "-": stdin)
-  bool names = false;
-  std::string family;  ///< models --family
-  bool family_given = false;
-  bool explain = false;
-  unsigned groups = 0;                ///< the command's input groups
-  PlotRequest plot;                   ///< plot's own options, lists and terminal
-  const Command* question = nullptr;  ///< compare: the command whose question it asks
-  std::string question_word;          ///< compare's QUESTION as given
-  bool brief = false;                 ///< --brief
-  std::istream* in = nullptr;         ///< stdin, for compare's columns (MODEL -)
-};
-
-enum class Kind { model, gemm, listing, completion, batch, compare };
-
-struct Command {
-  const char* name;
-  const char* help;
-  Kind kind;
-  unsigned groups;  ///< the inputs this command reads (io::InputGroup bits)
-  bool needs_gpu;
-  Outcome (*run)(Invocation&, const io::Resolved*);
-  const char* examples;
-};
-
-constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kWeights |
-                                    io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
-                                    io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | io::kModelOverrides;
-
-Outcome run_report(Invocation& inv, const io::Resolved* in) {
-  const Scenario& s = in->scenario;
-  Outcome o{format::start_report("report", *in, inv.groups), std::nullopt, {}};
-  format::add_params(o.report, *in, analyze_params(s), inv.explain, false);
-  format::add_flops(o.report, *in, analyze_flops(s), inv.explain);
-  format::add_kv(o.report, *in, analyze_kv(s), inv.explain, false);
-  format::add_elementwise(o.report, *in, analyze_elementwise(s), inv.explain);
-  if (s.accelerator) {
-    format::add_hardware(o.report, *in, analyze_hardware(s), inv.explain);
-    format::add_decode(o.report, *in, analyze_decode(s), inv.explain);
-    format::add_prefill(o.report, *in, analyze_prefill(s), inv.explain);
-    const CapacityResult cap = analyze_capacity(s);
-    format::add_capacity(o.report, *in, cap, inv.explain);
-    o.fits = cap.fits;
-  }
-  format::add_model_notes(o.report, *in);
-  o.report.notes.emplace_back(
-      "ceilings and floors: perfect overlap, no launch overhead, full published bandwidth and peak "
-      "unless --bw-efficiency/--mfu say otherwise");
-  return o;
-}
-
-Outcome run_params(Invocation& inv, const io::Resolved* in) {
-  Outcome o{format::start_report("params", *in, inv.groups), std::nullopt, {}};
-  format::add_params(o.report, *in, analyze_params(in->scenario), inv.explain, true);
-  format::add_model_notes(o.report, *in);
-  return o;
-}
-
-Outcome run_flops(Invocation& inv, const io::Resolved* in) {
-  Outcome o{format::start_report("flops", *in, inv.groups), std::nullopt, {}};
-  format::add_flops(o.report, *in, analyze_flops(in->scenario), inv.explain);
-  return o;
-}
-
-Outcome run_kv(Invocation& inv, const io::Resolved* in) {
-  Outcome o{format::start_report("kv", *in, inv.groups), std::nullopt, {}};
-  format::add_kv(o.report, *in, analyze_kv(in->scenario), inv.explain, true);
-  return o;
-}
-
-Outcome run_memory(Invocation& inv, const io::Resolved* in) {
-  const CapacityResult cap = analyze_capacity(in->scenario);
-  Outcome o{format::start_report("memory", *in, inv.groups), cap.fits, {}};
-  format::add_capacity(o.report, *in, cap, inv.explain);
-  if (in->scenario.deployment.explicit_layout) {
-    const DeploymentResult dr = analyze_deployment(in->scenario);
-    format::add_deployment(o.report, *in, dr, inv.explain);
-    o.fits = dr.fits;
-  }
-  return o;
-}
-
-Outcome run_decode(Invocation& inv, const io::Resolved* in) {
-  const DecodeResult d = analyze_decode(in->scenario);
-  Outcome o{format::start_report("decode", *in, inv.groups), d.capacity.fits, {}};
-  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
-  format::add_decode(o.report, *in, d, inv.explain);
-  if (in->scenario.deployment.explicit_layout) {
-    const DeploymentResult dr = analyze_deployment(in->scenario);
-    format::add_deployment(o.report, *in, dr, inv.explain);
-    o.fits = dr.fits;
-  }
-  if (in->scenario.speculation) {
-    format::add_speculative(o.report, *in, analyze_speculative(in->scenario, in->scenario.workload.context),
-                            inv.explain);
-  }
-  return o;
-}
-
-Outcome run_prefill(Invocation& inv, const io::Resolved* in) {
-  const PrefillResult p = analyze_prefill(in->scenario);
-  Outcome o{format::start_report("prefill", *in, inv.groups), p.capacity.fits, {}};
-  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
-  format::add_prefill(o.report, *in, p, inv.explain);
-  return o;
-}
-
-Outcome run_serve(Invocation& inv, const io::Resolved* in) {
-  const ServeResult sr = analyze_serve(in->scenario);
-  Outcome o{format::start_report("serve", *in, inv.groups), sr.capacity.fits, {}};
-  format::add_serve(o.report, *in, sr, inv.explain);
-  if (in->scenario.deployment.explicit_layout) {
-    // The layout holds each request's whole cache, prompt and output: S + O.
-    Scenario at = in->scenario;
-    at.workload.context = sr.capacity.context;
-    const DeploymentResult dr = analyze_deployment(at);
-    format::add_deployment(o.report, *in, dr, inv.explain);
-    o.fits = dr.fits;
-  }
-  if (in->scenario.speculation) {
-    // At the mean cache of the generation, S + O/2.
-    const Workload& w = in->scenario.workload;
-    const std::int64_t mean_context = w.prompt + w.output / 2;
-    format::add_speculative(o.report, *in, analyze_speculative(in->scenario, mean_context), inv.explain);
-  }
-  return o;
-}
-
-Outcome run_plan(Invocation& inv, const io::Resolved* in) {
-  const io::ScenarioSpec& spec = inv.spec;
-  if (!spec.users || !spec.tokens_per_s_per_user) {
-    throw UsageError("plan needs --users N and --tokens-per-s RATE (each user's decode rate)");
-  }
-  const PlanInputs plan{.users = *spec.users,
-                        .tokens_per_s_per_user = *spec.tokens_per_s_per_user,
-                        .tpot_s = spec.tpot_target,
-                        .ttft_s = spec.ttft_target,
-                        .price_per_device_hour = spec.price};
-  // Every accelerator of the --gpu list: the first is resolved with the model, the others on it.
-  std::vector<PlanOption> options;
-  std::vector<std::string> planned;    // the accelerators planned, by preset name
-  std::vector<std::string> spellings;  // and as the list spelled them
-  std::size_t start = 0;
-  for (std::size_t i = 0; start <= spec.gpu.size(); ++i) {
-    const std::size_t comma = spec.gpu.find(',', start);
-    io::ScenarioSpec one = spec;
-    one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const io::Resolved r = i == 0 ? *in : io::resolve_on_gpu(*in, one, *inv.reg);
-    // One accelerator under two names (h100-sxm,h100) would be planned twice, its rows side by side.
-    const std::string& name = r.scenario.accelerator->hw.name;
-    if (const auto twice = std::find(planned.begin(), planned.end(), name); twice != planned.end()) {
-      throw UsageError("--gpu: " + io::quote(spellings[static_cast<std::size_t>(twice - planned.begin())]) + " and " +
-                       io::quote(one.gpu) + " are the same accelerator (" + name + ")");  // as compare says
-    }
-    planned.push_back(name);
-    spellings.push_back(one.gpu);
-    for (const PlanRow& row : analyze_plan(r.scenario, plan)) options.push_back({name, row});
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  std::stable_sort(options.begin(), options.end(), [](const PlanOption& a, const PlanOption& b) {
-    if (a.row.feasible() != b.row.feasible()) return a.row.feasible();
-    if (a.row.cost_per_hour && b.row.cost_per_hour && *a.row.cost_per_hour != *b.row.cost_per_hour) {
-      return *a.row.cost_per_hour < *b.row.cost_per_hour;
-    }
-    return a.row.devices < b.row.devices;
-  });
-  Outcome o{format::start_report("plan", *in, inv.groups), std::nullopt, {}};
-  format::add_plan(o.report, options, plan, inv.explain);
-  return o;
-}
-
-Outcome run_train(Invocation& inv, const io::Resolved* in) {
-  const TrainResult t = analyze_train(in->scenario);
-  Outcome o{format::start_report("train", *in, inv.groups), t.fits, {}};
-  format::add_train(o.report, *in, t, inv.explain);
-  return o;
-}
-
-// A flag of the other phase would change nothing: name it instead of ignoring it.
-void check_phase_flags(const io::ScenarioSpec& spec, Phase phase) {
-  io::Diagnostics diag;
-  if (phase == Phase::decode) {
-    if (spec.prompt) diag.usage("--prompt: applies to --phase prefill; a decode step attends over --context");
-    if (spec.lm_head) diag.usage("--lm-head: applies to --phase prefill; a decode step runs the head on each token");
-    if (spec.attention) diag.usage("--attention: applies to --phase prefill; a decode step has one query");
-  } else if (spec.context) {
-    diag.usage("--context: applies to --phase decode; a prefill attends over its --prompt tokens");
-  }
-  diag.check();
-}
-
-Outcome run_layer(Invocation& inv, const io::Resolved* in) {
-  const LayerQuery q{.phase = inv.spec.phase.value_or(Phase::decode), .fused = inv.spec.fused};
-  check_phase_flags(inv.spec, q.phase);
-  Outcome o{format::start_report("layer", *in, inv.groups), std::nullopt, {}};
-  format::add_hardware(o.report, *in, analyze_hardware(in->scenario), inv.explain);
-  format::add_layer(o.report, *in, analyze_layer(in->scenario, q), inv.explain);
-  return o;
-}
-
-Outcome run_plot(Invocation& inv, const io::Resolved* in) {
-  PlotOutput p = plot_picture(inv.plot, inv.spec, *in, *inv.reg);
-  Outcome o{{}, std::nullopt, std::move(p.text)};
-  o.report.warnings = std::move(p.warnings);
-  return o;
-}
-
-Outcome run_gemm(Invocation& inv, const io::Resolved*) {
-  GemmInputs g;
-  const char* names[] = {"M", "N", "K"};
-  double* dims[] = {&g.m, &g.n, &g.k};
-  io::Diagnostics diag;
-  for (std::size_t i = 0; i < 3; ++i) {
-    diag.capture(names[i], [&] {
-      const std::int64_t v = io::parse_count(inv.gemm_dims.at(i));
-      if (v < 1) throw InputError("must be at least 1");
-      *dims[i] = static_cast<double>(v);
-    });
-  }
-  diag.capture("--dtype", [&] { g.dtype = io::parse_dtype(inv.gemm_dtype); });
-  std::optional<HardwareConfig> hw;
-  if (!inv.spec.gpu.empty()) diag.capture("", [&] { hw = inv.reg->load_gpu(inv.spec.gpu); });
-  diag.check();
-  return {format::gemm_report(analyze_gemm(g, hw), hw, inv.spec.gpu, inv.explain), std::nullopt, {}};
-}
-
-std::string names_text(const io::PresetRegistry& reg, io::PresetKind kind) {
-  std::string text;
-  for (const io::PresetEntry* e : reg.entries(kind)) text += e->name + "\n";
-  return text;
-}
-
-Outcome run_gpus(Invocation& inv, const io::Resolved*) {
-  if (inv.names) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::gpu)};
-  return {format::gpus_report(*inv.reg), std::nullopt, {}};
-}
-
-Outcome run_models(Invocation& inv, const io::Resolved*) {
-  // An empty --family is a mistake, not "every family" (N25).
-  if (inv.family_given && inv.family.empty()) {
-    throw UsageError("--family: \"\" names no family; give a model type (qwen3, llama) or the start of a name (gpt3)");
-  }
-  if (inv.names && inv.family.empty()) return {{}, std::nullopt, names_text(*inv.reg, io::PresetKind::model)};
-  if (inv.names) {
-    std::string text;
-    for (const auto& one : format::model_presets(*inv.reg, inv.family)) text += one.first->name + "\n";
-    return {{}, std::nullopt, text};
-  }
-  return {format::models_report(*inv.reg, inv.family), std::nullopt, {}};
-}
-
-// "a,b,c" as its items; text without a comma is one item (perhaps empty: no model, no --gpu).
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
-  }
-}
-
-// A --gpu list of plan or plot: names, none empty (N22: "," said "--gpu is required", and an empty
-// name exited 1 here and 2 in compare; a list's shape is a usage error in all three).
-void check_gpu_list(const std::string& list) {
-  if (list.find(',') == std::string::npos) return;
-  const std::vector<std::string> items = split_list(list);
-  if (std::all_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
-    throw UsageError("--gpu: " + io::quote(list) + " names no accelerator");
-  }
-  if (std::any_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
-    throw UsageError("--gpu: an empty name in " + io::quote(list));
-  }
-}
-
-// compare: the question's own run at each accelerator or model of the list, each resolved as the
-// single command resolves it, so a column is exactly what that command prints.
-Outcome run_compare(Invocation& inv, const io::Resolved*) {
-  const Command& q = *inv.question;
-  const std::vector<std::string> models = split_list(inv.spec.model);
-  const std::vector<std::string> gpus = split_list(inv.spec.gpu);
-  if (models.size() > 1 && gpus.size() > 1) {
-    throw UsageError(
-        fmt::format("compare: {} models and {} accelerators; compare one list at a time (several models on "
-                    "one --gpu, or one model on several)",
-                    models.size(), gpus.size()));
-  }
-  if (models.size() < 2 && gpus.size() < 2) {
-    throw UsageError(std::string("compare: one column; give two or more models (MODEL,MODEL)") +
-                     ((q.groups & io::kGpu) != 0U ? " or accelerators (--gpu A,B)" : ""));
-  }
-  const bool by_gpu = gpus.size() > 1;
-  if (by_gpu) check_gpu_list(inv.spec.gpu);
-  const std::vector<std::string>& items = by_gpu ? gpus : models;
-  const std::string where = by_gpu ? "--gpu" : "MODEL";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].empty()) {
-      throw UsageError(where + ": an empty name in " + io::quote(by_gpu ? inv.spec.gpu : inv.spec.model));
-    }
-    if (std::find(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i), items[i]) !=
-        items.begin() + static_cast<std::ptrdiff_t>(i)) {
-      throw UsageError(where + ": " + io::quote(items[i]) + " is given twice");
-    }
-  }
-  // A model from stdin is read once; each column reads its own copy.
-  const bool from_stdin = std::find(models.begin(), models.end(), "-") != models.end();
-  std::string stdin_text;
-  if (from_stdin) {
-    std::ostringstream s;
-    s << inv.in->rdbuf();
-    stdin_text = s.str();
-  }
-  format::Comparison c{q.name,
-                       by_gpu ? format::CompareAxis::gpu : format::CompareAxis::model,
-                       {},
-                       inv.brief ? format::brief_of(q.name) : nullptr};
-  Outcome out{{}, std::nullopt, {}};
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    io::ScenarioSpec one = inv.spec;
-    (by_gpu ? one.gpu : one.model) = items[i];
-    std::istringstream copy(stdin_text);
-    const io::Resolved r =
-        io::resolve(one, *inv.reg, from_stdin ? copy : *inv.in, q.needs_gpu, (q.groups & io::kTrain) != 0U);
-    Outcome col = q.run(inv, &r);
-    std::string name = by_gpu ? r.scenario.accelerator->hw.name : r.scenario.model.name;
-    for (std::size_t k = 0; k < c.columns.size(); ++k) {
-      if (c.columns[k].name == name) {
-        throw UsageError(fmt::format("{}: \"{}\" and \"{}\" are the same {} ({})", where, items[k], items[i],
-                                     by_gpu ? "accelerator" : "model", name));
-      }
-    }
-    if (col.fits) out.fits = out.fits.value_or(true) && *col.fits;
-    c.columns.push_back({std::move(name), std::move(col.report)});
-  }
-  out.report.warnings = format::compared_messages(c, &format::Report::warnings);
-  out.comparison = std::move(c);
-  return out;
-}
-
-Outcome run_completion(Invocation& inv, const io::Resolved*);
-
-// Every command: its inputs are the groups it names, and nothing else.
-const Command kCommands[] = {
-    {"report", "The whole picture for one model on one accelerator", Kind::model,
-     kWorkloadOnGpu | io::kContext | io::kPrompt | io::kAttentionMode | io::kLmHead, false, run_report,
-     "  roofline report llama3-8b --gpu h100-sxm\n"
-     "  roofline report llama2-70b --gpu mi300x --batch 32 --context 4096\n"},
-    {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", Kind::model,
-     io::kModelOverrides | io::kWeights | io::kParamsOnly, false, run_params,
-     "  roofline params llama3-8b\n"
-     "  roofline params mixtral-8x7b --format json\n"},
-    {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", Kind::model,
-     io::kModelOverrides | io::kParamsOnly | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode |
-         io::kLmHead | io::kWeights,
-     false, run_flops,
-     "  roofline flops llama3-8b --prompt 2048\n"
-     "  roofline flops llama3-8b --flops-basis non-embedding\n"},
-    {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", Kind::model,
-     io::kModelOverrides | io::kContext | io::kBatch | io::kKvDtype, false, run_kv,
-     "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
-    {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Kind::model,
-     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights |
-         io::kKvDtype | io::kReserve | io::kRequireFit | io::kParallel | io::kLink,
-     true, run_memory, "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
-    {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Kind::model,
-     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel | io::kLink, true, run_decode,
-     "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
-    {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Kind::model,
-     kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, run_prefill,
-     "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
-    {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Kind::model,
-     kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
-         io::kTargets | io::kParallel | io::kLink,
-     true, run_serve, "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
-    {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
-     Kind::model,
-     io::kModelOverrides | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kWeights |
-         io::kKvDtype | io::kComputeDtype | io::kMfu | io::kBwEfficiency | io::kAttentionMode | io::kLmHead |
-         io::kDecodeBytes | io::kLayer | io::kTokens,
-     true, run_layer,
-     "  roofline layer llama3-8b --gpu h100-sxm --phase decode --batch 1 --context 8k\n"
-     "  roofline layer mixtral-8x7b --gpu h100-sxm --phase prefill --prompt 2048 --fused\n"},
-    {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Kind::model,
-     io::kModelOverrides | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype |
-         io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit |
-         io::kPrice | io::kTokens,
-     true, run_train,
-     "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
-     "--tokens 15T --mfu 0.4 --price 2.5\n"
-     "  roofline train llama2-7b --gpu a100-80gb-sxm --gpus 64 --zero 3\n"},
-    {"plan", "A fleet for a user load: every layout of each accelerator, the devices and the cost, cheapest first",
-     Kind::model,
-     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve |
-         io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan | io::kPrice,
-     true, run_plan,
-     "  roofline plan mixtral-8x7b --gpu h200-sxm --users 10000 --tokens-per-s 30 --context 8k --tpot 50ms\n"
-     "  roofline plan llama3-70b --gpu h100-sxm,h200-sxm,mi300x --users 1000 --tokens-per-s 20 --price 2.5\n"},
-    {"plot", "The roofline as a picture (SVG or the terminal): roofs, workloads, memory bars, sweep curves",
-     Kind::model,
-     io::kModelOverrides | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt |
-         io::kOutput | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
-         io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets |
-         io::kParallel | io::kTrain,
-     true, run_plot,
-     "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
-     "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"
-     "  roofline plot llama3-70b --gpu h100-sxm --gpus 4 --kind decode --format svg\n"
-     "  roofline plot llama3-70b --gpu h100-sxm,mi300x --gpus 64 --tp 8 --zero 1 --seq 8192 --kind train\n"
-     "Lists: --batch [default: 1,8,64,512 for roofline, 1..1024*2 for decode], --concurrency for --kind serve\n"
-     "[default: 1..1024*2], --micro-batch for --kind train [default: 1]; -o FILE or --format svg writes SVG,\n"
-     "otherwise the picture is drawn for the terminal.\n"},
-    {"compare", "Two or more accelerators or models side by side on one question, each with its ratio to the first",
-     Kind::compare, 0, false, run_compare,
-     "  roofline compare decode llama3-8b --gpu h100-sxm,h200-sxm,mi300x --batch 32\n"
-     "  roofline compare params llama3-8b,llama3-70b,mixtral-8x7b\n"
-     "  roofline compare report llama3-70b --gpu h100-sxm,mi300x --brief\n"
-     "QUESTION is report, params, flops, kv, memory, decode, prefill, serve or train, and takes that command's\n"
-     "flags; one list, of models (MODEL,MODEL) or of accelerators (--gpu A,B). Ratios are each column over the\n"
-     "first.\n"},
-    {"gemm", "Intensity, attainable FLOP/s and bound of one matrix multiply", Kind::gemm, 0, false, run_gemm,
-     "  roofline gemm 4096 4096 4096 --gpu h100-sxm\n"
-     "  roofline gemm 1 4096 4096 --dtype fp8\n"},
-    {"gpus", "Accelerator presets with ridge points per dtype", Kind::listing, 0, false, run_gpus,
-     "  roofline gpus\n"
-     "  roofline gpus --format json\n"},
-    {"models", "Model presets with their parameter counts", Kind::listing, 0, false, run_models,
-     "  roofline models\n"
-     "  roofline models --family qwen3\n"
-     "  roofline models --names\n"},
-    {"batch", "A JSON Lines stream of plans: a command and its inputs a line in, its results a line out", Kind::batch,
-     0, false, nullptr,
-     "  roofline batch tests/fixtures/plans.jsonl\n"
-     "  echo '{\"command\":\"decode\",\"model\":\"llama3-8b\",\"gpu\":\"h100-sxm\",\"batch\":32}' | roofline batch\n"},
-    {"completion", "Shell completion script for bash, zsh or fish, generated from this command table", Kind::completion,
-     0, false, run_completion,
-     "  roofline completion bash > ~/.local/share/bash-completion/completions/roofline\n"
-     "  roofline completion zsh > ~/.zsh/completions/_roofline\n"
-     "  roofline completion fish > ~/.config/fish/completions/roofline.fish\n"},
 };
 
 const char* kMainFooter =
@@ -645,14 +187,12 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
           "unknown option " + flag +
           (guess.empty() ? "; give a command first, see roofline --help" : "; did you mean " + guess + "?"));
     }
-    for (const Command& c : kCommands) {
-      if (a == c.name) {
-        index = i;
-        return &c;
-      }
+    if (const Command* c = command_named(a)) {
+      index = i;
+      return c;
     }
     std::vector<std::string> names;
-    for (const Command& c : kCommands) names.emplace_back(c.name);
+    for (const Command& c : commands()) names.emplace_back(c.name);
     const std::string guess = io::did_you_mean(a, names);
     throw UsageError("unknown command " + io::quote(a) +
                      (guess.empty() ? "; see roofline --help" : "; did you mean \"" + guess + "\"?"));
@@ -662,12 +202,17 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
 
 // compare's questions: the commands whose results are figures in sections (layer's operator tables,
 // plan's fleet and plot's picture are not, nor the listings).
-constexpr std::array kCompareQuestions = {"report", "params",  "flops", "kv",   "memory",
-                                          "decode", "prefill", "serve", "train"};
+std::vector<std::string> compare_questions() {
+  std::vector<std::string> q;
+  for (const Command& c : commands()) {
+    if (c.comparable) q.emplace_back(c.name);
+  }
+  return q;
+}
 
 std::string question_list() {
   std::string s;
-  for (const char* q : kCompareQuestions) s += (s.empty() ? "" : ", ") + std::string(q);
+  for (const std::string& q : compare_questions()) s += (s.empty() ? "" : ", ") + q;
   return s;
 }
 
@@ -689,30 +234,30 @@ const Command* compare_question(const std::vector<std::string>& args, std::size_
     throw UsageError("compare: the question comes first: " + usage + "; questions: " + question_list());
   }
   const std::string& q = args[i];
-  if (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), q) == kCompareQuestions.end()) {
-    const bool command =
-        std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return q == c.name; });
-    const std::string guess = io::did_you_mean(q, {kCompareQuestions.begin(), kCompareQuestions.end()});
+  const Command* asked = command_named(q);
+  if (asked == nullptr || !asked->comparable) {
+    const bool command = asked != nullptr;
+    const std::string guess = io::did_you_mean(q, compare_questions());
     throw UsageError("compare: " + io::quote(q) + " is not a question it compares" +
                      (command ? " (its results are not a column of figures)" : "") + "; " +
                      (guess.empty() ? "questions: " + question_list() : "did you mean \"" + guess + "\"?"));
   }
-  for (const Command& c : kCommands) {
-    if (q == c.name) return &c;
-  }
-  return nullptr;
+  return asked;
 }
 
 // --brief: the command's headline rows, for people and for a CSV row. JSON keeps every key its schema
 // requires, so a brief subset there would be a second schema; a sweep's table is compact already.
-void check_brief(const Command& cmd, const Invocation& inv, const GlobalOptions& g, bool sweep) {
+void check_brief(const Command& cmd, const Request& inv, const GlobalOptions& g, bool sweep) {
   if (!g.brief) return;
   const Command& q = inv.question != nullptr ? *inv.question : cmd;
-  const format::Brief* b = format::brief_of(q.name);
+  const format::Brief* b = q.brief;
   if (b == nullptr) {
-    throw UsageError(std::string("--brief: ") + q.name +
-                     " has no brief answer; report, params, flops, kv, memory, decode, prefill, serve, layer, train, "
-                     "gemm and compare have one");
+    std::string have;
+    for (const Command& c : commands()) {
+      if (c.brief != nullptr) have += std::string(c.name) + ", ";
+    }
+    throw UsageError(std::string("--brief: ") + q.name + " has no brief answer; " + have.substr(0, have.size() - 2) +
+                     " and compare have one");
   }
   if (g.format == "json" || g.format == "jsonl") {
     std::string keys;
@@ -728,7 +273,7 @@ void check_brief(const Command& cmd, const Invocation& inv, const GlobalOptions&
 // compare --explain: the formulas are each column's, in its JSON document; the table sets the values
 // side by side.
 void check_compare(const Command& cmd, const GlobalOptions& g, bool sweep) {
-  if (cmd.kind != Kind::compare) return;
+  if (cmd.stage != Stage::compare) return;
   if (g.explain && g.format != "json" && g.format != "jsonl") {
     throw UsageError("--explain: compare's " + g.format +
                      " sets figures side by side; --format json holds each column's formulas, and the single command "
@@ -749,12 +294,12 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
   globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
   // A completion script has no format, units or colour: completion takes no global option.
-  if (cmd.kind != Kind::completion) own.insert(own.end(), globals.begin(), globals.end());
-  if (cmd.kind == Kind::completion) own.emplace_back("--help");
-  if (cmd.kind == Kind::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
-  if (cmd.kind == Kind::listing) own.emplace_back("--names");
-  if (cmd.run == run_models) own.emplace_back("--family");
-  if (cmd.run == run_plot) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
+  if (cmd.stage != Stage::completion) own.insert(own.end(), globals.begin(), globals.end());
+  if (cmd.stage == Stage::completion) own.emplace_back("--help");
+  if (cmd.stage == Stage::gemm) own.insert(own.end(), {"--dtype", "--gpu"});
+  if (cmd.stage == Stage::listing) own.emplace_back("--names");
+  if ((cmd.own & kOwnFamily) != 0U) own.emplace_back("--family");
+  if ((cmd.own & kOwnPlot) != 0U) own.insert(own.end(), plot_flags().begin(), plot_flags().end());
   for (std::size_t i = from; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") break;
@@ -778,7 +323,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
 
 // compare's QUESTION comes before the question's MODEL; without a question (compare --help) MODEL
 // is listed for the help alone.
-void add_compare_positionals(CLI::App* sub, Invocation& inv) {
+void add_compare_positionals(CLI::App* sub, Request& inv) {
   sub->add_option("QUESTION", inv.question_word, "The command whose question to compare: " + question_list())
       ->required()
       ->type_name("");
@@ -818,14 +363,14 @@ std::vector<Bound> command_inputs(const Command& cmd) {
 }
 
 // Pass 3 (setup): the command's own options, in its groups, plus the global ones.
-std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invocation& inv) {
+std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Request& inv) {
   io::ScenarioSpec& spec = inv.spec;
   std::vector<Bound> bound;
-  if (cmd.kind == Kind::model) {
+  if (cmd.stage == Stage::model) {
     sub->add_option("MODEL", spec.model, "Preset name or alias, preset file, Hugging Face config.json, or - for stdin")
         ->type_name("");
   }
-  if (cmd.kind == Kind::gemm) {
+  if (cmd.stage == Stage::gemm) {
     inv.gemm_dims.resize(3);
     sub->add_option("M", inv.gemm_dims[0], "Rows of A and C: C(M x N) = A(M x K) B(K x N)")->required()->type_name("");
     sub->add_option("N", inv.gemm_dims[1], "Columns of B and C")->required()->type_name("");
@@ -834,9 +379,9 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     sub->add_option("--gpu", spec.gpu, "Accelerator for ridge, attainable rate and bound")->type_name("GPU");
     return bound;
   }
-  if (cmd.kind == Kind::listing) {
+  if (cmd.stage == Stage::listing) {
     sub->add_flag("--names", inv.names, "Bare names, one per line (for scripts and completion)");
-    if (cmd.run == run_models) {
+    if ((cmd.own & kOwnFamily) != 0U) {
       sub->add_option("--family", inv.family,
                       "Only this family: a model type (qwen3, llama, palm) or the start of a name (gpt3), any case")
           ->type_name("FAMILY")
@@ -844,11 +389,11 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Invoca
     }
     return bound;
   }
-  if (cmd.kind == Kind::completion) {
+  if (cmd.stage == Stage::completion) {
     sub->add_option("SHELL", inv.shell, "bash, zsh or fish")->required()->type_name("");
     return bound;
   }
-  if (cmd.kind == Kind::batch) {
+  if (cmd.stage == Stage::batch) {
     sub->add_option("FILE", inv.batch_file, "JSON Lines of plans; - or none for stdin")->type_name("");
     return bound;
   }
@@ -886,7 +431,7 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
   const std::string name = option.get_single_name();
   const bool compare = command == "compare";  // its MODEL and --gpu take lists
   if (!option.nonpositional()) {
-    if (name == "QUESTION") return {Complete::words, {kCompareQuestions.begin(), kCompareQuestions.end()}, false, name};
+    if (name == "QUESTION") return {Complete::words, compare_questions(), false, name};
     if (name == "MODEL" && compare) return {Complete::models, {}, true, name};  // a comma list of models
     if (name == "MODEL") return {Complete::models, {"-"}, false, name};
     if (name == "SHELL") return {Complete::words, {kShells.begin(), kShells.end()}, false, name};
@@ -895,11 +440,10 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
   const auto def = std::find_if(io::input_defs().begin(), io::input_defs().end(),
                                 [&](const io::InputDef& d) { return name == d.name; });
   if (def == io::input_defs().end()) return {};
-  const auto cmd =
-      std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return command == c.name; });
+  const Command* cmd = command_named(command);
   // Whether the command reads the input itself (gemm's own --dtype and --gpu take one value);
   // compare reads its questions' inputs.
-  const bool owned = compare || (cmd != std::end(kCommands) && (def->group & cmd->groups) != 0U);
+  const bool owned = compare || (cmd != nullptr && (def->group & cmd->groups) != 0U);
   ValueSpec v;
   if (def->choices != nullptr) v.words = def->choices();
   switch (def->hint) {
@@ -918,7 +462,7 @@ ValueSpec completion_value(std::string_view command, const CLI::Option& option) 
       break;
     case io::ValueHint::gpu:
       v.what = Complete::gpus;
-      v.list = owned && (compare || cmd->run == run_plan || cmd->run == run_plot);  // these take a list of accelerators
+      v.list = owned && (compare || cmd->gpu_list);  // these take a list of accelerators
       break;
   }
   return v;
@@ -931,32 +475,33 @@ CompletionSpec full_completion_spec() {
   GlobalOptions g;
   add_global_options(&app, g);
   // The options' storage, alive as long as the app.
-  std::deque<Invocation> invocations;
+  std::deque<Request> invocations;
   std::deque<std::vector<Bound>> bound;
-  for (const Command& c : kCommands) {
+  for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    Invocation& inv = invocations.emplace_back();
+    Request& inv = invocations.emplace_back();
     // compare: its question and models, and the options of every question it asks.
     Command reads = c;
-    if (c.kind == Kind::compare) {
+    if (c.stage == Stage::compare) {
       add_compare_positionals(sub, inv);
-      for (const Command& q : kCommands) {
-        if (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), std::string_view(q.name)) !=
-            kCompareQuestions.end()) {
-          reads.groups |= q.groups;
-        }
+      for (const Command& q : commands()) {
+        if (q.comparable) reads.groups |= q.groups;
       }
     }
     bound.push_back(add_command_options(reads, sub, inv));
-    if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
-    if (c.kind != Kind::completion) add_global_options(sub, g);
+    if ((c.own & kOwnPlot) != 0U) add_plot_options(sub, inv.plot.options);
+    if (c.stage != Stage::completion) add_global_options(sub, g);
   }
   return completion_spec(app, completion_value);
 }
 
-Outcome run_completion(Invocation& inv, const io::Resolved*) {
+}  // namespace
+
+Run run_completion(Request& inv, const io::Resolved*) {
   return {{}, std::nullopt, completion_script(inv.shell, full_completion_spec())};
 }
+
+namespace {
 
 // The swept inputs in the order their flags were given: the first is the outermost loop.
 void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& bound) {
@@ -967,67 +512,18 @@ void order_axes(std::vector<io::SweepAxis>& axes, const std::vector<Bound>& boun
                    [&](const io::SweepAxis& x, const io::SweepAxis& y) { return position(x) < position(y); });
 }
 
-// The command as a sweep runs it: its own run function at each resolved point.
-SweepCommand sweep_command(const Command& cmd, Invocation& inv) {
-  return {cmd.name, cmd.groups, cmd.needs_gpu, (cmd.groups & io::kTrain) != 0U, [&cmd, &inv](const io::Resolved& r) {
-            Outcome o = cmd.run(inv, &r);
-            return std::pair{std::move(o.report), o.fits};
-          }};
-}
-
-// The spec a command resolves: plan and plot take a --gpu list and resolve on its first (run_plan
-// adds the others); layer's --tokens is a prefill's prompt, or a decode step's one token.
-io::ScenarioSpec spec_to_resolve(const Command& cmd, const io::ScenarioSpec& given) {
-  io::ScenarioSpec spec = given;
-  if (cmd.run == run_plan || cmd.run == run_plot) {
-    check_gpu_list(spec.gpu);
-    spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
-  }
-  if (cmd.run == run_layer && spec.tokens) {
-    if (spec.phase.value_or(Phase::decode) == Phase::decode) {
-      if (*spec.tokens != 1) {
-        throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
-      }
-    } else if (spec.prompt) {
-      throw UsageError("--tokens and --prompt: give the prefill's prompt once");
-    } else {
-      spec.prompt = spec.tokens;
-    }
-  }
-  return spec;
-}
-
-// batch runs the model commands as run_cli does, without --explain (a line is an answer).
-std::vector<BatchCommand> batch_commands(const io::PresetRegistry& reg) {
-  std::vector<BatchCommand> out;
-  for (const Command& c : kCommands) {
-    if (c.kind != Kind::model || c.run == run_plot) continue;
-    out.push_back({c.name, c.groups, c.needs_gpu, (c.groups & io::kTrain) != 0U,
-                   [&c](const io::ScenarioSpec& spec) { return spec_to_resolve(c, spec); },
-                   [&c, &reg](const io::ScenarioSpec& spec, const io::Resolved& r) {
-                     Invocation inv;
-                     inv.reg = &reg;
-                     inv.spec = spec;
-                     inv.groups = c.groups;
-                     Outcome o = c.run(inv, &r);
-                     return BatchAnswer{std::move(o.report), o.fits};
-                   }});
-  }
-  return out;
-}
-
 // batch FILE: a regular file or stdin ("-" or none).
 int run_batch_input(const std::string& file, std::istream& in, std::ostream& out, const io::PresetRegistry& reg) {
-  if (file.empty() || file == "-") return run_batch(batch_commands(reg), in, out, reg);
+  if (file.empty() || file == "-") return run_batch(in, out, reg);
   io::check_input_file(file);  // a FIFO or a device would block or never end
   std::ifstream f(file, std::ios::binary);
   if (!f) throw InputError(io::display_path(file) + ": cannot open file: " + std::strerror(errno));
-  return run_batch(batch_commands(reg), f, out, reg);
+  return run_batch(f, out, reg);
 }
 
 // --format svg is a picture: plot's only; plot draws a picture or nothing.
 void check_format(const Command& cmd, const GlobalOptions& g, const PlotRequest& plot) {
-  if (cmd.run != run_plot) {
+  if ((cmd.own & kOwnPlot) == 0U) {
     if (g.format == "svg") {
       throw UsageError("--format svg: only plot draws pictures; " + std::string(cmd.name) +
                        " writes table, json, csv or markdown");
@@ -1107,9 +603,7 @@ void print_error(std::ostream& err, const std::string& what) {
   while (std::getline(lines, line)) err << "roofline: error: " << io::printable(line) << "\n";
 }
 
-bool is_command_name(std::string_view word) {
-  return std::any_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return word == c.name; });
-}
+bool is_command_name(std::string_view word) { return command_named(word) != nullptr; }
 
 // Passes 2 and 3 without CLI11, for the common line of a model command or batch: the command's own
 // flags and the global ones, each given once as `--flag value` or `--flag=value`, and at most one
@@ -1117,13 +611,13 @@ bool is_command_name(std::string_view word) {
 // that starts with '-', a MODEL that is a command's name, a choice CLI11 would refuse, a list option
 // that might take the next word too) returns false, and CLI11 parses the whole line instead, with its
 // messages. CLI11 builds every option of the command first, which costs more than the command's
-// work; both paths fill the same GlobalOptions, Invocation and Bound values (tests/cli/direct_parse_test.cpp).
+// work; both paths fill the same GlobalOptions, Request and Bound values (tests/cli/direct_parse_test.cpp).
 bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std::size_t at, GlobalOptions& g,
-                  Invocation& inv, std::vector<Bound>& bound) {
-  if ((cmd.kind != Kind::model && cmd.kind != Kind::batch) || cmd.run == run_plot) return false;
+                  Request& inv, std::vector<Bound>& bound) {
+  if ((cmd.stage != Stage::model && cmd.stage != Stage::batch) || (cmd.own & kOwnPlot) != 0U) return false;
   check_flags(cmd, args, at + 1);  // pass 2, as the CLI11 path does
   // batch takes a FILE where a model command takes its MODEL, and no input flag.
-  const bool batch = cmd.kind == Kind::batch;
+  const bool batch = cmd.stage == Stage::batch;
   std::string& positional = batch ? inv.batch_file : inv.spec.model;
   if (!batch) bound = command_inputs(cmd);
   std::size_t parsed = 0;  // options of the command's own parse order, for the sweep axes
@@ -1149,11 +643,9 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
       }
       if (model) {
         if (batch) return false;
-        throw UsageError("a second MODEL " + io::quote(a) + "; " + cmd.name + " takes one model" +
-                         (std::find(kCompareQuestions.begin(), kCompareQuestions.end(), std::string_view(cmd.name)) !=
-                                  kCompareQuestions.end()
-                              ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side"
-                              : ""));
+        throw UsageError(
+            "a second MODEL " + io::quote(a) + "; " + cmd.name + " takes one model" +
+            (cmd.comparable ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side" : ""));
       }
       positional = a;
       model = true;
@@ -1245,7 +737,7 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
 
 // Passes 1 to 3 through CLI11: help, version, usage errors, and every line parse_direct leaves to
 // it. Returns the exit code when it answered (help, version, an error), nullopt to run the command.
-std::optional<int> parse_with_cli11(const std::vector<std::string>& args, GlobalOptions& g, Invocation& inv,
+std::optional<int> parse_with_cli11(const std::vector<std::string>& args, GlobalOptions& g, Request& inv,
                                     std::vector<Bound>& bound, const Command*& cmd, std::ostream& out,
                                     std::ostream& err) {
   CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
@@ -1257,20 +749,20 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
     cmd = find_command(args, at);
     // Every command is listed in --help; only the one named gets its options, since CLI11 checks
     // each new option against all the others and building them all costs more than the work.
-    for (const Command& c : kCommands) {
+    for (const Command& c : commands()) {
       CLI::App* sub = app.add_subcommand(c.name, c.help);
       sub->footer(std::string("Examples:\n") + c.examples);
       if (&c != cmd) continue;
       // compare asks another command's question, and reads that command's flags.
-      inv.question = c.kind == Kind::compare ? compare_question(args, at) : nullptr;
+      inv.question = c.stage == Stage::compare ? compare_question(args, at) : nullptr;
       const Command& reads = inv.question != nullptr ? *inv.question : c;
-      if (c.kind == Kind::compare) add_compare_positionals(sub, inv);
+      if (c.stage == Stage::compare) add_compare_positionals(sub, inv);
       // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
       check_flags(reads, args, at + 1);
       bound = add_command_options(reads, sub, inv);
-      if (c.kind == Kind::compare && inv.question != nullptr) compare_help(sub, bound);
-      if (c.run == run_plot) add_plot_options(sub, inv.plot.options);
-      if (c.kind != Kind::completion) add_global_options(sub, g);
+      if (c.stage == Stage::compare && inv.question != nullptr) compare_help(sub, bound);
+      if ((c.own & kOwnPlot) != 0U) add_plot_options(sub, inv.plot.options);
+      if (c.stage != Stage::completion) add_global_options(sub, g);
     }
     // Pass 3: syntax.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -1307,7 +799,7 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
 
 bool parses_directly(const std::vector<std::string>& args) {
   GlobalOptions g;
-  Invocation inv;
+  Request inv;
   std::vector<Bound> bound;
   try {
     std::size_t at = 0;
@@ -1321,7 +813,7 @@ bool parses_directly(const std::vector<std::string>& args) {
 int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env) {
   GlobalOptions g;
-  Invocation inv;
+  Request inv;
   std::vector<Bound> bound;
   const Command* cmd = nullptr;
   // Passes 1 to 3: the common line directly, anything else through CLI11.
@@ -1338,7 +830,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
   }
   if (!direct) {
     g = GlobalOptions{};
-    inv = Invocation{};
+    inv = Request{};
     bound.clear();
     if (const std::optional<int> answered = parse_with_cli11(args, g, inv, bound, cmd, out, err)) return *answered;
   }
@@ -1369,8 +861,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     diag.check();
     check_format(*cmd, g, inv.plot);
     check_compare(*cmd, g, !axes.empty());
-    check_brief(*cmd, inv, g, !axes.empty() && cmd->run != run_plot);
-    if (cmd->run == run_plot) {
+    check_brief(*cmd, inv, g, !axes.empty() && (cmd->own & kOwnPlot) == 0U);
+    if ((cmd->own & kOwnPlot) != 0U) {
       // plot draws its lists as one picture: no sweep.
       order_axes(axes, bound);
       inv.plot.axes = std::move(axes);
@@ -1383,7 +875,7 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
       inv.plot.term = {.columns = env.columns > 0 ? env.columns : 80, .color = render_options(g, env).color};
     }
     // batch: passes 5 to 8 for every line of its input (cli/batch.cpp).
-    if (cmd->kind == Kind::batch) {
+    if (cmd->stage == Stage::batch) {
       if (g.format != "table" && g.format != "jsonl") {
         throw UsageError("--format " + g.format + ": batch writes JSON Lines, one answer a line");
       }
@@ -1398,19 +890,18 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     // A sweep: passes 6 to 8 at every point (cli/sweep.cpp).
     if (!axes.empty()) {
       order_axes(axes, bound);
-      return run_sweep(sweep_command(*cmd, inv), inv.spec, axes, reg, in,
+      return run_sweep(*cmd, inv, axes, reg, in,
                        {out, err, render_options(g, env), g.quiet, inv.spec.require_fit, g.yes, env.stderr_is_tty});
     }
     // Pass 6: resolve the scenario: presets, overrides, every default.
     std::optional<io::Resolved> resolved;
-    if (cmd->kind == Kind::model) {
-      resolved =
-          io::resolve(spec_to_resolve(*cmd, inv.spec), reg, in, cmd->needs_gpu, (cmd->groups & io::kTrain) != 0U);
+    if (cmd->stage == Stage::model) {
+      resolved = io::resolve(prepared(*cmd, inv.spec), reg, in, cmd->needs_gpu, cmd->training());
       // Only a JSON document echoes the inputs; a table, CSV or markdown never reads them.
       resolved->echo_inputs = g.format == "json" || g.format == "jsonl";
     }
     // Pass 7: analyze and build the view.
-    const Outcome o = cmd->run(inv, resolved ? &*resolved : nullptr);
+    const Run o = cmd->run(inv, resolved ? &*resolved : nullptr);
     // Warnings: the inputs' (from resolve) and the results' (from the views), on stderr and in JSON.
     for (const std::string& w : o.report.warnings) warn(err, g, w);
     // Pass 8: render everything, then write: output is never partial.
@@ -1418,15 +909,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     if (o.comparison) {
       text = format::render(*o.comparison, render_options(g, env));
     } else if (text.empty()) {
-      text = format::render(g.brief ? format::brief(o.report, *format::brief_of(cmd->name)) : o.report,
-                            render_options(g, env));
+      text = format::render(g.brief ? format::brief(o.report, *cmd->brief) : o.report, render_options(g, env));
     }
-    int exit_code = 0;
-    if (inv.spec.require_fit) {
-      if (!o.fits)
-        throw UsageError("--require-fit: " + std::string(cmd->name) + " has no capacity check without --gpu");
-      if (!*o.fits) exit_code = 3;
-    }
+    const int exit_code = inv.spec.require_fit ? require_fit_exit(*cmd, o.fit) : 0;
     // plot -o: the picture goes to its file.
     if (!inv.plot.options.svg_file.empty() && inv.plot.options.svg_file != "-") {
       return write_file(inv.plot.options.svg_file, text, err) ? exit_code : 1;

@@ -1,5 +1,6 @@
 #include "cli/batch.hpp"
 
+#include "cli/command.hpp"
 #include "format/field.hpp"
 #include "format/jsonl.hpp"
 #include "io/preset_registry.hpp"
@@ -60,7 +61,7 @@ bool is_point_input(const std::string& key) {
   return point.count(key) != 0;
 }
 
-std::string fixed_key(const nlohmann::json& line, const BatchCommand& cmd) {
+std::string fixed_key(const nlohmann::json& line, const Command& cmd) {
   std::string key = cmd.needs_gpu ? "g" : "-";
   for (const auto& [name, value] : line.items()) {
     if (name == "command" || is_point_input(name)) continue;
@@ -72,22 +73,26 @@ std::string fixed_key(const nlohmann::json& line, const BatchCommand& cmd) {
   return key;
 }
 
-const BatchCommand& command_of(const nlohmann::json& line, const std::vector<BatchCommand>& commands) {
+// The commands a line may name: the model commands, plot excepted (its answer is a picture).
+bool batched(const Command& c) { return c.stage == Stage::model && (c.own & kOwnPlot) == 0U; }
+
+const Command& command_of(const nlohmann::json& line) {
   if (!line.is_object()) throw InputError("a line is a JSON object of a command and its inputs");
   const auto c = line.find("command");
   if (c == line.end() || !c->is_string()) {
     throw UsageError("/command: each line names its command, e.g. {\"command\":\"decode\", ...}");
   }
   const std::string name = c->get<std::string>();
-  for (const BatchCommand& b : commands) {
-    if (b.name == name) return b;
-  }
+  const Command* cmd = command_named(name);
+  if (cmd != nullptr && batched(*cmd)) return *cmd;
   std::string allowed;
-  for (const BatchCommand& b : commands) allowed += (allowed.empty() ? "" : ", ") + std::string(b.name);
+  for (const Command& b : commands()) {
+    if (batched(b)) allowed += (allowed.empty() ? "" : ", ") + std::string(b.name);
+  }
   throw UsageError("/command: " + io::quote(name) + " is not a command batch runs; allowed: " + allowed);
 }
 
-void answer(std::string& out, std::int64_t line_no, const BatchCommand& cmd, const format::Report& r, int exit_code) {
+void answer(std::string& out, std::int64_t line_no, const Command& cmd, const format::Report& r, int exit_code) {
   fmt::format_to(std::back_inserter(out), "{{\"line\":{},\"command\":", line_no);
   format::append_json_string(out, cmd.name);
   out += ",\"results\":";
@@ -160,8 +165,7 @@ void error_line(std::string& out, std::int64_t line_no, std::string_view message
 
 }  // namespace
 
-int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, std::ostream& out,
-              const io::PresetRegistry& reg) {
+int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& reg) {
   Out o(out);
   const format::ValuesOnly machine;  // the answers are JSON: no labels, notes beside values or formulas
   ResolutionCache resolved;
@@ -184,14 +188,14 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
       // The project's one JSON reader: depth, duplicate keys, NUL and trailing bytes checked.
       const io::DrainedJson parsed(io::parse_json_text(text, ""));  // the answer names its line
       const nlohmann::json& line = parsed.value;
-      const BatchCommand& cmd = command_of(line, commands);
+      const Command& cmd = command_of(line);
       io::ScenarioSpec spec;
       io::Diagnostics diag;
       io::fill_from_json(line, cmd.groups, cmd.name, spec, diag);
       diag.check();
       if (spec.model == "-")
         throw UsageError("model \"-\": batch reads its lines from stdin; give a file or a config object");
-      const io::ScenarioSpec to_resolve = cmd.prepare(spec);
+      const io::ScenarioSpec to_resolve = prepared(cmd, spec);
       const std::string key = fixed_key(line, cmd);
       io::Resolved* at = resolved.find(key);
       if (at == nullptr) {
@@ -201,14 +205,15 @@ int run_batch(const std::vector<BatchCommand>& commands, std::istream& lines, st
       }
       // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
       // input of the point again.
-      io::resolve_point(to_resolve, *at, cmd.training);
-      const BatchAnswer a = cmd.run(spec, *at);
+      io::resolve_point(to_resolve, *at, cmd.training());
+      Request req;
+      req.reg = &reg;
+      req.spec = spec;
+      req.groups = cmd.groups;
+      const Run a = cmd.run(req, at);
       // "require-fit": as --require-fit, a usage error without a capacity check, else the answer
       // and exit code 3 when it does not fit (N11: it was accepted and ignored).
-      if (spec.require_fit && !a.fits) {
-        throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
-      }
-      const bool misfit = spec.require_fit && !*a.fits;
+      const bool misfit = spec.require_fit && require_fit_exit(cmd, a.fit) == 3;
       answer(o.buf(), line_no, cmd, a.report, misfit ? 3 : 0);
       did_not_fit = did_not_fit || misfit;
     } catch (const std::bad_alloc&) {

@@ -25,45 +25,6 @@ using format::grouped;
 using format::SweepFigures;
 using format::Value;
 
-// The compact figures of each command that has a sweep table: its analyses, then its views' own
-// fields (format::sweep_figures). A command missing here sweeps in JSON and CSV only.
-struct Compact {
-  std::string_view command;
-  void (*figures)(const io::Resolved&, SweepFigures&);
-};
-
-void report_figures(const io::Resolved& in, SweepFigures& f) {
-  const Scenario& s = in.scenario;
-  if (!s.accelerator) {
-    format::sweep_figures_report(in, analyze_kv(s), nullptr, nullptr, nullptr, f);
-    return;
-  }
-  const DecodeResult d = analyze_decode(s);
-  const PrefillResult p = analyze_prefill(s);
-  const CapacityResult c = analyze_capacity(s);
-  format::sweep_figures_report(in, analyze_kv(s), &d, &p, &c, f);
-}
-
-const Compact kCompact[] = {
-    {"report", report_figures},
-    {"params", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_params(in.scenario), f); }},
-    {"flops", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_flops(in.scenario), f); }},
-    {"kv", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_kv(in.scenario), f); }},
-    {"memory", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_capacity(in.scenario), f); }},
-    {"decode", [](const io::Resolved& in,
-                  SweepFigures& f) { sweep_figures(in, analyze_decode(in.scenario, {.searches = f.knee_wanted}), f); }},
-    {"prefill", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_prefill(in.scenario), f); }},
-    {"serve", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_serve(in.scenario), f); }},
-    {"train", [](const io::Resolved& in, SweepFigures& f) { sweep_figures(in, analyze_train(in.scenario), f); }},
-};
-
-const Compact* compact_of(std::string_view command) {
-  for (const Compact& c : kCompact) {
-    if (c.command == command) return &c;
-  }
-  return nullptr;
-}
-
 // The grid of the axes as an odometer: the last axis moves fastest, and moving sets in the spec
 // only the inputs that changed, each through its flag's own parser.
 class Grid {
@@ -116,7 +77,7 @@ class Grid {
 };
 
 // A point's own problem, each line prefixed with the point: "at --tp 3: --gpus: 8 devices ...".
-void resolve_at(const Grid& grid, const io::ScenarioSpec& spec, io::Resolved& r, bool training) {
+void resolve_at(const Grid& grid, const Command& cmd, const io::ScenarioSpec& spec, io::Resolved& r) {
   const auto prefixed = [&](const Error& e) {
     std::istringstream lines(e.what());
     std::string line;
@@ -125,7 +86,7 @@ void resolve_at(const Grid& grid, const io::ScenarioSpec& spec, io::Resolved& r,
     return out;
   };
   try {
-    io::resolve_point(spec, r, training);
+    io::resolve_point(cmd.prepare != nullptr ? cmd.prepare(spec) : spec, r, cmd.training());
   } catch (const UsageError& e) {
     throw UsageError(prefixed(e));
   } catch (const InputError& e) {
@@ -159,6 +120,23 @@ class Distinct {
   std::int64_t more_ = 0;
 };
 
+// Every point's verdict, together: the sweep fits when each point does; one unknown makes it unknown.
+class Verdicts {
+ public:
+  void add(const std::optional<Fit>& fit) {
+    if (!fit) return;
+    if (!all_) {
+      all_ = fit;
+    } else if (all_->fits && (!fit->fits || !*fit->fits)) {
+      all_->fits = fit->fits;
+    }
+  }
+  [[nodiscard]] const std::optional<Fit>& all() const { return all_; }
+
+ private:
+  std::optional<Fit> all_;
+};
+
 // What pass 1 learns: the rows of a table, the warnings and notes, the fit verdicts, the knee.
 struct Pass1 {
   std::vector<std::vector<Value>> rows;  ///< axes, then figures (table and Markdown only)
@@ -166,7 +144,7 @@ struct Pass1 {
   std::vector<format::Unit> units;  ///< of the figures
   Distinct warnings;
   Distinct notes;  ///< the points' own notes from resolve (devices, defaults)
-  std::optional<bool> all_fit;
+  Verdicts verdicts;
   std::vector<std::string> knee_notes;
   std::vector<std::string> marks;  ///< per row: "knee", "last fit" or ""
 };
@@ -202,16 +180,8 @@ class KneeTracker {
       g.where = where(*f.knee);
     }
     if (!tabular) return;
-    const auto text = [&](const char* key) -> const Value* {
-      for (std::size_t c = 0; c < f.columns->size(); ++c) {
-        if (std::string_view((*f.columns)[c].key) == key) return &f.cells[c].value;
-      }
-      return nullptr;
-    };
-    const Value* bound = text("decode.bound");
-    const Value* fits = text("decode.fits");
-    if (!g.first_compute_row && bound != nullptr && *bound == Value{std::string("compute")}) g.first_compute_row = row;
-    if (fits != nullptr && *fits == Value{true}) {
+    if (!g.first_compute_row && f.compute_bound.value_or(false)) g.first_compute_row = row;
+    if (f.fit && f.fit->fits.value_or(false)) {
       g.last_fit_row = row;
       g.unfit_after_fit = false;
     } else if (g.last_fit_row) {
@@ -262,8 +232,8 @@ class KneeTracker {
 };
 
 // Pass 1: every point resolved and analysed, in grid order.
-Pass1 check_points(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
-                   std::int64_t points, io::Resolved& r, bool tabular) {
+Pass1 check_points(const Command& cmd, Request& req, io::ScenarioSpec& spec, Grid& grid, std::int64_t points,
+                   io::Resolved& r, bool tabular) {
   Pass1 p;
   KneeTracker knee(grid, points);
   SweepFigures f;
@@ -271,26 +241,26 @@ Pass1 check_points(const SweepCommand& cmd, const Compact* compact, io::Scenario
   if (tabular) p.rows.reserve(static_cast<std::size_t>(points));
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
-    resolve_at(grid, spec, r, cmd.training);
+    resolve_at(grid, cmd, spec, r);
     for (const std::string& w : r.warnings) p.warnings.add(w);
     for (std::size_t n = r.fixed_notes; n < r.notes.size(); ++n) p.notes.add(r.notes[n]);
-    std::optional<bool> fits;
-    if (compact != nullptr) {
-      f.fits.reset();
+    if (cmd.cells != nullptr) {
+      f.fit.reset();
       f.knee.reset();
+      f.compute_bound.reset();
       f.warnings.clear();
-      compact->figures(r, f);
+      cmd.cells(r, f);
       for (const std::string& w : f.warnings) p.warnings.add(w);
-      fits = f.fits;
+      p.verdicts.add(f.fit);
     } else {
       r.echo_inputs = false;
-      const auto [report, verdict] = cmd.run(r);
+      const Run run = cmd.run(req, &r);
       r.echo_inputs = true;
-      for (std::size_t w = r.warnings.size(); w < report.warnings.size(); ++w) p.warnings.add(report.warnings[w]);
-      fits = verdict;
+      for (std::size_t w = r.warnings.size(); w < run.report.warnings.size(); ++w)
+        p.warnings.add(run.report.warnings[w]);
+      p.verdicts.add(run.fit);
     }
-    if (fits) p.all_fit = p.all_fit.value_or(true) && *fits;
-    if (compact == nullptr) continue;
+    if (cmd.cells == nullptr) continue;
     knee.add(static_cast<std::size_t>(i), f, tabular);
     if (!tabular) continue;
     if (p.columns == nullptr) {
@@ -315,7 +285,7 @@ std::string axes_text(const std::vector<io::SweepAxis>& axes) {
 }
 
 // The table and Markdown: the headline of the inputs that do not vary, one row per point, notes.
-std::string render_table(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axes, const io::Resolved& first,
+std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& axes, const io::Resolved& first,
                          Pass1& p, const format::RenderOptions& o) {
   // The headline names what every point shares: the swept types and devices are in the rows.
   unsigned groups = cmd.groups;
@@ -379,8 +349,8 @@ class Stream {
 };
 
 // Pass 2 for JSON and CSV: each point's single-run report, rendered and written in turn.
-void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axes, io::ScenarioSpec& spec, Grid& grid,
-                  std::int64_t points, io::Resolved& r, const Pass1& p, const SweepOutput& output) {
+void write_points(const Command& cmd, Request& req, const std::vector<io::SweepAxis>& axes, io::ScenarioSpec& spec,
+                  Grid& grid, std::int64_t points, io::Resolved& r, const Pass1& p, const SweepOutput& output) {
   Stream s(output.out);
   const bool json = output.render.format == format::OutputFormat::json;
   // CSV and JSON carry keys and values: the labels, notes beside values and formulas a person reads
@@ -391,9 +361,9 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
-    resolve_at(grid, spec, r, cmd.training);
+    resolve_at(grid, cmd, spec, r);
     r.echo_inputs = json && i == 0;  // the document echoes the first point's inputs, once
-    const format::Report report = cmd.run(r).first;
+    const format::Report report = cmd.run(req, &r).report;
     if (!json) {
       s.add(format::sweep_csv_row(grid.point(), report, i == 0 && output.render.csv_header));
       continue;
@@ -417,13 +387,13 @@ void write_points(const SweepCommand& cmd, const std::vector<io::SweepAxis>& axe
 
 // A table with --explain: after the sweep's rows, each point's own report with its formulas, as
 // the point run alone prints it (CSV, like a single run's, carries values only).
-void explain_points(const SweepCommand& cmd, io::ScenarioSpec& spec, Grid& grid, std::int64_t points, io::Resolved& r,
-                    const format::RenderOptions& render, Stream& s) {
+void explain_points(const Command& cmd, Request& req, io::ScenarioSpec& spec, Grid& grid, std::int64_t points,
+                    io::Resolved& r, const format::RenderOptions& render, Stream& s) {
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
-    resolve_at(grid, spec, r, cmd.training);
-    const format::Report report = cmd.run(r).first;
+    resolve_at(grid, cmd, spec, r);
+    const format::Report report = cmd.run(req, &r).report;
     const std::string heading = fmt::format("Point {} of {}: {}", grouped(i + 1), grouped(points), grid.flags());
     s.add(render.format == format::OutputFormat::markdown ? "\n## " + heading + "\n\n" : "\n" + heading + "\n\n");
     s.add(format::render(report, render));
@@ -524,15 +494,15 @@ class CsvRows {
 // or the CSV row's error column) and the stream goes on; the exit code says so. A problem at the
 // first point stops the sweep before anything is written, as a single run's would: it is most
 // often in the inputs every point shares.
-int stream_lines(const SweepCommand& cmd, const Compact* compact, io::ScenarioSpec& spec, Grid& grid,
-                 std::int64_t points, io::Resolved& r, const SweepOutput& output) {
+int stream_lines(const Command& cmd, Request& req, io::ScenarioSpec& spec, Grid& grid, std::int64_t points,
+                 io::Resolved& r, const SweepOutput& output) {
   Stream s(output.out);
   Progress progress(output.err, output.progress, points);
   Distinct warnings;
   SweepFigures f;
   std::string line;
   bool failed = false;
-  std::optional<bool> all_fit;
+  Verdicts verdicts;
   r.echo_inputs = false;
   const format::ValuesOnly machine;  // a line carries values: no labels, notes or formulas to build
   f.knee_wanted = false;             // no knee notes or marks in a stream
@@ -547,14 +517,14 @@ int stream_lines(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
     line.clear();
     for (std::size_t a = 0; a < grid.size(); ++a) point[a] = grid.value(a);
     try {
-      resolve_at(grid, spec, r, cmd.training);
+      resolve_at(grid, cmd, spec, r);
       for (const std::string& w : r.warnings) warnings.add(w);
-      std::optional<bool> fits;
-      if (compact != nullptr) {
-        f.fits.reset();
+      if (cmd.cells != nullptr) {
+        f.fit.reset();
         f.knee.reset();
+        f.compute_bound.reset();
         f.warnings.clear();
-        compact->figures(r, f);
+        cmd.cells(r, f);
         for (const std::string& w : f.warnings) warnings.add(w);
         if (csv) {
           csv->figures(line, point, f);
@@ -566,13 +536,12 @@ int stream_lines(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
           }
           format::append_sweep_jsonl(line, keys, point, f.cells);
         }
-        fits = f.fits;
+        verdicts.add(f.fit);
       } else {
-        const auto [report, verdict] = cmd.run(r);
-        format::append_sweep_jsonl_results(line, grid.point(), report);
-        fits = verdict;
+        const Run run = cmd.run(req, &r);
+        format::append_sweep_jsonl_results(line, grid.point(), run.report);
+        verdicts.add(run.fit);
       }
-      if (fits) all_fit = all_fit.value_or(true) && *fits;
     } catch (const Error& e) {
       if (i == 0) throw;  // nothing written yet: a problem at the first point is the sweep's own
       if (csv) {
@@ -596,16 +565,13 @@ int stream_lines(const SweepCommand& cmd, const Compact* compact, io::ScenarioSp
     for (const std::string& w : warnings.list("warnings")) output.err << "roofline: warning: " << w << "\n";
   }
   if (failed) return 1;
-  if (output.require_fit && !all_fit) {
-    throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
-  }
-  return output.require_fit && !*all_fit ? 3 : 0;
+  return output.require_fit ? require_fit_exit(cmd, verdicts.all()) : 0;
 }
 
 }  // namespace
 
-int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
-              const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output) {
+int run_sweep(const Command& cmd, Request& req, const std::vector<io::SweepAxis>& axes, const io::PresetRegistry& reg,
+              std::istream& in, const SweepOutput& output) {
   const bool streamed =
       output.render.format == format::OutputFormat::jsonl || output.render.format == format::OutputFormat::csv;
   const std::int64_t points = io::sweep_points(axes, streamed ? io::kMaxStreamedPoints : io::kMaxSweepPoints);
@@ -613,7 +579,7 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
     throw UsageError("a sweep of " + grouped(points) + " points writes " + grouped(points) +
                      " rows; add --yes to run it");
   }
-  const Compact* compact = compact_of(cmd.name);
+  io::ScenarioSpec& spec = req.spec;
   const bool tabular =
       output.render.format == format::OutputFormat::table || output.render.format == format::OutputFormat::markdown;
   if (tabular && points > kAskAboveTable && !output.yes) {
@@ -631,40 +597,37 @@ int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector
                      grouped(kMaxExplainedPoints) + " points at most; use --format json, where each point carries " +
                      "its formulas");
   }
-  if (tabular && compact == nullptr) {
+  if (tabular && cmd.cells == nullptr) {
     throw UsageError("a sweep of " + std::string(cmd.name) + " has no table yet; use --format csv or --format json");
   }
   // The model and the accelerator do not change from point to point: resolved once.
   Grid grid(axes);
   grid.first(spec);
-  io::Resolved r = io::resolve_fixed(spec, reg, in, cmd.needs_gpu);
+  io::Resolved r = io::resolve_fixed(prepared(cmd, spec), reg, in, cmd.needs_gpu);
   if (output.render.format == format::OutputFormat::jsonl ||
-      (output.render.format == format::OutputFormat::csv && compact != nullptr)) {
+      (output.render.format == format::OutputFormat::csv && cmd.cells != nullptr)) {
     try {
-      return stream_lines(cmd, compact, spec, grid, points, r, output);
+      return stream_lines(cmd, req, spec, grid, points, r, output);
     } catch (const std::ios_base::failure&) {
       output.err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";
       return 1;
     }
   }
-  Pass1 p = check_points(cmd, compact, spec, grid, points, r, tabular);
-  if (output.require_fit && !p.all_fit) {
-    throw UsageError("--require-fit: " + std::string(cmd.name) + " has no capacity check without --gpu");
-  }
-  const int exit_code = output.require_fit && !*p.all_fit ? 3 : 0;
+  Pass1 p = check_points(cmd, req, spec, grid, points, r, tabular);
+  const int exit_code = output.require_fit ? require_fit_exit(cmd, p.verdicts.all()) : 0;
   if (!output.quiet) {
     for (const std::string& w : p.warnings.list("warnings")) output.err << "roofline: warning: " << w << "\n";
   }
   try {
     if (tabular) {
       grid.first(spec);
-      resolve_at(grid, spec, r, cmd.training);  // the first point, for the headline and the fixed notes
+      resolve_at(grid, cmd, spec, r);  // the first point, for the headline and the fixed notes
       Stream s(output.out);
       s.add(render_table(cmd, axes, r, p, output.render));
-      if (output.render.explain) explain_points(cmd, spec, grid, points, r, output.render, s);
+      if (output.render.explain) explain_points(cmd, req, spec, grid, points, r, output.render, s);
       s.flush();
     } else {
-      write_points(cmd, axes, spec, grid, points, r, p, output);
+      write_points(cmd, req, axes, spec, grid, points, r, p, output);
     }
   } catch (const std::ios_base::failure&) {
     output.err << "roofline: error: writing the output failed (disk full or stdout closed?)\n";

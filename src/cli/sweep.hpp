@@ -5,6 +5,7 @@
 // analysis and views do the rest, so a row equals the single run at that point.
 #pragma once
 
+#include "cli/command.hpp"
 #include "format/report.hpp"
 #include "io/preset_registry.hpp"
 #include "io/sweep.hpp"
@@ -17,16 +18,6 @@
 #include <vector>
 
 namespace roofline::cli {
-
-/// What a sweep needs of the command it runs.
-struct SweepCommand {
-  std::string_view name;
-  unsigned groups = 0;  ///< the command's input groups (io::InputGroup bits), for the headline
-  bool needs_gpu = false;
-  bool training = false;
-  /// The single run's report and capacity verdict at a resolved point: the command's run function.
-  std::function<std::pair<format::Report, std::optional<bool>>(const io::Resolved&)> run;
-};
 
 /// Where and how a sweep writes.
 struct SweepOutput {
@@ -45,11 +36,12 @@ inline constexpr std::int64_t kAskAbove = 10'000'000;
 /// row): past this many rows it asks for --yes, and CSV and JSON Lines stream in constant memory.
 inline constexpr std::int64_t kAskAboveTable = 100'000;
 
-/// Runs `cmd` at every point of the grid of `axes`, the first axis the outermost loop; `spec` holds
-/// the inputs that do not vary. Every point is resolved and checked before anything is written, and
+/// Runs `cmd` at every point of the grid of `axes`, the first axis the outermost loop; `req.spec`
+/// holds the inputs that do not vary. A row is the command's cells (Command::cells) or its run, and
+/// --require-fit reads each point's verdict. Every point is resolved and checked before anything is written, and
 /// a point's problem names the point. Returns the exit code: 3 when --require-fit is given and a
 /// point does not fit.
-int run_sweep(const SweepCommand& cmd, io::ScenarioSpec& spec, const std::vector<io::SweepAxis>& axes,
-              const io::PresetRegistry& reg, std::istream& in, const SweepOutput& output);
+int run_sweep(const Command& cmd, Request& req, const std::vector<io::SweepAxis>& axes, const io::PresetRegistry& reg,
+              std::istream& in, const SweepOutput& output);
 
 }  // namespace roofline::cli

@@ -3,17 +3,8 @@
 #include "format/views.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace roofline::format {
-
-const Brief* brief_of(std::string_view command) {
-  static const std::array<const Brief*, 11> kBriefs = {&kReportBrief, &kParamsBrief, &kFlopsBrief,   &kKvBrief,
-                                                       &kMemoryBrief, &kDecodeBrief, &kPrefillBrief, &kServeBrief,
-                                                       &kTrainBrief,  &kLayerBrief,  &kGemmBrief};
-  const auto it = std::find_if(kBriefs.begin(), kBriefs.end(), [&](const Brief* b) { return command == b->command; });
-  return it == kBriefs.end() ? nullptr : *it;
-}
 
 Report brief(const Report& full, const Brief& b) {
   Report r;

@@ -7,6 +7,7 @@
 #include "io/scenario_spec.hpp"
 
 #include "roofline/analysis.hpp"
+#include "roofline/answers.hpp"
 
 namespace roofline::format {
 
@@ -29,6 +30,12 @@ void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResul
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
 void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
+/// The verdict: the command's one fit and its basis (section "fit").
+void add_fit(Report& rep, const Fit& fit, bool explain);
+/// "pooled", "per_device" or "training", as the fit section's basis reads.
+const char* fit_basis_name(FitBasis b);
+/// The fit section's "fits" value, for a sweep's column.
+Cell fit_cell(const Fit& fit);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
 void add_model_notes(Report& rep, const io::Resolved& in);
 
@@ -47,7 +54,8 @@ struct SweepColumn {
 struct SweepFigures {
   const std::vector<SweepColumn>* columns = nullptr;  ///< the command's columns (the same at every point)
   std::vector<Cell> cells;                            ///< one per column
-  std::optional<bool> fits;                           ///< the capacity verdict, for --require-fit
+  std::optional<Fit> fit;                             ///< the answer's verdict, for --require-fit
+  std::optional<bool> compute_bound;                  ///< decode without a layout: the step is compute-bound
   std::vector<std::string> warnings;                  ///< the ones a view adds to the inputs' warnings
   /// decode: where the step turns compute-bound and how many sequences the KV budget holds.
   struct Knee {
@@ -65,15 +73,18 @@ struct SweepFigures {
 void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f);
 void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f);
 void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const CapacityResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const PrefillResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const ServeResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f);
+// The commands whose answer has a fit: the "fits" column and f.fits are the answer's verdict, and
+// under an explicit layout the columns are the layout's (its step, its memory per device).
+void sweep_figures(const io::Resolved& in, const MemoryAnswer& a, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const DecodeAnswer& a, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const PrefillAnswer& a, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f);
 /// report: the KV per sequence, and with an accelerator the decode step, its rate, the TTFT floor
 /// and the fit (n/a without one).
-void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const DecodeResult* decode,
-                          const PrefillResult* prefill, const CapacityResult* capacity, SweepFigures& f);
+void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& f);
+/// One field of the layout's section (deployment.KEY), as add_deployment shows it.
+Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key);
 
 /// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
 void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings);
@@ -100,9 +111,6 @@ extern const Brief kKvBrief;       // kv_view.cpp
 extern const Brief kTrainBrief;    // train_view.cpp
 extern const Brief kLayerBrief;    // layer_view.cpp
 extern const Brief kGemmBrief;     // listing_views.cpp
-
-/// The brief of a command, or nullptr for one without (plan, plot and the listings).
-const Brief* brief_of(std::string_view command);
 
 /// The full report cut to the brief's rows, in the brief's order (consecutive rows of a section under
 /// its title), compact and without notes. A key the report does not hold (report without --gpu has

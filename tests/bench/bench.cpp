@@ -121,9 +121,9 @@ int main() {
     sweep("kv (batch x context)", false,
           [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_kv(r.scenario), f); });
     sweep("memory (batch x context)", false,
-          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_capacity(r.scenario), f); });
+          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, answer_memory(r.scenario), f); });
     sweep("decode (batch x context)", false,
-          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_decode(r.scenario), f); });
+          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, answer_decode(r.scenario), f); });
   }
 
   // 5. Whole sweeps in-process, from the flags to the text written.

@@ -298,7 +298,8 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "layout.zero_stage",
                                         "layout.optimizer",
                                         "train_memory.reserve_bytes",
-                                        "train_memory.capacity_bytes"};
+                                        "train_memory.capacity_bytes",
+                                        "fit.basis"};
   for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {

@@ -208,6 +208,10 @@ const std::vector<Field<D>> kDeployment = {
 
 }  // namespace
 
+Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key) {
+  return cell_of(field_named(kDeployment, key), D{in, r});
+}
+
 void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain) {
   rep.sections.push_back(make_section("deployment",
                                       fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})",

@@ -480,55 +480,91 @@ const std::vector<Field<S>> kSteady = {
 // --- sweep columns --------------------------------------------------------------------------------
 
 const std::vector<SweepColumn> kMemorySweep = {{"capacity.required_bytes", "needed"},
-                                               {"capacity.fits", "fits"},
+                                               {"fit.fits", "fits"},
                                                {"capacity.max_concurrent_sequences", "most sequences"},
                                                {"capacity.max_context_tokens", "longest context"},
                                                {"capacity.devices_needed", "devices needed"}};
+const std::vector<SweepColumn> kMemoryLayoutSweep = {
+    {"capacity.required_bytes", "needed, pooled"},
+    {"deployment.required_bytes_per_device", "needed per device"},
+    {"fit.fits", "fits"},
+    {"deployment.max_sequences_per_replica", "most sequences per replica"},
+    {"deployment.smallest_fitting_layout", "smallest t x p that fits"}};
 const std::vector<SweepColumn> kDecodeSweep = {{"decode.weight_bytes_per_step", "weights read"},
                                                {"decode.step_time_s", "step floor"},
                                                {"decode.decode_tokens_per_s_per_sequence", "per sequence"},
                                                {"decode.decode_tokens_per_s", "aggregate"},
                                                {"decode.bound", "bound"},
-                                               {"decode.fits", "fits"}};
+                                               {"fit.fits", "fits"}};
+const std::vector<SweepColumn> kDecodeLayoutSweep = {{"decode.step_time_s", "ideal device's step"},
+                                                     {"deployment.step_time_s", "step through the layout"},
+                                                     {"deployment.tokens_per_s", "tokens/s, all replicas"},
+                                                     {"deployment.comm_share_fraction", "communication share"},
+                                                     {"deployment.required_bytes_per_device", "needed per device"},
+                                                     {"fit.fits", "fits"}};
 const std::vector<SweepColumn> kPrefillSweep = {{"prefill.prefill_flop", "FLOPs"},
                                                 {"prefill.prefill_intensity_flop_per_byte", "intensity"},
                                                 {"prefill.prefill_ridge_ratio", "x ridge"},
                                                 {"prefill.ttft_floor_s", "TTFT floor"},
-                                                {"prefill.fits", "fits"}};
+                                                {"fit.fits", "fits"}};
 const std::vector<SweepColumn> kServeSweep = {{"latency.ttft_floor_s", "TTFT"},
                                               {"latency.tpot_floor_s", "TPOT"},
                                               {"latency.e2e_floor_s", "end to end"},
                                               {"latency.output_tokens_per_s", "output rate"},
-                                              {"capacity.fits", "fits"},
+                                              {"fit.fits", "fits"},
                                               {"capacity.max_concurrent_sequences", "most sequences"},
                                               {"steady_state.steady_tpot_s", "steady TPOT"}};
+const std::vector<SweepColumn> kServeLayoutSweep = {{"latency.ttft_floor_s", "TTFT"},
+                                                    {"latency.tpot_floor_s", "TPOT, ideal device"},
+                                                    {"deployment.step_time_s", "last step through the layout"},
+                                                    {"deployment.required_bytes_per_device", "needed per device"},
+                                                    {"fit.fits", "fits"},
+                                                    {"steady_state.steady_tpot_s", "steady TPOT, ideal device"}};
 
 }  // namespace
 
-void sweep_figures(const io::Resolved& in, const CapacityResult& r, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const MemoryAnswer& a, SweepFigures& f) {
   static const Field<C>& needed = field_named(kCapacity, "required_bytes");
-  static const Field<C>& fits = field_named(kCapacity, "fits");
   static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
   static const Field<C>& longest = field_named(kCapacity, "max_context_tokens");
   static const Field<C>& devices = field_named(kCapacity, "devices_needed");
-  const C c{in, r};
+  const C c{in, a.capacity};
+  f.fit = a.fit;
+  if (a.layout) {
+    f.columns = &kMemoryLayoutSweep;
+    f.cells = {cell_of(needed, c), deployment_cell(in, *a.layout, "required_bytes_per_device"), fit_cell(a.fit),
+               deployment_cell(in, *a.layout, "max_sequences_per_replica"),
+               deployment_cell(in, *a.layout, "smallest_fitting_layout")};
+    return;
+  }
   f.columns = &kMemorySweep;
-  f.cells = {cell_of(needed, c), cell_of(fits, c), cell_of(most, c), cell_of(longest, c), cell_of(devices, c)};
-  f.fits = r.fits;
+  f.cells = {cell_of(needed, c), fit_cell(a.fit), cell_of(most, c), cell_of(longest, c), cell_of(devices, c)};
 }
 
-void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const DecodeAnswer& a, SweepFigures& f) {
   static const Field<D>& weights = field_named(kDecode, "weight_bytes_per_step");
   static const Field<D>& step = field_named(kDecode, "step_time_s");
   static const Field<D>& per_sequence = field_named(kDecode, "decode_tokens_per_s_per_sequence");
   static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
   static const Field<D>& bound = field_named(kDecode, "bound");
-  static const Field<C>& fits = field_named(kFit, "fits");
+  const DecodeResult& r = a.decode;
   const D d{in, r};
+  f.fit = a.fit;
+  if (a.layout) {
+    // The knee is the ideal device's: a layout's step has its own communication, so none is noted.
+    f.columns = &kDecodeLayoutSweep;
+    f.cells = {cell_of(step, d),
+               deployment_cell(in, *a.layout, "step_time_s"),
+               deployment_cell(in, *a.layout, "tokens_per_s"),
+               deployment_cell(in, *a.layout, "comm_share_fraction"),
+               deployment_cell(in, *a.layout, "required_bytes_per_device"),
+               fit_cell(a.fit)};
+    return;
+  }
   f.columns = &kDecodeSweep;
   f.cells = {cell_of(weights, d),   cell_of(step, d),  cell_of(per_sequence, d),
-             cell_of(aggregate, d), cell_of(bound, d), cell_of(fits, C{in, r.capacity})};
-  f.fits = r.capacity.fits;
+             cell_of(aggregate, d), cell_of(bound, d), fit_cell(a.fit)};
+  f.compute_bound = r.has_peak && r.step.bound == Bound::compute;
   SweepFigures::Knee k;
   k.context = r.context;
   k.has_peak = r.has_peak;
@@ -537,60 +573,63 @@ void sweep_figures(const io::Resolved& in, const DecodeResult& r, SweepFigures& 
   f.knee = k;
 }
 
-void sweep_figures(const io::Resolved& in, const PrefillResult& r, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const PrefillAnswer& a, SweepFigures& f) {
   static const Field<PF>& flops = field_named(kPrefill, "prefill_flop");
   static const Field<PF>& intensity = field_named(kPrefill, "prefill_intensity_flop_per_byte");
   static const Field<PF>& ridge = field_named(kPrefill, "prefill_ridge_ratio");
   static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
-  static const Field<C>& fits = field_named(kFit, "fits");
-  const PF p{in, r};
+  const PF p{in, a.prefill};
   f.columns = &kPrefillSweep;
-  f.cells = {cell_of(flops, p), cell_of(intensity, p), cell_of(ridge, p), cell_of(ttft, p),
-             cell_of(fits, C{in, r.capacity})};
-  f.fits = r.capacity.fits;
+  f.cells = {cell_of(flops, p), cell_of(intensity, p), cell_of(ridge, p), cell_of(ttft, p), fit_cell(a.fit)};
+  f.fit = a.fit;
 }
 
-void sweep_figures(const io::Resolved& in, const ServeResult& r, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f) {
   static const Field<S>& ttft = field_named(kLatency, "ttft_floor_s");
   static const Field<S>& tpot = field_named(kLatency, "tpot_floor_s");
   static const Field<S>& e2e = field_named(kLatency, "e2e_floor_s");
   static const Field<S>& rate = field_named(kLatency, "output_tokens_per_s");
-  static const Field<C>& fits = field_named(kCapacity, "fits");
   static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
   static const Field<S>& steady_tpot = field_named(kSteady, "steady_tpot_s");
-  const S s{in, r};
-  const C c{in, r.capacity};
+  const S s{in, a.serve};
+  const C c{in, a.serve.capacity};
+  f.fit = a.fit;
+  if (a.layout) {
+    f.columns = &kServeLayoutSweep;
+    f.cells = {cell_of(ttft, s),
+               cell_of(tpot, s),
+               deployment_cell(in, *a.layout, "step_time_s"),
+               deployment_cell(in, *a.layout, "required_bytes_per_device"),
+               fit_cell(a.fit),
+               cell_of(steady_tpot, s)};
+    return;
+  }
   f.columns = &kServeSweep;
   f.cells = {cell_of(ttft, s), cell_of(tpot, s), cell_of(e2e, s),        cell_of(rate, s),
-             cell_of(fits, c), cell_of(most, c), cell_of(steady_tpot, s)};
-  f.fits = r.capacity.fits;
+             fit_cell(a.fit),  cell_of(most, c), cell_of(steady_tpot, s)};
 }
 
-void sweep_figures_report(const io::Resolved& in, const KvResult& kv, const DecodeResult* decode,
-                          const PrefillResult* prefill, const CapacityResult* capacity, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& f) {
   static const std::vector<SweepColumn> kReportSweep = {{"kv.kv_cache_bytes_per_sequence", "KV per sequence"},
                                                         {"decode.step_time_s", "decode step"},
                                                         {"decode.decode_tokens_per_s", "decode rate"},
                                                         {"prefill.ttft_floor_s", "TTFT floor"},
-                                                        {"capacity.fits", "fits"}};
+                                                        {"fit.fits", "fits"}};
   static const Field<D>& step = field_named(kDecode, "step_time_s");
   static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
   static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
-  static const Field<C>& fits = field_named(kCapacity, "fits");
   SweepFigures kv_figures;
-  sweep_figures(in, kv, kv_figures);
+  sweep_figures(in, a.kv, kv_figures);
   f.columns = &kReportSweep;
   f.cells = {kv_figures.cells.at(1), {}, {}, {}, {}};
-  if (decode != nullptr) {
-    const D d{in, *decode};
+  if (a.decode) {
+    const D d{in, *a.decode};
     f.cells[1] = cell_of(step, d);
     f.cells[2] = cell_of(aggregate, d);
   }
-  if (prefill != nullptr) f.cells[3] = cell_of(ttft, PF{in, *prefill});
-  if (capacity != nullptr) {
-    f.cells[4] = cell_of(fits, C{in, *capacity});
-    f.fits = capacity->fits;
-  }
+  if (a.prefill) f.cells[3] = cell_of(ttft, PF{in, *a.prefill});
+  if (a.fit) f.cells[4] = fit_cell(*a.fit);
+  f.fit = a.fit;
 }
 
 void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
@@ -645,20 +684,22 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
 const Brief kReportBrief{
     "report",
     {"params.total_params", "params.active_params", "kv.kv_cache_bytes_per_token", "hardware.ridge_flop_per_byte",
-     "decode.decode_tokens_per_s", "decode.bound", "capacity.weight_bytes", "capacity.fits"}};
+     "decode.decode_tokens_per_s", "decode.bound", "capacity.weight_bytes", "fit.fits"}};
 const Brief kMemoryBrief{
     "memory",
-    {"capacity.weight_bytes", "capacity.free_for_kv_bytes", "capacity.fits", "capacity.max_concurrent_sequences",
-     "capacity.max_context_tokens", "capacity.devices_needed", "deployment.fits_per_device"}};
-const Brief kDecodeBrief{"decode",
-                         {"decode.step_time_s", "decode.decode_tokens_per_s_per_sequence", "decode.decode_tokens_per_s",
-                          "decode.bound", "decode.intensity_flop_per_byte", "decode.fits"}};
+    {"capacity.weight_bytes", "capacity.free_for_kv_bytes", "capacity.max_concurrent_sequences",
+     "capacity.max_context_tokens", "capacity.devices_needed", "deployment.required_bytes_per_device", "fit.fits"}};
+const Brief kDecodeBrief{
+    "decode",
+    {"decode.step_time_s", "decode.decode_tokens_per_s_per_sequence", "decode.decode_tokens_per_s", "decode.bound",
+     "decode.intensity_flop_per_byte", "deployment.step_time_s", "deployment.tokens_per_s", "fit.fits"}};
 const Brief kPrefillBrief{"prefill",
                           {"prefill.prefill_flop", "prefill.prefill_intensity_flop_per_byte",
-                           "prefill.prefill_ridge_ratio", "prefill.ttft_floor_s", "prefill.fits"}};
-const Brief kServeBrief{"serve",
-                        {"latency.ttft_floor_s", "latency.tpot_floor_s", "latency.e2e_floor_s",
-                         "latency.output_tokens_per_s", "steady_state.concurrency_sequences",
-                         "steady_state.steady_tpot_s", "steady_state.steady_tokens_per_s", "capacity.fits"}};
+                           "prefill.prefill_ridge_ratio", "prefill.ttft_floor_s", "fit.fits"}};
+const Brief kServeBrief{
+    "serve",
+    {"latency.ttft_floor_s", "latency.tpot_floor_s", "latency.e2e_floor_s", "latency.output_tokens_per_s",
+     "steady_state.concurrency_sequences", "steady_state.steady_tpot_s", "steady_state.steady_tokens_per_s",
+     "deployment.step_time_s", "fit.fits"}};
 
 }  // namespace roofline::format

@@ -720,22 +720,22 @@ void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<
       fmt::format("{} is faster than the devices' peak (MFU {}): check the rate and --gpus", given, mfu));
 }
 
-void sweep_figures(const io::Resolved& in, const TrainResult& r, SweepFigures& f) {
+void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f) {
   static const std::vector<SweepColumn> kTrainSweep = {
-      {"train_memory.total_bytes", "memory/device"},      {"train_memory.fits", "fits"},
+      {"train_memory.total_bytes", "memory/device"},      {"fit.fits", "fits"},
       {"train_compute.step_time_s", "step time"},         {"train_comm.step_time_floor_s", "step floor"},
       {"train_comm.mfu_ceiling_fraction", "MFU ceiling"}, {"train_compute.time_to_train_s", "time to train"}};
   static const Field<T>& total = field_named(kMemory, "total_bytes");
-  static const Field<T>& fits = field_named(kMemory, "fits");
   static const Field<T>& step = field_named(kCompute, "step_time_s");
   static const Field<T>& floor = field_named(kComm, "step_time_floor_s");
   static const Field<T>& ceiling = field_named(kComm, "mfu_ceiling_fraction");
   static const Field<T>& time = field_named(kCompute, "time_to_train_s");
+  const TrainResult& r = a.train;
   const T x{in, r};
   f.columns = &kTrainSweep;
-  f.cells = {cell_of(total, x), cell_of(fits, x),    cell_of(step, x),
+  f.cells = {cell_of(total, x), fit_cell(a.fit),     cell_of(step, x),
              cell_of(floor, x), cell_of(ceiling, x), cell_of(time, x)};
-  f.fits = r.fits;
+  f.fit = a.fit;
   f.warnings.clear();
   train_warnings(r, in.scenario.training, f.warnings);
 }
@@ -766,7 +766,7 @@ void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool e
 
 // --brief: memory per device and the fit, the step, the time and cost to train, the MFU ceiling.
 const Brief kTrainBrief{"train",
-                        {"train_memory.total_bytes", "train_memory.fits", "train_memory.smallest_fitting_layout",
+                        {"train_memory.total_bytes", "fit.fits", "train_memory.smallest_fitting_layout",
                          "train_compute.step_time_s", "train_compute.time_to_train_s", "train_compute.cost",
                          "train_comm.step_time_floor_s", "train_comm.mfu_ceiling_fraction"}};
 
