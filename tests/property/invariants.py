@@ -438,6 +438,116 @@ def check_compare(d):
     return out
 
 
+VERDICT_COMMANDS = ["memory", "decode", "prefill", "serve", "report", "train"]
+
+
+@invariant
+def modes_read_one_verdict(ctx):
+    """Every mode reads the command's one answer and verdict, exit code included (issue 21): under
+    --require-fit, on layouts and off them, the single run's exit code (0 or 3) and its fit section
+    are those of its --brief (CSV), of its batch line, of its point in a two-point --batch sweep
+    (JSON, whose exit code is 3 when either point's is) and of its column in a compare of two
+    accelerators (3 when either column's is), and the sweep point's, the batch line's and the
+    column's results are the single run's key by key."""
+    commands = deck(ctx.rng, VERDICT_COMMANDS)
+    for i in range(ctx.n(8)):
+        command = next(commands)
+        plan = ctx.gen.plan(command, layout=command in ("memory", "decode", "serve") and ctx.gen.chance(0.6))
+        if not plan.get("gpu"):
+            ctx.check.skip(f"{command}: no accelerator, no verdict")
+            continue
+        plan = plan.without("require-fit").with_flags(("require-fit", None))
+        b = plan.get("batch") or 1
+        other = b * 2 if command != "train" else None
+        data = {"plan": plan.cmdline(), "command": command}
+        single = ctx.single(plan.argv("--format", "json"))
+        if single is None:
+            continue
+        if single.code not in (0, 3):
+            ctx.check.skip(f"{command}: refused ({single.err.strip()[:60]})")
+            continue
+        data["single"] = (single.code, single.json())
+        brief = ctx.single(plan.argv("--format", "csv", "--brief"))
+        if brief is None:
+            continue
+        data["brief"] = (brief.code, csv_rows(brief.out))
+        answers = ctx.runner.batch([plan])
+        data["batch"] = answers[0] if answers else None
+        if other is not None and command != "train":
+            sweep_plan = plan.replacing("batch", f"{b},{other}")
+            second = ctx.single(plan.replacing("batch", other).argv("--format", "json"))
+            sweep = ctx.single(sweep_plan.argv("--format", "json"))
+            if second is not None and sweep is not None and second.code in (0, 3):
+                data["sweep"] = (sweep.code, sweep.out, second.code)
+        if command in COMPARE_QUESTIONS:
+            g2 = ctx.gen.gpu()
+            if g2 != plan.get("gpu"):
+                col2 = ctx.single(plan.replacing("gpu", g2).argv("--format", "json"))
+                compare = Plan("compare", plan.model, plan.replacing("gpu", f"{plan.get('gpu')},{g2}").flags,
+                               positional=[command])
+                c = ctx.single(compare.argv("--format", "json"))
+                if col2 is not None and c is not None and col2.code in (0, 3) and c.code in (0, 1, 2, 3):
+                    data["compare"] = (c.code, c.out, col2.code)
+        ctx.check.case(plan.cmdline("--format", "json"))
+        for message in check_verdict(data):
+            ctx.check.violation(plan.cmdline("--format", "json"), message)
+        if not any(w.startswith("a verdict") for w, _ in ctx.check.selfchecks):
+            def perturb(d):
+                code, doc = d["single"]
+                doc["results"]["fit"]["fits"] = not doc["results"]["fit"]["fits"]
+            self_check(ctx, "a verdict flipped in the single run", check_verdict, data, perturb)
+
+
+def check_verdict(d):
+    out = []
+    code, single = d["single"]
+    fit = single["results"].get("fit")
+    if fit is None:
+        return [f"{d['command']} on an accelerator has no fit section"]
+    if (code == 3) != (fit["fits"] is False):
+        out.append(f"exit {code} beside fit {fit}")
+    bcode, rows = d["brief"]
+    if bcode != code:
+        out.append(f"--brief exits {bcode}, the single run {code}")
+    if len(rows) == 2 and "fit.fits" in rows[0]:
+        cell = rows[1][rows[0].index("fit.fits")]
+        if cell != {True: "true", False: "false", None: ""}[fit["fits"]]:
+            out.append(f"--brief's fit.fits is {cell!r}, the single run's {fit['fits']}")
+    elif len(rows) == 2:
+        out.append("--brief has no fit.fits column")
+    a = d.get("batch")
+    if isinstance(a, dict):
+        if "error" in a:
+            out.append(f"the batch line answers the error {a['error']!r}; the single run exits {code}")
+        else:
+            if (a.get("exit_code", 0)) != code:
+                out.append(f"the batch line's exit_code {a.get('exit_code', 0)} != the single run's {code}")
+            dd = diff(a.get("results"), single["results"], "results")
+            if dd:
+                out.append(f"the batch line differs at {dd}")
+    if "sweep" in d:
+        scode, text, second = d["sweep"]
+        want = 3 if 3 in (code, second) else 0
+        if scode != want:
+            out.append(f"the two-point --batch sweep exits {scode}; its points exit {code} and {second}")
+        else:
+            doc = json.loads(text)
+            dd = diff(doc["results"][0]["results"], single["results"], "sweep point")
+            if dd:
+                out.append(f"the sweep's first point differs from the single run at {dd}")
+    if "compare" in d:
+        ccode, text, second = d["compare"]
+        want = 3 if 3 in (code, second) else 0
+        if ccode != want:
+            out.append(f"compare exits {ccode}; its columns exit {code} and {second}")
+        elif ccode in (0, 3):
+            doc = json.loads(text)
+            dd = diff(doc["results"][0]["results"], single["results"], "compare column")
+            if dd:
+                out.append(f"compare's first column differs from the single run at {dd}")
+    return out
+
+
 FORMAT_COMMANDS = ["report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "train", "layer"]
 
 
