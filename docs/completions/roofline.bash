@@ -16,7 +16,7 @@ _roofline_commands="report params flops kv memory decode prefill serve layer tra
 # Every option a command accepts, the global ones included ("": before the command).
 _roofline_options() {
   case $1 in
-    "") echo "-h --help --version --format --explain --brief --units --color --preset-dir -q \
+    "") echo "-h --help -V --version --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     report) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \

@@ -138,7 +138,7 @@ complete -c roofline -n __roofline_needs_command -a 'models' -d 'Model presets w
 complete -c roofline -n __roofline_needs_command -a 'batch' -d 'A JSON Lines stream of plans: a command and its inputs a line in, its results a line out'
 complete -c roofline -n __roofline_needs_command -a 'completion' -d 'Shell completion script for bash, zsh or fish, generated from this command table'
 complete -c roofline -n '__roofline_needs_command' -s h -l help -d 'Print this help message and exit'
-complete -c roofline -n '__roofline_needs_command' -l version -d 'Display program version information and exit'
+complete -c roofline -n '__roofline_needs_command' -s V -l version -d 'Display program version information and exit'
 complete -c roofline -n '__roofline_needs_command' -l format -x -a 'table json jsonl csv markdown svg' -d 'table, json, jsonl (one line a document, a sweep\'s point a line), csv or markdown; svg for plot [default: table]'
 complete -c roofline -n '__roofline_needs_command' -l explain -d 'Show every formula with its values substituted and its source'
 complete -c roofline -n '__roofline_needs_command' -l brief -d 'The one-screen answer: the command\'s headline figures (table, markdown or csv)'

@@ -72,8 +72,8 @@ const char* kMainFooter =
 
 // Global options that take a value: the command is the first word that is not one of these.
 constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
-constexpr std::array kGlobalSwitches = {"--explain", "--brief", "-q", "--quiet",  "--no-header",
-                                        "--yes",     "--help",  "-h", "--version"};
+constexpr std::array kGlobalSwitches = {"--explain", "--brief", "-q", "--quiet",   "--no-header",
+                                        "--yes",     "--help",  "-h", "--version", "-V"};
 
 void add_global_options(CLI::App* app, GlobalOptions& g) {
   const char* grp = "Global";
@@ -419,7 +419,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Reques
 
 // The main app before its commands: the global options are added by the caller.
 void setup_main_app(CLI::App& app) {
-  app.set_version_flag("--version", "roofline " ROOFLINE_VERSION_LONG);
+  app.set_version_flag("-V,--version", "roofline " ROOFLINE_VERSION_LONG);
   app.footer(kMainFooter);
   app.require_subcommand(1);
 }
@@ -810,8 +810,26 @@ bool parses_directly(const std::vector<std::string>& args) {
   }
 }
 
-int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
+namespace {
+
+// The words people type for help and the version: `roofline help [COMMAND]` is `roofline
+// [COMMAND] --help`, `roofline version` is `roofline --version`.
+std::vector<std::string> spelled_out(const std::vector<std::string>& given) {
+  std::vector<std::string> args = given;
+  if (!args.empty() && args.front() == "help") {
+    args.erase(args.begin());
+    args.emplace_back("--help");
+  } else if (args.size() == 1 && args.front() == "version") {
+    args.front() = "--version";
+  }
+  return args;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostream& out, std::ostream& err,
             const Env& env) {
+  const std::vector<std::string> args = spelled_out(given);
   GlobalOptions g;
   Request inv;
   std::vector<Bound> bound;

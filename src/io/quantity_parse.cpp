@@ -252,8 +252,14 @@ double parse_fraction(std::string_view text) {
 double parse_seconds(std::string_view text) {
   const std::string expected = "; expected a duration such as \"1.2s\", \"850ms\" or \"2h\"";
   const Number num = read_number(text, expected);
-  constexpr std::array kUnits = {std::pair{"", 1.0},    std::pair{"s", 1.0},    std::pair{"ms", 1e-3},
-                                 std::pair{"us", 1e-6}, std::pair{"min", 60.0}, std::pair{"h", 3600.0}};
+  // A bare number is a mistake, as a bare size is: "--tpot 20" meant 20 ms, not 20 s.
+  if (num.rest.empty()) {
+    const std::string bare(trim(text));
+    throw InputError(quoted(text) + " has no unit; did you mean " + quoted(bare + (num.value >= 1.0 ? "ms" : "s")) +
+                     "? A duration takes s, ms, us, min or h");
+  }
+  constexpr std::array kUnits = {std::pair{"s", 1.0}, std::pair{"ms", 1e-3}, std::pair{"us", 1e-6},
+                                 std::pair{"min", 60.0}, std::pair{"h", 3600.0}};
   for (const auto& [unit, scale] : kUnits) {
     if (num.rest != unit) continue;
     if (!(num.value > 0.0)) throw InputError(quoted(text) + " must be a positive duration");

@@ -27,7 +27,8 @@ double parse_rate_count(std::string_view text);
 /// A plain fraction or percentage: "0.8", "80%".
 double parse_fraction(std::string_view text);
 
-/// A duration in seconds: "1.2", "1.2s", "850ms", "20us", "2min", "2h"; positive.
+/// A duration in seconds: "1.2s", "850ms", "20us", "2min", "2h"; positive, with its unit (a bare
+/// number is refused, with the unit it most likely meant).
 double parse_seconds(std::string_view text);
 
 }  // namespace roofline::io

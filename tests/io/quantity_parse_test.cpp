@@ -328,19 +328,24 @@ TEST_CASE("a unit in the wrong case gets a suggestion; decimal scales are exact"
   CHECK(roofline::io::parse_flop_rate("989.4 TFLOP/s").base() == 989400000000000.0);
 }
 
-TEST_CASE("io: parse_seconds: s, ms, us, min and h; positive", "[io][quantity]") {
+TEST_CASE("io: parse_seconds: s, ms, us, min and h; positive; never bare", "[io][quantity]") {
   struct Row {
     const char* text;
     double seconds;
   };
-  const Row rows[] = {{"1.2", 1.2},  {"1.2s", 1.2},  {"850ms", 0.85}, {"20us", 20e-6},
-                      {"2min", 120}, {"2h", 7200.0}, {" 3 s", 3.0}};
+  const Row rows[] = {{"1.2s", 1.2}, {"850ms", 0.85}, {"20us", 20e-6}, {"2min", 120}, {"2h", 7200.0}, {" 3 s", 3.0}};
   for (const Row& r : rows) {
     INFO(r.text);
     CHECK_THAT(roofline::io::parse_seconds(r.text), Catch::Matchers::WithinRel(r.seconds, 1e-15));
   }
-  for (const char* bad : {"0s", "-1s", "2days", "s", ""}) {
+  for (const char* bad : {"0s", "-1s", "2days", "s", "", "1.2"}) {
     INFO(bad);
     CHECK_THROWS_AS(roofline::io::parse_seconds(bad), InputError);
   }
+  // A bare time is refused like a bare size, with the unit it most likely meant (walkthrough
+  // 2026-12-01: --tpot 20 was read as 20 s).
+  CHECK_THROWS_WITH(roofline::io::parse_seconds("20"),
+                    "\"20\" has no unit; did you mean \"20ms\"? A duration takes s, ms, us, min or h");
+  CHECK_THROWS_WITH(roofline::io::parse_seconds("0.05"),
+                    Catch::Matchers::StartsWith("\"0.05\" has no unit; did you mean \"0.05s\"?"));
 }
