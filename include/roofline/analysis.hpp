@@ -313,6 +313,36 @@ std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::
 /// replica) and context: per-device memory and fit, and the decode step with its collectives
 DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest = true);
 
+/// A server at steady state through an explicit layout t x p x d: N sequences over d replicas,
+/// n = N/d each, with their arrivals' prompt chunks; the binding device holds 1/(t p) of a
+/// replica's FLOPs and its share of the weights read and of the cache, and each stage all-reduces
+/// its tokens.
+struct LayoutSteadyState {
+  double concurrency = 0.0;                          ///< N, all replicas
+  double per_replica = 0.0;                          ///< n = N / d
+  std::optional<std::int64_t> max_concurrency;       ///< d x the most sequences a replica holds at S + O
+  std::optional<std::int64_t> max_concurrency_tpot;  ///< the most whose step through the layout meets --tpot
+  ServeLimit limit = ServeLimit::none;
+  Machine device;            ///< one device's effective peak and bandwidth
+  SteadyState replica;       ///< one replica's step as one ideal device: its FLOPs, reads and writes
+  double step_tokens = 0.0;  ///< n + n (S - P) / O tokens each step carries through the layers
+  double cache_share = 1.0;  ///< of a sequence's cache the binding device holds
+  units::Flop flops_per_device{};
+  units::Bytes weights_read_per_device{};
+  units::Bytes bytes_per_device{};  ///< weights read + (KV read + KV written) x share
+  units::Seconds t_stage{};         ///< max(F_dev / P, Q_dev / BW)
+  units::Seconds t_allreduce{};     ///< one stage's, for the step's tokens
+  units::Seconds t_alltoall{};
+  units::Seconds t_hop{};
+  units::Seconds t_step{};      ///< p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop: the TPOT every user sees
+  double tokens_per_s = 0.0;    ///< N / t_step
+  double requests_per_s = 0.0;  ///< N / (O t_step)
+};
+
+/// serve's steady state through the scenario's explicit layout: the concurrency the layout's KV
+/// budget and the TPOT target allow (or --concurrency), and its step  [KW23] [NA21-2.2] (derived)
+std::optional<LayoutSteadyState> analyze_layout_steady(const Scenario& s, const ServeResult& ideal);
+
 // --- plan (a fleet for a user load) -------------------------------------------------------------
 
 struct PlanInputs {

@@ -73,6 +73,9 @@ PrefillAnswer answer_prefill(const Scenario& s);
 struct ServeAnswer {
   ServeResult serve;
   std::optional<DeploymentResult> layout;  ///< at T = S + O and the request batch
+  /// The server's steady state through the layout: with a layout, its headline TPOT and rate
+  /// (none when the targets allow no sequence); `serve.steady` stays the ideal device's.
+  std::optional<LayoutSteadyState> layout_steady;
   std::optional<SpeculativeResult> speculative;
   Fit fit;
 };

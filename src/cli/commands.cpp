@@ -106,7 +106,15 @@ Run run_serve(Request& req, const io::Resolved* in) {
   const ServeAnswer a = answer_serve(in->scenario);
   Run o = started("serve", *in, req);
   format::add_serve(o.report, *in, a.serve, req.explain);
-  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.explain);
+  if (a.layout) {
+    format::add_deployment(o.report, *in, *a.layout, req.explain);
+    if (a.layout_steady) {
+      format::add_layout_steady(o.report, *in, *a.layout_steady, req.explain);
+    } else {
+      o.report.notes.emplace_back(
+          "through the layout, the KV budget and the targets allow no sequence: no steady state");
+    }
+  }
   if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.explain);
   format::add_fit(o.report, a.fit, req.explain);
   o.fit = a.fit;

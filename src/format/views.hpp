@@ -30,6 +30,10 @@ void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResul
 void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
 void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
+/// serve through an explicit layout: its steady state (section "steady_state_layout").
+void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, bool explain);
+/// "the KV budget", "the TPOT target", ...: what limits a server's concurrency.
+std::string serve_limit_name(ServeLimit l);
 /// The verdict: the command's one fit and its basis (section "fit").
 void add_fit(Report& rep, const Fit& fit, bool explain);
 /// "pooled", "per_device" or "training", as the fit section's basis reads.
@@ -83,6 +87,8 @@ void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f
 /// report: the KV per sequence, and with an accelerator the decode step, its rate, the TTFT floor
 /// and the fit (n/a without one).
 void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& f);
+/// One field of the layout's steady state (steady_state_layout.KEY); n/a without one.
+Cell layout_steady_cell(const io::Resolved& in, const std::optional<LayoutSteadyState>& r, std::string_view key);
 /// One field of the layout's section (deployment.KEY), as add_deployment shows it.
 Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key);
 

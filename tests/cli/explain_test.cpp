@@ -171,6 +171,8 @@ const std::vector<std::vector<std::string>> kCommands = {
      "--context", "8k", "--link-latency", "5us"},
     {"memory", "deepseek-v3", "--gpu", "h200-sxm", "--tp", "8", "--ep", "1", "--context", "32k"},
     {"serve", "llama3-70b", "--gpu", "h100-sxm", "--tp", "2", "--prompt", "4k", "--output", "512", "--batch", "8"},
+    {"serve", "llama3-70b", "--gpu", "h100-sxm", "--tp", "4", "--pp", "2", "--tpot", "60ms", "--prompt", "2k",
+     "--output", "256"},
     {"decode", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "4k", "--draft",
      "llama3-8b", "--acceptance", "0.8"},
     {"serve", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--draft", "mtp", "--acceptance", "0.9"},
@@ -299,7 +301,9 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
                                         "layout.optimizer",
                                         "train_memory.reserve_bytes",
                                         "train_memory.capacity_bytes",
-                                        "fit.basis"};
+                                        "fit.basis",
+                                        "steady_state_layout.concurrency_limit",
+                                        "steady_state_layout.concurrency_sequences"};
   for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {

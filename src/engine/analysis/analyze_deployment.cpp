@@ -1,6 +1,7 @@
 // Inference on a parallel layout: memory per device, the fit of the binding device, and a decode
 // step through the pipeline stages with the tensor-parallel all-reduces and stage hand-offs.
 #include "roofline/analysis.hpp"
+#include "roofline/checked.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
@@ -215,6 +216,94 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.tokens_per_s = r.tokens_per_s_replica * static_cast<double>(dep.data);
 
   if (search_smallest) r.smallest_fitting = smallest_fitting_layout(s, cache);
+  return r;
+}
+
+namespace {
+
+// One step through the layout at N sequences: the replica's work as steady_state counts it, split
+// over its t p devices, with the tensor-parallel all-reduces and the hand-offs of the step's tokens.
+LayoutSteadyState layout_step(const Scenario& s, double n_all, double prefix) {
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  const Deployment& dep = s.deployment;
+  const HardwareConfig& hw = s.accelerator->hw;
+  const auto t = static_cast<double>(dep.tensor);
+  const auto p = static_cast<double>(dep.pipeline);
+  LayoutSteadyState r;
+  r.concurrency = n_all;
+  r.per_replica = n_all / static_cast<double>(dep.data);
+  const Machine device{.peak = device_peak(s).value_or(units::FlopPerSecond{HUGE_VAL}) * w.mfu,
+                       .bandwidth = hw.memory_bandwidth * w.bw_efficiency};
+  r.device = device;
+  r.replica = steady_state(m, s.counts, w, device, r.per_replica, prefix);
+  r.step_tokens = r.per_replica + r.replica.prefill_tokens;
+  // The token-proportional parts (weights touched, all-reduces, all-to-alls, hand-offs) are the
+  // layout's decode step at the step's tokens, rounded up to whole tokens, at the mean cache.
+  Scenario at = s;
+  at.workload.batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(r.step_tokens)));
+  at.workload.context = static_cast<std::int64_t>(std::ceil(r.replica.mean_context));
+  const DeploymentResult d = analyze_deployment(at, false);
+  r.cache_share = d.kv_per_sequence.base() > 0.0 ? d.kv_per_sequence_per_device / d.kv_per_sequence : 0.0;
+  r.flops_per_device = r.replica.flops / (t * p);
+  r.weights_read_per_device = d.weights_read_per_device;
+  r.bytes_per_device = r.weights_read_per_device + (r.replica.kv_read + r.replica.kv_written) * r.cache_share;
+  r.t_stage = roofline_time(r.flops_per_device, r.bytes_per_device, device.peak, device.bandwidth);
+  r.t_allreduce = d.t_allreduce;
+  r.t_alltoall = d.t_alltoall;
+  r.t_hop = d.t_hop;
+  r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce + r.t_alltoall, r.t_hop);
+  r.tokens_per_s = n_all / r.t_step.base();
+  r.requests_per_s = r.tokens_per_s / std::max(1.0, static_cast<double>(w.output));
+  return r;
+}
+
+}  // namespace
+
+std::optional<LayoutSteadyState> analyze_layout_steady(const Scenario& s, const ServeResult& ideal) {
+  const Workload& w = s.workload;
+  const ServingInputs& in = s.serving;
+  const auto prefix = static_cast<double>(std::min(in.shared_prefix, w.prompt));
+  // The KV budget: the most sequences a replica's devices hold at the longest cache, S + O.
+  Scenario longest = s;
+  longest.workload.context = ideal.capacity.context;
+  const DeploymentResult full = analyze_deployment(longest, false);
+  std::optional<std::int64_t> cap;
+  if (full.max_sequences) cap = checked_mul(*full.max_sequences, s.deployment.data);
+  const std::int64_t budget = cap.value_or(0);
+  const auto meets = [&](std::int64_t n) {
+    return layout_step(s, static_cast<double>(n), prefix).t_step.base() <= *in.tpot_target_s;
+  };
+  std::optional<std::int64_t> by_tpot;
+  if (in.tpot_target_s && budget >= 1) {
+    std::int64_t lo = 0;
+    std::int64_t hi = budget;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (meets(mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    by_tpot = lo;
+  }
+  std::int64_t allowed = budget;
+  ServeLimit limit = budget >= 1 ? ServeLimit::kv_budget : ServeLimit::none;
+  if (by_tpot && *by_tpot < allowed) {
+    allowed = *by_tpot;
+    limit = ServeLimit::tpot_target;
+  }
+  if (!ideal.ttft_met) {
+    allowed = 0;
+    limit = ServeLimit::ttft_target;
+  }
+  const std::int64_t n = in.concurrency.value_or(allowed);
+  if (n < 1) return std::nullopt;
+  LayoutSteadyState r = layout_step(s, static_cast<double>(n), prefix);
+  r.max_concurrency = cap;
+  r.max_concurrency_tpot = by_tpot;
+  r.limit = limit;
   return r;
 }
 

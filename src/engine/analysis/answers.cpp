@@ -74,6 +74,7 @@ ServeAnswer answer_serve(const Scenario& s) {
     at.workload.context = a.serve.capacity.context;
     a.layout = analyze_deployment(at);
     a.fit = per_device(*a.layout);
+    a.layout_steady = analyze_layout_steady(s, a.serve);
   }
   if (s.speculation) {
     // At the mean cache of the generation, S + O/2.

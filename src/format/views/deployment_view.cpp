@@ -3,6 +3,8 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <cmath>
+
 namespace roofline::format {
 namespace {
 
@@ -206,7 +208,91 @@ const std::vector<Field<D>> kDeployment = {
      pipelined},
 };
 
+// --- serve's steady state through the layout -------------------------------------------------------
+
+struct L {
+  const io::Resolved& in;
+  const LayoutSteadyState& r;
+};
+
+const std::vector<Field<L>> kLayoutSteady = {
+    {"max_concurrency_sequences", "most sequences the layout holds", "S003-3.4",
+     "d x max(0, floor((C_dev - M_w,dev - R) / M_KV,dev(S + O)))",
+     [](const L& x) {
+       return cell(x.r.max_concurrency ? std::optional(units::Sequences{*x.r.max_concurrency}) : std::nullopt);
+     }},
+    {"max_concurrency_tpot_sequences", "most sequences meeting the TPOT target", "KW23",
+     "largest N with t_step,layout(N) <= TPOT target",
+     [](const L& x) {
+       return cell(x.r.max_concurrency_tpot ? std::optional(units::Sequences{*x.r.max_concurrency_tpot})
+                                            : std::nullopt);
+     },
+     nullptr, nullptr, [](const L& x) { return x.in.scenario.serving.tpot_target_s.has_value(); }},
+    {"concurrency_limit", "concurrency limited by", "", "",
+     [](const L& x) { return cell(serve_limit_name(x.r.limit)); }},
+    {"concurrency_sequences", "sequences in flight N", "", "",
+     [](const L& x) { return cell(units::Sequences{saturated_count(x.r.concurrency)}); }, nullptr,
+     [](const L& x) { return std::string(x.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},
+    {"sequences_per_replica", "sequences per replica n", "NA21", "N / d",
+     [](const L& x) { return number(x.r.per_replica); },
+     [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), x.in.scenario.deployment.data); }},
+    {"step_tokens", "tokens a step carries", "KW23", "n + n (S - P) / O",
+     [](const L& x) { return cell(units::Tokens{x.r.step_tokens}); },
+     [](const L& x) { return fmt::format("{} + {}", num(x.r.per_replica), num(x.r.replica.prefill_tokens)); }},
+    {"flop_per_device", "FLOPs per device", "S003-2.5", "F_replica / (t p)",
+     [](const L& x) { return cell(x.r.flops_per_device); },
+     [](const L& x) {
+       const Deployment& d = x.in.scenario.deployment;
+       return fmt::format("{} / ({} x {})", num(x.r.replica.flops), d.tensor, d.pipeline);
+     }},
+    {"bytes_per_device", "bytes per device", "S003-2.5", "Q_w,dev + (n M_KV(S + O/2) + KV written) x share",
+     [](const L& x) { return cell(x.r.bytes_per_device); },
+     [](const L& x) {
+       return fmt::format("{} + ({} + {}) x {}", num(x.r.weights_read_per_device), num(x.r.replica.kv_read),
+                          num(x.r.replica.kv_written), num(x.r.cache_share));
+     }},
+    {"stage_time_s", "one stage's step", "S003-2.5", "max(F_dev / P, Q_dev / BW)",
+     [](const L& x) { return cell(x.r.t_stage); },
+     [](const L& x) {
+       return fmt::format("max({} / {}, {} / {})", num(x.r.flops_per_device), num(x.r.device.peak),
+                          num(x.r.bytes_per_device), num(x.r.device.bandwidth));
+     },
+     nullptr, [](const L& x) { return std::isfinite(x.r.device.peak.base()); }},
+    {"allreduce_time_s", "  a stage's all-reduces", "TH05-4", "2 L / p ring all-reduces of the step's tokens",
+     [](const L& x) { return cell(x.r.t_allreduce); }},
+    {"steady_tpot_s", "TPOT every user sees, through the layout", "NA21-2.2",
+     "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const L& x) { return cell(x.r.t_step); },
+     [](const L& x) {
+       const auto p = x.in.scenario.deployment.pipeline;
+       return fmt::format("{} x ({} + {} + {}) + {} x {}", p, num(x.r.t_stage), num(x.r.t_allreduce),
+                          num(x.r.t_alltoall), p - 1, num(x.r.t_hop));
+     }},
+    {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
+     [](const L& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+     [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), num(x.r.t_step)); }},
+    {"requests_per_s", "requests/s", "S003-2.5", "N / (O t_step)",
+     [](const L& x) { return number(x.r.requests_per_s); },
+     [](const L& x) {
+       return fmt::format("{} / ({} x {})", num(x.r.concurrency),
+                          std::max<std::int64_t>(1, x.in.scenario.workload.output), num(x.r.t_step));
+     }},
+};
+
 }  // namespace
+
+void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, bool explain) {
+  const Deployment& d = in.scenario.deployment;
+  rep.sections.push_back(
+      make_section("steady_state_layout",
+                   fmt::format("A server at steady state through the layout {} x {} x {} (continuous batching)",
+                               d.tensor, d.pipeline, d.data),
+                   kLayoutSteady, L{in, r}, explain));
+}
+
+Cell layout_steady_cell(const io::Resolved& in, const std::optional<LayoutSteadyState>& r, std::string_view key) {
+  if (!r) return cell(std::optional<units::Seconds>());
+  return cell_of(field_named(kLayoutSteady, key), L{in, *r});
+}
 
 Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key) {
   return cell_of(field_named(kDeployment, key), D{in, r});

@@ -372,20 +372,6 @@ const std::vector<Field<S>> kLatency = {
      [](const S& s) { return s.r.full_batch.has_value(); }},
 };
 
-std::string limit_name(ServeLimit l) {
-  switch (l) {
-    case ServeLimit::kv_budget:
-      return "the KV budget";
-    case ServeLimit::tpot_target:
-      return "the TPOT target";
-    case ServeLimit::ttft_target:
-      return "the TTFT target";
-    case ServeLimit::none:
-      return "nothing fits";
-  }
-  return "?";
-}
-
 bool has_steady(const S& s) { return s.r.steady.has_value(); }
 const SteadyState& steady(const S& s) { return *s.r.steady; }
 
@@ -423,7 +409,8 @@ const std::vector<Field<S>> kSteady = {
        return fmt::format("{} <= {}", num(s.r.prefill.t_floor), num(*s.in.scenario.serving.ttft_target_s));
      },
      nullptr, [](const S& s) { return s.in.scenario.serving.ttft_target_s.has_value(); }},
-    {"concurrency_limit", "concurrency limited by", "", "", [](const S& s) { return cell(limit_name(s.r.limit)); }},
+    {"concurrency_limit", "concurrency limited by", "", "",
+     [](const S& s) { return cell(serve_limit_name(s.r.limit)); }},
     {"concurrency_sequences", "sequences in flight N", "", "",
      [](const S& s) {
        return cell(s.r.steady ? std::optional(units::Sequences{saturated_count(steady(s).concurrency)}) : std::nullopt);
@@ -515,10 +502,12 @@ const std::vector<SweepColumn> kServeSweep = {{"latency.ttft_floor_s", "TTFT"},
                                               {"capacity.max_concurrent_sequences", "most sequences"},
                                               {"steady_state.steady_tpot_s", "steady TPOT"}};
 const std::vector<SweepColumn> kServeLayoutSweep = {{"latency.ttft_floor_s", "TTFT"},
-                                                    {"latency.tpot_floor_s", "TPOT, ideal device"},
                                                     {"deployment.step_time_s", "last step through the layout"},
                                                     {"deployment.required_bytes_per_device", "needed per device"},
                                                     {"fit.fits", "fits"},
+                                                    {"steady_state_layout.concurrency_sequences", "steady sequences"},
+                                                    {"steady_state_layout.steady_tpot_s", "steady TPOT"},
+                                                    {"steady_state_layout.steady_tokens_per_s", "steady tokens/s"},
                                                     {"steady_state.steady_tpot_s", "steady TPOT, ideal device"}};
 
 }  // namespace
@@ -597,10 +586,12 @@ void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f
   if (a.layout) {
     f.columns = &kServeLayoutSweep;
     f.cells = {cell_of(ttft, s),
-               cell_of(tpot, s),
                deployment_cell(in, *a.layout, "step_time_s"),
                deployment_cell(in, *a.layout, "required_bytes_per_device"),
                fit_cell(a.fit),
+               layout_steady_cell(in, a.layout_steady, "concurrency_sequences"),
+               layout_steady_cell(in, a.layout_steady, "steady_tpot_s"),
+               layout_steady_cell(in, a.layout_steady, "steady_tokens_per_s"),
                cell_of(steady_tpot, s)};
     return;
   }
@@ -630,6 +621,20 @@ void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& 
   if (a.prefill) f.cells[3] = cell_of(ttft, PF{in, *a.prefill});
   if (a.fit) f.cells[4] = fit_cell(*a.fit);
   f.fit = a.fit;
+}
+
+std::string serve_limit_name(ServeLimit l) {
+  switch (l) {
+    case ServeLimit::kv_budget:
+      return "the KV budget";
+    case ServeLimit::tpot_target:
+      return "the TPOT target";
+    case ServeLimit::ttft_target:
+      return "the TTFT target";
+    case ServeLimit::none:
+      return "nothing fits";
+  }
+  return "?";
 }
 
 void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
@@ -667,8 +672,13 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
       fmt::format("Request floors (batch {}, {} in, {} out)", grouped(r.batch), grouped(r.prompt), grouped(r.output)),
       kLatency, S{in, r}, explain));
   note_fit(rep, r.capacity, "these latency floors");
-  rep.sections.push_back(
-      make_section("steady_state", "A server at steady state (continuous batching)", kSteady, S{in, r}, explain));
+  // Under a layout the server's own steady state is the layout's (steady_state_layout); this one
+  // is the ideal device's, for comparison.
+  rep.sections.push_back(make_section("steady_state",
+                                      in.scenario.deployment.explicit_layout
+                                          ? "A server at steady state on the ideal device (for comparison)"
+                                          : "A server at steady state (continuous batching)",
+                                      kSteady, S{in, r}, explain));
   const auto& asked = in.scenario.serving.concurrency;
   if (asked && r.max_concurrency && *asked > *r.max_concurrency) {
     rep.warnings.push_back(fmt::format(
@@ -700,6 +710,7 @@ const Brief kServeBrief{
     "serve",
     {"latency.ttft_floor_s", "latency.tpot_floor_s", "latency.e2e_floor_s", "latency.output_tokens_per_s",
      "steady_state.concurrency_sequences", "steady_state.steady_tpot_s", "steady_state.steady_tokens_per_s",
-     "deployment.step_time_s", "fit.fits"}};
+     "steady_state_layout.concurrency_sequences", "steady_state_layout.steady_tpot_s",
+     "steady_state_layout.steady_tokens_per_s", "fit.fits"}};
 
 }  // namespace roofline::format
