@@ -153,37 +153,6 @@ Run run_layer(Request& req, const io::Resolved* in) {
   return o;
 }
 
-// "a,b,c" as its items; text without a comma is one item (perhaps empty: no model, no --gpu).
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
-  }
-}
-
-// A list of names (MODEL,MODEL or --gpu A,B) of plan, plot and compare alike: none empty, none
-// twice as spelled (N22: "," said "--gpu is required", and an empty name exited 1 in plan and 2 in
-// compare; a list's shape is a usage error in all three). One item is the list of itself.
-std::vector<std::string> split_names(const std::string& list, const std::string& where) {
-  std::vector<std::string> items = split_list(list);
-  if (items.size() < 2) return items;
-  if (std::all_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
-    throw UsageError(where + ": " + io::quote(list) + " names no " + (where == "--gpu" ? "accelerator" : "model"));
-  }
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].empty()) throw UsageError(where + ": an empty name in " + io::quote(list));
-    if (std::find(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i), items[i]) !=
-        items.begin() + static_cast<std::ptrdiff_t>(i)) {
-      throw UsageError(where + ": " + io::quote(items[i]) + " is given twice");
-    }
-  }
-  return items;
-}
-
 // plan: every accelerator of the --gpu list, the first resolved with the model, the others on it.
 Run run_plan(Request& req, const io::Resolved* in) {
   const io::ScenarioSpec& spec = req.spec;
@@ -195,7 +164,7 @@ Run run_plan(Request& req, const io::Resolved* in) {
                         .tpot_s = spec.tpot_target,
                         .ttft_s = spec.ttft_target,
                         .price_per_device_hour = spec.price};
-  const std::vector<std::string> gpus = split_names(spec.gpu, "--gpu");
+  const std::vector<std::string> gpus = io::split_names(spec.gpu, "--gpu");
   std::vector<io::Resolved> others;
   others.reserve(gpus.size());
   std::vector<const Scenario*> on{&in->scenario};
@@ -232,8 +201,8 @@ Run run_plot(Request& req, const io::Resolved* in) {
 // column's.
 Run run_compare(Request& req, const io::Resolved*) {
   const Command& q = *req.question;
-  const std::vector<std::string> models = split_list(req.spec.model);
-  const std::vector<std::string> gpus = split_list(req.spec.gpu);
+  const std::vector<std::string> models = io::split_names(req.spec.model, "MODEL");
+  const std::vector<std::string> gpus = io::split_names(req.spec.gpu, "--gpu");
   if (models.size() > 1 && gpus.size() > 1) {
     throw UsageError(
         fmt::format("compare: {} models and {} accelerators; compare one list at a time (several models on "
@@ -246,7 +215,7 @@ Run run_compare(Request& req, const io::Resolved*) {
   }
   const bool by_gpu = gpus.size() > 1;
   const std::string where = by_gpu ? "--gpu" : "MODEL";
-  const std::vector<std::string> items = split_names(by_gpu ? req.spec.gpu : req.spec.model, where);
+  const std::vector<std::string>& items = by_gpu ? gpus : models;
   // A model from stdin is read once; each column reads its own copy.
   const bool from_stdin = std::find(models.begin(), models.end(), "-") != models.end();
   std::string stdin_text;
@@ -338,7 +307,7 @@ Run run_models(Request& req, const io::Resolved*) {
 // plan and plot take a --gpu list and resolve on its first (their runs add the others).
 io::ScenarioSpec on_first_gpu(const io::ScenarioSpec& given) {
   io::ScenarioSpec spec = given;
-  split_names(spec.gpu, "--gpu");
+  io::split_names(spec.gpu, "--gpu");
   spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
   return spec;
 }

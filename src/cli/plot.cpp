@@ -194,15 +194,11 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
   add_warnings(first, out.warnings);
   // Every accelerator of the list: the first is resolved with the model, the others on it.
   std::vector<io::Resolved> gpus;
-  std::vector<std::string> spellings;  // each as the list spelled it
-  std::size_t start = 0;
-  for (std::size_t i = 0; start <= spec.gpu.size(); ++i) {
-    const std::size_t comma = spec.gpu.find(',', start);
+  const std::vector<std::string> spellings = io::split_names(spec.gpu, "--gpu");  // each as the list spelled it
+  for (std::size_t i = 0; i < spellings.size(); ++i) {
     io::ScenarioSpec one = spec;
-    one.gpu = spec.gpu.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (one.gpu.empty()) throw UsageError("--gpu: an empty name in " + io::quote(spec.gpu));
+    one.gpu = spellings[i];
     gpus.push_back(i == 0 ? first : io::resolve_on_gpu(first, one, reg));
-    spellings.push_back(one.gpu);
     // One accelerator under two names would be drawn twice: refused, as plan and compare do.
     const std::string& name = gpus.back().scenario.accelerator->hw.name;
     for (std::size_t j = 0; j + 1 < gpus.size(); ++j) {
@@ -211,8 +207,6 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
                          " are the same accelerator (" + name + ")");
       }
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   const std::string& kind = req.options.kind;
   std::vector<plot::RooflineSeries> roofs;

@@ -1,5 +1,8 @@
 #include "io/user_text.hpp"
 
+#include "roofline/errors.hpp"
+
+#include <algorithm>
 #include <cstdint>
 
 namespace roofline::io {
@@ -127,6 +130,29 @@ bool is_utf8(std::string_view s) {
     i += n;
   }
   return true;
+}
+
+std::vector<std::string> split_names(const std::string& list, const std::string& where) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    items.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (items.size() < 2) return items;
+  if (std::all_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); })) {
+    throw UsageError(where + ": " + quote(list) + " names no " + (where == "--gpu" ? "accelerator" : "model"));
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].empty()) throw UsageError(where + ": an empty name in " + quote(list));
+    if (std::find(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i), items[i]) !=
+        items.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError(where + ": " + quote(items[i]) + " is given twice");
+    }
+  }
+  return items;
 }
 
 }  // namespace roofline::io

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofline::io {
 
@@ -16,6 +17,11 @@ inline constexpr std::size_t kEchoLimit = 80;
 /// that are not UTF-8 as \xNN, C1 controls and bidirectional overrides as \uNNNN. Valid UTF-8
 /// text is kept. Cut at about `limit` characters with "..." before the closing quote.
 std::string quote(std::string_view s, std::size_t limit = kEchoLimit);
+
+/// A list of names as MODEL,MODEL or --gpu A,B take it (plan, plot and compare alike): the items
+/// at the commas; text without a comma is one item, perhaps empty. A list of two or more with an
+/// empty item, or an item given twice as spelled, is a UsageError naming `where` (N22).
+std::vector<std::string> split_names(const std::string& list, const std::string& where);
 
 /// The same escaping without quotes, for a JSON pointer or a key inside a message.
 std::string escape(std::string_view s, std::size_t limit = kEchoLimit);
