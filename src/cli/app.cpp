@@ -858,7 +858,9 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
     const std::vector<std::string> dirs = preset_dirs(g, env);
     const io::PresetRegistry reg(dirs, dirs.size() - g.preset_dirs.size());  // the first ones from the environment
     inv.reg = &reg;
-    inv.explain = g.explain;
+    inv.view.explain = g.explain;
+    // Only a JSON document echoes the inputs; a table, CSV or markdown never reads them.
+    inv.view.echo_inputs = g.format == "json" || g.format == "jsonl";
     inv.brief = g.brief;
     inv.in = &in;
     inv.groups = inv.question != nullptr ? inv.question->groups : cmd->groups;
@@ -915,8 +917,6 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
     std::optional<io::Resolved> resolved;
     if (cmd->stage == Stage::model) {
       resolved = io::resolve(prepared(*cmd, inv.spec), reg, in, cmd->needs_gpu, cmd->training());
-      // Only a JSON document echoes the inputs; a table, CSV or markdown never reads them.
-      resolved->echo_inputs = g.format == "json" || g.format == "jsonl";
     }
     // Pass 7: analyze and build the view.
     const Run o = cmd->run(inv, resolved ? &*resolved : nullptr);

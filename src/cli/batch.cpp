@@ -167,7 +167,6 @@ void error_line(std::string& out, std::int64_t line_no, std::string_view message
 
 int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& reg) {
   Out o(out);
-  const format::ValuesOnly machine;  // the answers are JSON: no labels, notes beside values or formulas
   ResolutionCache resolved;
   std::istringstream no_stdin;
   std::string text;
@@ -200,7 +199,6 @@ int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& 
       io::Resolved* at = resolved.find(key);
       if (at == nullptr) {
         io::Resolved r = io::resolve_fixed(to_resolve, reg, no_stdin, cmd.needs_gpu);
-        r.echo_inputs = false;
         at = &resolved.add(key, std::move(r));
       }
       // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
@@ -210,6 +208,7 @@ int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& 
       req.reg = &reg;
       req.spec = spec;
       req.groups = cmd.groups;
+      req.view = {.values_only = true, .echo_inputs = false};  // an answer is values: no labels or formulas
       const Run a = cmd.run(req, at);
       // "require-fit": as --require-fit, a usage error without a capacity check, else the answer
       // and exit code 3 when it does not fit (N11: it was accepted and ignored).

@@ -53,7 +53,7 @@ struct Request {
   bool names = false;
   std::string family;  ///< models --family
   bool family_given = false;
-  bool explain = false;
+  format::ViewOptions view;           ///< --explain, and what a machine reader leaves unbuilt
   unsigned groups = 0;                ///< the command's input groups
   PlotRequest plot;                   ///< plot's own options, lists and terminal
   const Command* question = nullptr;  ///< compare: the command whose question it asks

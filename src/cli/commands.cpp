@@ -26,7 +26,7 @@ constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | i
                                     io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | io::kModelOverrides;
 
 Run started(const char* command, const io::Resolved& in, const Request& req) {
-  return {format::start_report(command, in, req.groups), std::nullopt, {}};
+  return {format::start_report(command, in, req.groups, req.view), std::nullopt, {}};
 }
 
 // --- the model commands ---------------------------------------------------------------------------
@@ -34,15 +34,15 @@ Run started(const char* command, const io::Resolved& in, const Request& req) {
 Run run_report(Request& req, const io::Resolved* in) {
   const ReportAnswer a = answer_report(in->scenario);
   Run o = started("report", *in, req);
-  format::add_params(o.report, *in, a.params, req.explain, false);
-  format::add_flops(o.report, *in, a.flops, req.explain);
-  format::add_kv(o.report, *in, a.kv, req.explain, false);
-  format::add_elementwise(o.report, *in, a.elementwise, req.explain);
-  if (a.hardware) format::add_hardware(o.report, *in, *a.hardware, req.explain);
-  if (a.decode) format::add_decode(o.report, *in, *a.decode, req.explain);
-  if (a.prefill) format::add_prefill(o.report, *in, *a.prefill, req.explain);
-  if (a.capacity) format::add_capacity(o.report, *in, *a.capacity, req.explain);
-  if (a.fit) format::add_fit(o.report, *a.fit, req.explain);
+  format::add_params(o.report, *in, a.params, req.view, false);
+  format::add_flops(o.report, *in, a.flops, req.view);
+  format::add_kv(o.report, *in, a.kv, req.view, false);
+  format::add_elementwise(o.report, *in, a.elementwise, req.view);
+  if (a.hardware) format::add_hardware(o.report, *in, *a.hardware, req.view);
+  if (a.decode) format::add_decode(o.report, *in, *a.decode, req.view);
+  if (a.prefill) format::add_prefill(o.report, *in, *a.prefill, req.view);
+  if (a.capacity) format::add_capacity(o.report, *in, *a.capacity, req.view);
+  if (a.fit) format::add_fit(o.report, *a.fit, req.view);
   o.fit = a.fit;
   format::add_model_notes(o.report, *in);
   o.report.notes.emplace_back(
@@ -53,29 +53,29 @@ Run run_report(Request& req, const io::Resolved* in) {
 
 Run run_params(Request& req, const io::Resolved* in) {
   Run o = started("params", *in, req);
-  format::add_params(o.report, *in, analyze_params(in->scenario), req.explain, true);
+  format::add_params(o.report, *in, analyze_params(in->scenario), req.view, true);
   format::add_model_notes(o.report, *in);
   return o;
 }
 
 Run run_flops(Request& req, const io::Resolved* in) {
   Run o = started("flops", *in, req);
-  format::add_flops(o.report, *in, analyze_flops(in->scenario), req.explain);
+  format::add_flops(o.report, *in, analyze_flops(in->scenario), req.view);
   return o;
 }
 
 Run run_kv(Request& req, const io::Resolved* in) {
   Run o = started("kv", *in, req);
-  format::add_kv(o.report, *in, analyze_kv(in->scenario), req.explain, true);
+  format::add_kv(o.report, *in, analyze_kv(in->scenario), req.view, true);
   return o;
 }
 
 Run run_memory(Request& req, const io::Resolved* in) {
   const MemoryAnswer a = answer_memory(in->scenario);
   Run o = started("memory", *in, req);
-  format::add_capacity(o.report, *in, a.capacity, req.explain);
-  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.explain);
-  format::add_fit(o.report, a.fit, req.explain);
+  format::add_capacity(o.report, *in, a.capacity, req.view);
+  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.view);
+  format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
 }
@@ -83,11 +83,11 @@ Run run_memory(Request& req, const io::Resolved* in) {
 Run run_decode(Request& req, const io::Resolved* in) {
   const DecodeAnswer a = answer_decode(in->scenario);
   Run o = started("decode", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.explain);
-  format::add_decode(o.report, *in, a.decode, req.explain);
-  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.explain);
-  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.explain);
-  format::add_fit(o.report, a.fit, req.explain);
+  format::add_hardware(o.report, *in, a.hardware, req.view);
+  format::add_decode(o.report, *in, a.decode, req.view);
+  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.view);
+  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.view);
+  format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
 }
@@ -95,9 +95,9 @@ Run run_decode(Request& req, const io::Resolved* in) {
 Run run_prefill(Request& req, const io::Resolved* in) {
   const PrefillAnswer a = answer_prefill(in->scenario);
   Run o = started("prefill", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.explain);
-  format::add_prefill(o.report, *in, a.prefill, req.explain);
-  format::add_fit(o.report, a.fit, req.explain);
+  format::add_hardware(o.report, *in, a.hardware, req.view);
+  format::add_prefill(o.report, *in, a.prefill, req.view);
+  format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
 }
@@ -105,18 +105,18 @@ Run run_prefill(Request& req, const io::Resolved* in) {
 Run run_serve(Request& req, const io::Resolved* in) {
   const ServeAnswer a = answer_serve(in->scenario);
   Run o = started("serve", *in, req);
-  format::add_serve(o.report, *in, a.serve, req.explain);
+  format::add_serve(o.report, *in, a.serve, req.view);
   if (a.layout) {
-    format::add_deployment(o.report, *in, *a.layout, req.explain);
+    format::add_deployment(o.report, *in, *a.layout, req.view);
     if (a.layout_steady) {
-      format::add_layout_steady(o.report, *in, *a.layout_steady, req.explain);
+      format::add_layout_steady(o.report, *in, *a.layout_steady, req.view);
     } else {
       o.report.notes.emplace_back(
           "through the layout, the KV budget and the targets allow no sequence: no steady state");
     }
   }
-  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.explain);
-  format::add_fit(o.report, a.fit, req.explain);
+  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.view);
+  format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
 }
@@ -124,8 +124,8 @@ Run run_serve(Request& req, const io::Resolved* in) {
 Run run_train(Request& req, const io::Resolved* in) {
   const TrainAnswer a = answer_train(in->scenario);
   Run o = started("train", *in, req);
-  format::add_train(o.report, *in, a.train, req.explain);
-  format::add_fit(o.report, a.fit, req.explain);
+  format::add_train(o.report, *in, a.train, req.view);
+  format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
 }
@@ -148,8 +148,8 @@ Run run_layer(Request& req, const io::Resolved* in) {
   check_phase_flags(req.spec, q.phase);
   const LayerAnswer a = answer_layer(in->scenario, q);
   Run o = started("layer", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.explain);
-  format::add_layer(o.report, *in, a.layer, req.explain);
+  format::add_hardware(o.report, *in, a.hardware, req.view);
+  format::add_layer(o.report, *in, a.layer, req.view);
   return o;
 }
 
@@ -185,7 +185,7 @@ Run run_plan(Request& req, const io::Resolved* in) {
     }
   }
   Run o = started("plan", *in, req);
-  format::add_plan(o.report, answer_plan(on, plan), plan, req.explain);
+  format::add_plan(o.report, answer_plan(on, plan), plan, req.view);
   return o;
 }
 
@@ -274,7 +274,7 @@ Run run_gemm(Request& req, const io::Resolved*) {
   std::optional<HardwareConfig> hw;
   if (!req.spec.gpu.empty()) diag.capture("", [&] { hw = req.reg->load_gpu(req.spec.gpu); });
   diag.check();
-  return {format::gemm_report(analyze_gemm(g, hw), hw, req.spec.gpu, req.explain), std::nullopt, {}};
+  return {format::gemm_report(analyze_gemm(g, hw), hw, req.spec.gpu, req.view), std::nullopt, {}};
 }
 
 std::string names_text(const io::PresetRegistry& reg, io::PresetKind kind) {

@@ -253,9 +253,10 @@ Pass1 check_points(const Command& cmd, Request& req, io::ScenarioSpec& spec, Gri
       for (const std::string& w : f.warnings) p.warnings.add(w);
       p.verdicts.add(f.fit);
     } else {
-      r.echo_inputs = false;
+      const format::ViewOptions saved = req.view;
+      req.view.echo_inputs = false;
       const Run run = cmd.run(req, &r);
-      r.echo_inputs = true;
+      req.view = saved;
       for (std::size_t w = r.warnings.size(); w < run.report.warnings.size(); ++w)
         p.warnings.add(run.report.warnings[w]);
       p.verdicts.add(run.fit);
@@ -294,7 +295,8 @@ std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& a
     if (a.def->group == io::kWeights || a.def->group == io::kKvDtype) groups &= ~static_cast<unsigned>(a.def->group);
     if (a.def->group == io::kDevices) shared.scenario.deployment.devices = 1;
   }
-  const format::Report head = format::start_report(std::string(cmd.name).c_str(), shared, groups);
+  const format::Report head =
+      format::start_report(std::string(cmd.name).c_str(), shared, groups, {.echo_inputs = false});
   format::Report rep;
   rep.command = head.command;
   rep.headline = head.headline;
@@ -355,14 +357,14 @@ void write_points(const Command& cmd, Request& req, const std::vector<io::SweepA
   const bool json = output.render.format == format::OutputFormat::json;
   // CSV and JSON carry keys and values: the labels, notes beside values and formulas a person reads
   // are left unbuilt, unless --explain asks for the formulas.
-  std::optional<format::ValuesOnly> machine;
-  if (!output.render.explain) machine.emplace();
+  const format::ViewOptions saved = req.view;
+  req.view.values_only = !output.render.explain;
   std::string tail;
   grid.first(spec);
   for (std::int64_t i = 0; i < points; ++i) {
     if (i > 0) grid.next(spec);
     resolve_at(grid, cmd, spec, r);
-    r.echo_inputs = json && i == 0;  // the document echoes the first point's inputs, once
+    req.view.echo_inputs = json && i == 0;  // the document echoes the first point's inputs, once
     const format::Report report = cmd.run(req, &r).report;
     if (!json) {
       s.add(format::sweep_csv_row(grid.point(), report, i == 0 && output.render.csv_header));
@@ -381,6 +383,7 @@ void write_points(const Command& cmd, Request& req, const std::vector<io::SweepA
     s.add(format::sweep_json_point(grid.point(), report, r.fixed_notes, output.render.explain) +
           (i + 1 < points ? ",\n" : ""));
   }
+  req.view = saved;
   s.add(tail);
   s.flush();
 }
@@ -503,9 +506,10 @@ int stream_lines(const Command& cmd, Request& req, io::ScenarioSpec& spec, Grid&
   std::string line;
   bool failed = false;
   Verdicts verdicts;
-  r.echo_inputs = false;
-  const format::ValuesOnly machine;  // a line carries values: no labels, notes or formulas to build
-  f.knee_wanted = false;             // no knee notes or marks in a stream
+  // A line carries values: no labels, notes, formulas or inputs echo to build.
+  req.view.values_only = true;
+  req.view.echo_inputs = false;
+  f.knee_wanted = false;  // no knee notes or marks in a stream
   std::optional<CsvRows> csv;
   if (output.render.format == format::OutputFormat::csv) csv.emplace(grid, output.render.csv_header);
   format::SweepLineKeys keys;

@@ -67,26 +67,20 @@ struct Field {
   std::string (*label_fn)(const C&) = nullptr;
 };
 
-/// Set while a report is built for a machine reader (batch, a sweep's JSON lines): the views then
-/// skip what only a person reads (labels, notes beside values, formulas, the headline). The values
-/// are the same; only text no JSON result carries is left out. Scoped by ValuesOnly.
-inline thread_local bool t_values_only = false;
-
-class ValuesOnly {
- public:
-  ValuesOnly() : saved_(t_values_only) { t_values_only = true; }
-  ~ValuesOnly() { t_values_only = saved_; }
-  ValuesOnly(const ValuesOnly&) = delete;
-  ValuesOnly& operator=(const ValuesOnly&) = delete;
-
- private:
-  bool saved_;
+/// How a view builds its rows, passed explicitly to every view: `explain` adds the substituted
+/// formulas; `values_only` (batch, a sweep's streamed lines and CSV) skips what only a person reads
+/// (labels, notes beside values, formulas, the headline), the values being the same; `echo_inputs`
+/// puts the resolved inputs into the report (JSON documents read them; a table never does).
+struct ViewOptions {
+  bool explain = false;
+  bool values_only = false;
+  bool echo_inputs = true;
 };
 
-/// Builds a section from a field table; substitutions only when `explain`.
+/// Builds a section from a field table; substitutions only under view.explain.
 template <typename C>
 Section make_section(std::string key, std::string title, const std::vector<Field<C>>& fields, const C& c,
-                     bool explain) {
+                     const ViewOptions& view) {
   Section s;
   s.key = std::move(key);
   s.title = std::move(title);
@@ -102,13 +96,13 @@ Section make_section(std::string key, std::string title, const std::vector<Field
     Cell v = f.value(c);
     row.value = std::move(v.value);
     row.unit = v.unit;
-    if (t_values_only) continue;
+    if (view.values_only) continue;
     row.label = f.label_fn != nullptr ? f.label_fn(c) : std::string(f.label);
     row.formula_id = f.formula_id;
     row.formula = f.formula;
     // A value that is n/a (null) has its formula but no substitution: the operands that made it n/a
     // (a zero divisor, a missing peak) do not evaluate to anything (the property suite's NEW-1, NEW-2).
-    if (explain && f.substitute != nullptr && !std::holds_alternative<std::monostate>(row.value)) {
+    if (view.explain && f.substitute != nullptr && !std::holds_alternative<std::monostate>(row.value)) {
       row.substituted = f.substitute(c);
     }
     if (f.note != nullptr) row.note = f.note(c);

@@ -13,29 +13,29 @@ namespace roofline::format {
 
 /// A report with the headline, the inputs echo, the CSV identity columns, notes and warnings.
 /// `groups` (io::InputGroup bits) are the inputs the command reads: only those are shown.
-Report start_report(const char* command, const io::Resolved& in, unsigned groups);
+Report start_report(const char* command, const io::Resolved& in, unsigned groups, const ViewOptions& view);
 
-void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool explain, bool tables);
-void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, bool explain);
-void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, bool explain, bool tables);
-void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, bool explain);
-void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain);
-void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, bool explain);
-void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, bool explain);
-void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, bool explain);
-void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool explain);
-void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain);
-void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, bool explain);
-void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, bool explain);
-void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain);
+void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, const ViewOptions& view, bool tables);
+void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, const ViewOptions& view);
+void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, const ViewOptions& view, bool tables);
+void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, const ViewOptions& view);
+void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, const ViewOptions& view);
+void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, const ViewOptions& view);
+void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, const ViewOptions& view);
+void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, const ViewOptions& view);
+void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, const ViewOptions& view);
+void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, const ViewOptions& view);
+void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view);
+void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, const ViewOptions& view);
+void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, const ViewOptions& view);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
-void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain);
+void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, const ViewOptions& view);
 /// serve through an explicit layout: its steady state (section "steady_state_layout").
-void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, bool explain);
+void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, const ViewOptions& view);
 /// "the KV budget", "the TPOT target", ...: what limits a server's concurrency.
 std::string serve_limit_name(ServeLimit l);
 /// The verdict: the command's one fit and its basis (section "fit").
-void add_fit(Report& rep, const Fit& fit, bool explain);
+void add_fit(Report& rep, const Fit& fit, const ViewOptions& view);
 /// "pooled", "per_device" or "training", as the fit section's basis reads.
 const char* fit_basis_name(FitBasis b);
 /// The fit section's "fits" value, for a sweep's column.
@@ -124,7 +124,7 @@ extern const Brief kGemmBrief;     // listing_views.cpp
 Report brief(const Report& full, const Brief& b);
 
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
-                   bool explain);
+                   const ViewOptions& view);
 Report gpus_report(const io::PresetRegistry& reg);
 /// The model presets of FAMILY: those whose model family (qwen3, llama, palm) or whose name starts
 /// with it (gpt3, qwen3 also takes qwen3-30b-a3b), in any case; every one for "". A family that

@@ -219,9 +219,6 @@ struct Resolved {
   bool context_defaulted = false;
   std::vector<std::string> notes;     ///< facts about this run, shown with the results
   std::vector<std::string> warnings;  ///< allowed but probably not meant (stderr and JSON)
-  /// Whether the views build the JSON echo of the inputs: a sweep's CSV has no use for it at each
-  /// point, and building it costs as much as the rest of the point.
-  bool echo_inputs = true;
   /// notes[0, fixed_notes) are the model's and the accelerator's; the rest depend on the workload.
   std::size_t fixed_notes = 0;
   /// The accelerator's peaks before a --gpu-peak without a dtype, which applies to each point's

@@ -133,14 +133,14 @@ nlohmann::json inputs_json(const io::Resolved& in) {
 
 }  // namespace
 
-Report start_report(const char* command, const io::Resolved& in, unsigned groups) {
+Report start_report(const char* command, const io::Resolved& in, unsigned groups, const ViewOptions& view) {
   Report r;
   r.command = command;
-  if (!t_values_only) {
+  if (!view.values_only) {
     const std::string conventions = conventions_line(in, groups);
     r.headline = model_line(in) + (conventions.empty() ? "" : "\n" + conventions);
   }
-  if (in.echo_inputs) r.inputs = std::make_shared<const nlohmann::json>(inputs_json(in));
+  if (view.echo_inputs) r.inputs = std::make_shared<const nlohmann::json>(inputs_json(in));
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
   r.csv_inputs = {{"model", in.model_label}};

@@ -280,13 +280,13 @@ const std::vector<Field<L>> kLayoutSteady = {
 
 }  // namespace
 
-void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, bool explain) {
+void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, const ViewOptions& view) {
   const Deployment& d = in.scenario.deployment;
   rep.sections.push_back(
       make_section("steady_state_layout",
                    fmt::format("A server at steady state through the layout {} x {} x {} (continuous batching)",
                                d.tensor, d.pipeline, d.data),
-                   kLayoutSteady, L{in, r}, explain));
+                   kLayoutSteady, L{in, r}, view));
 }
 
 Cell layout_steady_cell(const io::Resolved& in, const std::optional<LayoutSteadyState>& r, std::string_view key) {
@@ -298,11 +298,11 @@ Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::str
   return cell_of(field_named(kDeployment, key), D{in, r});
 }
 
-void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, bool explain) {
+void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section("deployment",
                                       fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})",
                                                   r.tensor, r.pipeline, r.data, grouped(r.batch), grouped(r.context)),
-                                      kDeployment, D{in, r}, explain));
+                                      kDeployment, D{in, r}, view));
   rep.notes.emplace_back(
       "the sections above treat the devices as one ideal device (a bound); the layout section divides the work "
       "as the layout does, with its communication");

@@ -637,40 +637,40 @@ std::string serve_limit_name(ServeLimit l) {
   return "?";
 }
 
-void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, bool explain) {
-  rep.sections.push_back(make_section("hardware", "Accelerator: " + r.display_name, kHardware, H{in, r}, explain));
+void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, const ViewOptions& view) {
+  rep.sections.push_back(make_section("hardware", "Accelerator: " + r.display_name, kHardware, H{in, r}, view));
 }
 
-void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, bool explain) {
-  rep.sections.push_back(make_section("capacity", "Capacity", kCapacity, C{in, r}, explain));
+void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, const ViewOptions& view) {
+  rep.sections.push_back(make_section("capacity", "Capacity", kCapacity, C{in, r}, view));
 }
 
-void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, bool explain) {
+void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, const ViewOptions& view) {
   Section s = make_section("decode", fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
-                           kDecode, D{in, r}, explain);
-  const Section fit = make_section("decode", "", kFit, C{in, r.capacity}, explain);
+                           kDecode, D{in, r}, view);
+  const Section fit = make_section("decode", "", kFit, C{in, r.capacity}, view);
   s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these decode rates");
 }
 
-void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, bool explain) {
+void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, const ViewOptions& view) {
   Section s = make_section("prefill", fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
-                           kPrefill, PF{in, r}, explain);
-  const Section fit = make_section("prefill", "", kFit, C{in, r.capacity}, explain);
+                           kPrefill, PF{in, r}, view);
+  const Section fit = make_section("prefill", "", kFit, C{in, r.capacity}, view);
   s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these prefill times");
 }
 
-void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool explain) {
+void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, const ViewOptions& view) {
   rep.sections.push_back(
       make_section("capacity", fmt::format("Capacity at {} tokens (prompt + output)", grouped(r.capacity.context)),
-                   kCapacity, C{in, r.capacity}, explain));
+                   kCapacity, C{in, r.capacity}, view));
   rep.sections.push_back(make_section(
       "latency",
       fmt::format("Request floors (batch {}, {} in, {} out)", grouped(r.batch), grouped(r.prompt), grouped(r.output)),
-      kLatency, S{in, r}, explain));
+      kLatency, S{in, r}, view));
   note_fit(rep, r.capacity, "these latency floors");
   // Under a layout the server's own steady state is the layout's (steady_state_layout); this one
   // is the ideal device's, for comparison.
@@ -678,7 +678,7 @@ void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, bool e
                                       in.scenario.deployment.explicit_layout
                                           ? "A server at steady state on the ideal device (for comparison)"
                                           : "A server at steady state (continuous batching)",
-                                      kSteady, S{in, r}, explain));
+                                      kSteady, S{in, r}, view));
   const auto& asked = in.scenario.serving.concurrency;
   if (asked && r.max_concurrency && *asked > *r.max_concurrency) {
     rep.warnings.push_back(fmt::format(

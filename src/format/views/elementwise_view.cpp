@@ -27,11 +27,11 @@ const std::vector<Field<E>> kElementwise = {
 
 }  // namespace
 
-void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, bool explain) {
+void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section(
       "elementwise",
       fmt::format("Elementwise traffic ({} activations, unfused)", dtype_name(in.scenario.workload.activation_dtype)),
-      kElementwise, E{in, r}, explain));
+      kElementwise, E{in, r}, view));
 }
 
 }  // namespace roofline::format

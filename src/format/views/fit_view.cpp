@@ -49,8 +49,8 @@ const std::vector<Field<F>> kFitFields = {
 
 const char* fit_basis_name(FitBasis b) { return basis_name(b); }
 
-void add_fit(Report& rep, const Fit& fit, bool explain) {
-  rep.sections.push_back(make_section("fit", "Verdict", kFitFields, F{fit}, explain));
+void add_fit(Report& rep, const Fit& fit, const ViewOptions& view) {
+  rep.sections.push_back(make_section("fit", "Verdict", kFitFields, F{fit}, view));
 }
 
 Cell fit_cell(const Fit& fit) { return cell(fit.fits); }

@@ -91,8 +91,8 @@ void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f
   f.cells = {cell_of(forward, x), cell_of(attention, x), cell_of(prefill, x), cell_of(share, x)};
 }
 
-void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, bool explain) {
-  rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, explain));
+void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, const ViewOptions& view) {
+  rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, view));
 }
 
 // --brief: a token's forward and training FLOPs, a prefill's, and where attention catches up.

@@ -92,9 +92,9 @@ void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f) {
   f.cells = {cell_of(token, k), cell_of(sequence, k), cell_of(batch, k)};
 }
 
-void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, bool explain, bool tables) {
-  rep.sections.push_back(make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)),
-                                      kKv, K{in, r}, explain));
+void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, const ViewOptions& view, bool tables) {
+  rep.sections.push_back(
+      make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)), kKv, K{in, r}, view));
   if (!tables) return;
   Table t{"kv_layers",
           "KV layout per layer",

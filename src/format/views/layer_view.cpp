@@ -93,13 +93,13 @@ const std::vector<Field<L>> kLayer = {
 };
 
 // The FLOPs and weight rows cite the pass they split: S003-2.5 (decode) or S004 (prefill).
-Section layer_section(const L& l, bool explain) {
+Section layer_section(const L& l, const ViewOptions& view) {
   Section s = make_section("layer",
                            l.decode() ? fmt::format("Decode step (batch {}, context {}): all layers + head",
                                                     grouped(l.r.batch), grouped(l.r.context))
                                       : fmt::format("Prefill (batch {}, {} tokens): all layers + head",
                                                     grouped(l.r.batch), grouped(l.r.prompt)),
-                           kLayer, l, explain);
+                           kLayer, l, view);
   for (Row& row : s.rows) {
     if (row.key == "flop" || row.key == "weight_bytes" || row.key == "kv_bytes") row.formula_id = l.pass_source();
   }
@@ -318,9 +318,9 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
 
 }  // namespace
 
-void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, bool explain) {
+void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, const ViewOptions& view) {
   const L l{in, r};
-  rep.sections.push_back(layer_section(l, explain));
+  rep.sections.push_back(layer_section(l, view));
   const bool windows = in.scenario.model.sliding_window > 0;
   const ModelConfig& m = in.scenario.model;
   rep.tables.push_back(kinds_table(m, r, windows));

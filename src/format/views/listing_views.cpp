@@ -65,7 +65,7 @@ const std::vector<Field<G>> kGemm = {
 }  // namespace
 
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
-                   bool explain) {
+                   const ViewOptions& view) {
   Report rep;
   rep.command = "gemm";
   const GemmInputs& in = r.in;
@@ -96,7 +96,7 @@ Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu
     }
   }
   rep.inputs = std::make_shared<const nlohmann::json>(std::move(inputs));
-  rep.sections.push_back(make_section("gemm", "GEMM", kGemm, G{r}, explain));
+  rep.sections.push_back(make_section("gemm", "GEMM", kGemm, G{r}, view));
   return rep;
 }
 

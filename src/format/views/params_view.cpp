@@ -197,10 +197,10 @@ void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& 
   f.cells = {cell_of(total, p), cell_of(weights, p)};
 }
 
-void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, bool explain, bool tables) {
+void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, const ViewOptions& view, bool tables) {
   const P p{in, r};
-  rep.sections.push_back(make_section("params", "Parameters", kParams, p, explain));
-  rep.sections.push_back(make_section("weights", "Weights", kWeights, p, explain));
+  rep.sections.push_back(make_section("params", "Parameters", kParams, p, view));
+  rep.sections.push_back(make_section("weights", "Weights", kWeights, p, view));
   if (in.scenario.provenance.modified && in.scenario.provenance.published_params) {
     rep.notes.emplace_back("a modified model: no published count applies");
   }

@@ -81,10 +81,10 @@ const std::vector<Field<B>> kBest = {
 
 }  // namespace
 
-void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, bool explain) {
+void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view) {
   const auto best = std::find_if(options.begin(), options.end(), [](const PlanOption& o) { return o.row.feasible(); });
   if (best != options.end()) {
-    rep.sections.push_back(make_section("plan_best", "The cheapest plan", kBest, B{*best, in}, explain));
+    rep.sections.push_back(make_section("plan_best", "The cheapest plan", kBest, B{*best, in}, view));
   } else {
     rep.notes.emplace_back("no layout meets the load: every one is listed with what stops it");
   }

@@ -71,10 +71,10 @@ const std::vector<Field<S>> kSpeculative = {
 
 }  // namespace
 
-void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, bool explain) {
+void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, const ViewOptions& view) {
   const S x{in, r};
   rep.sections.push_back(make_section(
-      "speculative", fmt::format("Speculative decoding (context {})", grouped(r.context)), kSpeculative, x, explain));
+      "speculative", fmt::format("Speculative decoding (context {})", grouped(r.context)), kSpeculative, x, view));
   if (r.speedup < 1.0) {
     rep.notes.push_back(
         fmt::format("speculation is slower here ({}x): the draft costs too much for the acceptance", num(r.speedup)));

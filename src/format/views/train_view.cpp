@@ -740,23 +740,23 @@ void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f
   train_warnings(r, in.scenario.training, f.warnings);
 }
 
-void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, bool explain) {
+void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, const ViewOptions& view) {
   const T x{in, r};
   if (rep.inputs) {
     nlohmann::json inputs = *rep.inputs;
     inputs["training"] = training_inputs(in.scenario.training);
     rep.inputs = std::make_shared<const nlohmann::json>(std::move(inputs));
   }
-  rep.sections.push_back(make_section("layout", "Layout", kLayout, x, explain));
-  rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, explain));
+  rep.sections.push_back(make_section("layout", "Layout", kLayout, x, view));
+  rep.sections.push_back(make_section("train_memory", "Memory per device", kMemory, x, view));
   if (in.scenario.architecture) {
     rep.sections.push_back(make_section("train_layer_activations",
                                         r.layer_terms_moe ? "Activations of one MoE layer, one micro-batch"
                                                           : "Activations of one layer, one micro-batch",
-                                        kLayerTerms, x, explain));
+                                        kLayerTerms, x, view));
   }
-  rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, explain));
-  rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, explain));
+  rep.sections.push_back(make_section("train_compute", "Compute, time and cost", kCompute, x, view));
+  rep.sections.push_back(make_section("train_comm", "Communication per step, and what overlaps", kComm, x, view));
   train_warnings(r, in.scenario.training, rep.warnings);
   rep.notes.emplace_back(
       "the step time is the compute at the stated utilisation, which (measured end to end) already holds the "
