@@ -197,6 +197,14 @@ PrefillResult analyze_prefill(const Scenario& s);
 /// What limits the concurrency of a server.
 enum class ServeLimit { kv_budget, tpot_target, ttft_target, none };
 
+/// A server's concurrency: the KV budget's, lowered by the TPOT target's where that is less, and
+/// none when the TTFT floor misses its target; with what limits it.
+struct AllowedConcurrency {
+  std::int64_t sequences = 0;
+  ServeLimit limit = ServeLimit::none;
+};
+AllowedConcurrency allowed_concurrency(std::int64_t kv_budget, std::optional<std::int64_t> by_tpot, bool ttft_met);
+
 struct ServeResult {
   // A server at steady state.
   std::int64_t kv_block = 1;

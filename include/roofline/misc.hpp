@@ -40,6 +40,22 @@ constexpr std::int64_t saturated_count(double v) {
   return static_cast<std::int64_t>(v);
 }
 
+/// The largest n in [lo, hi] for which holds(n), where holds is true up to some n and false after
+/// (a step that grows with the batch against a target); lo when none above lo holds, so the caller
+/// checks holds(lo) where lo itself may fail. A bisection: log2(hi - lo) calls.
+template <typename Holds>
+constexpr std::int64_t largest_where(std::int64_t lo, std::int64_t hi, Holds holds) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (holds(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 // --- Memory budget ----------------------------------------------------------------------------
 
 /// Memory left for the KV cache: C - M_w - R (negative when the weights do not fit)  [S003-3.4]

@@ -12,29 +12,11 @@
 
 #include <sstream>
 
+#include "resolved_scenario.hpp"
+
 using namespace roofline;
 
-namespace {
-
-io::Resolved resolved(const std::vector<std::pair<const char*, const char*>>& flags) {
-  static const io::PresetRegistry reg({});
-  io::ScenarioSpec spec;
-  io::Diagnostics diag;
-  for (const auto& [name, value] : flags) {
-    if (std::string(name) == "model") {
-      spec.model = value;
-      continue;
-    }
-    for (const io::InputDef& d : io::input_defs()) {
-      if (std::string(d.name) == name) io::set_input(spec, d, value, diag);
-    }
-  }
-  diag.check();
-  std::istringstream in;
-  return io::resolve(spec, reg, in, true, false);
-}
-
-}  // namespace
+using test::resolved;
 
 TEST_CASE("the verdict's basis: pooled without a layout, per device with one, training for train", "[answers]") {
   const io::Resolved pooled = resolved({{"model", "llama3-70b"}, {"gpu", "h100-sxm"}, {"gpus", "2"}});

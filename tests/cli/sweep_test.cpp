@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "resolved_scenario.hpp"
+
 using namespace roofline;
 
 namespace {
@@ -261,23 +263,7 @@ void check_figures(const format::SweepFigures& f, const format::Report& single) 
   }
 }
 
-io::Resolved resolved(const std::vector<std::pair<const char*, const char*>>& flags, bool training = false) {
-  static const io::PresetRegistry reg({});
-  io::ScenarioSpec spec;
-  io::Diagnostics diag;
-  for (const auto& [name, value] : flags) {
-    if (std::string(name) == "model") {
-      spec.model = value;
-      continue;
-    }
-    for (const io::InputDef& d : io::input_defs()) {
-      if (std::string(d.name) == name) io::set_input(spec, d, value, diag);
-    }
-  }
-  diag.check();
-  std::istringstream in;
-  return io::resolve(spec, reg, in, false, training);
-}
+using test::resolved;
 
 }  // namespace
 

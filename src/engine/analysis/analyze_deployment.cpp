@@ -5,6 +5,7 @@
 #include "roofline/decode.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
+#include "roofline/misc.hpp"
 #include "roofline/parallel.hpp"
 #include "roofline/roofline.hpp"
 #include "roofline/training_memory.hpp"
@@ -276,34 +277,15 @@ std::optional<LayoutSteadyState> analyze_layout_steady(const Scenario& s, const 
   };
   std::optional<std::int64_t> by_tpot;
   if (in.tpot_target_s && budget >= 1) {
-    std::int64_t lo = 0;
-    std::int64_t hi = budget;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (meets(mid)) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    by_tpot = lo;
+    by_tpot = largest_where(0, budget, [&](std::int64_t n) { return n == 0 || meets(n); });
   }
-  std::int64_t allowed = budget;
-  ServeLimit limit = budget >= 1 ? ServeLimit::kv_budget : ServeLimit::none;
-  if (by_tpot && *by_tpot < allowed) {
-    allowed = *by_tpot;
-    limit = ServeLimit::tpot_target;
-  }
-  if (!ideal.ttft_met) {
-    allowed = 0;
-    limit = ServeLimit::ttft_target;
-  }
-  const std::int64_t n = in.concurrency.value_or(allowed);
+  const AllowedConcurrency allowed = allowed_concurrency(budget, by_tpot, ideal.ttft_met);
+  const std::int64_t n = in.concurrency.value_or(allowed.sequences);
   if (n < 1) return std::nullopt;
   LayoutSteadyState r = layout_step(s, static_cast<double>(n), prefix);
   r.max_concurrency = cap;
   r.max_concurrency_tpot = by_tpot;
-  r.limit = limit;
+  r.limit = allowed.limit;
   return r;
 }
 

@@ -132,6 +132,13 @@ PrefillResult analyze_prefill(const Scenario& s) {
   return r;
 }
 
+AllowedConcurrency allowed_concurrency(std::int64_t kv_budget, std::optional<std::int64_t> by_tpot, bool ttft_met) {
+  AllowedConcurrency a{kv_budget, kv_budget >= 1 ? ServeLimit::kv_budget : ServeLimit::none};
+  if (by_tpot && *by_tpot < a.sequences) a = {*by_tpot, ServeLimit::tpot_target};
+  if (!ttft_met) a = {0, ServeLimit::ttft_target};
+  return a;
+}
+
 namespace {
 
 // The server at steady state: the KV budget in paged blocks with the shared prefix stored once,
@@ -157,33 +164,11 @@ void serve_steady_state(const Scenario& s, Machine machine, std::int64_t longest
     const auto meets = [&](std::int64_t n) {
       return step_at(static_cast<double>(n)).t_step.base() <= *in.tpot_target_s;
     };
-    if (meets(1)) {
-      std::int64_t lo = 1;
-      std::int64_t hi = cap;
-      while (lo < hi) {
-        const std::int64_t mid = lo + (hi - lo + 1) / 2;
-        if (meets(mid)) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      r.max_concurrency_tpot = lo;
-    } else {
-      r.max_concurrency_tpot = 0;
-    }
+    r.max_concurrency_tpot = largest_where(0, cap, [&](std::int64_t n) { return n == 0 || meets(n); });
   }
-  std::int64_t allowed = cap;
-  r.limit = cap >= 1 ? ServeLimit::kv_budget : ServeLimit::none;
-  if (r.max_concurrency_tpot && *r.max_concurrency_tpot < allowed) {
-    allowed = *r.max_concurrency_tpot;
-    r.limit = ServeLimit::tpot_target;
-  }
-  if (!r.ttft_met) {
-    allowed = 0;
-    r.limit = ServeLimit::ttft_target;
-  }
-  const std::int64_t n = in.concurrency.value_or(allowed);
+  const AllowedConcurrency allowed = allowed_concurrency(cap, r.max_concurrency_tpot, r.ttft_met);
+  r.limit = allowed.limit;
+  const std::int64_t n = in.concurrency.value_or(allowed.sequences);
   if (n >= 1) {
     r.steady = step_at(static_cast<double>(n));
     // Disaggregated: prompts on their own devices, as many replicas as the arrivals keep busy, each

@@ -35,17 +35,7 @@ units::Seconds prefill_floor(const Scenario& s, std::int64_t devices) {
 
 // The most sequences, up to `cap`, whose step meets the target: the step grows with n.
 std::int64_t most_within(Scenario& probe, std::int64_t cap, units::Seconds target) {
-  std::int64_t lo = 1;
-  std::int64_t hi = cap;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (step_at(probe, mid) <= target) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return largest_where(1, cap, [&](std::int64_t n) { return step_at(probe, n) <= target; });
 }
 
 // One group layout: why it cannot serve, or its users per group, groups, devices and cost. A
