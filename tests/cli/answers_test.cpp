@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <sstream>
 
 #include "resolved_scenario.hpp"
@@ -90,4 +91,21 @@ TEST_CASE("serve through a layout: its TPOT target search finds the most sequenc
   const ServeAnswer b = answer_serve(more.scenario);
   REQUIRE(b.layout_steady.has_value());
   CHECK(b.layout_steady->t_step.base() > 0.040);
+}
+
+TEST_CASE("serve through a layout at --concurrency 2^62: the step's tokens saturate, never wrap", "[answers]") {
+  // 2^62 sequences and their prompt chunks are more tokens than an int64 holds: the all-reduces are
+  // those of 2^62 tokens (the saturated count), not of a wrapped or undefined one.
+  const io::Resolved r =
+      resolved({{"model", "llama3-70b"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"concurrency", "4611686018427387904"}});
+  const ServeAnswer a = answer_serve(r.scenario);
+  REQUIRE(a.layout_steady.has_value());
+  const LayoutSteadyState& ls = *a.layout_steady;
+  CHECK(ls.step_tokens > 4e18);
+  const io::Resolved small =
+      resolved({{"model", "llama3-70b"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"concurrency", "64"}});
+  const LayoutSteadyState one = *answer_serve(small.scenario).layout_steady;
+  // The all-reduces scale with the tokens: 2^62 / ~580 tokens is beyond 10^15 times more.
+  CHECK(ls.t_allreduce.base() > one.t_allreduce.base() * 1e15);
+  CHECK(std::isfinite(ls.t_step.base()));
 }

@@ -242,8 +242,9 @@ LayoutSteadyState layout_step(const Scenario& s, double n_all, double prefix) {
   // The token-proportional parts (weights touched, all-reduces, all-to-alls, hand-offs) are the
   // layout's decode step at the step's tokens, rounded up to whole tokens, at the mean cache.
   Scenario at = s;
-  at.workload.batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(r.step_tokens)));
-  at.workload.context = static_cast<std::int64_t>(std::ceil(r.replica.mean_context));
+  // Saturated, not cast: --concurrency 2^62 carries more tokens than an int64 holds.
+  at.workload.batch = std::max<std::int64_t>(1, saturated_count(std::ceil(r.step_tokens)));
+  at.workload.context = saturated_count(std::ceil(r.replica.mean_context));
   const DeploymentResult d = analyze_deployment(at, false);
   r.cache_share = d.kv_per_sequence.base() > 0.0 ? d.kv_per_sequence_per_device / d.kv_per_sequence : 0.0;
   r.flops_per_device = r.replica.flops / (t * p);
