@@ -14,7 +14,6 @@
 #include "io/quantity_parse.hpp"
 #include "io/scenario_spec.hpp"
 #include "io/sweep.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/checked.hpp"
@@ -38,6 +37,8 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "text/user_text.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -194,7 +195,7 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
     std::vector<std::string> names;
     for (const Command& c : commands()) names.emplace_back(c.name);
     const std::string guess = io::did_you_mean(a, names);
-    throw UsageError("unknown command " + io::quote(a) +
+    throw UsageError("unknown command " + text::quote(a) +
                      (guess.empty() ? "; see roofline --help" : "; did you mean \"" + guess + "\"?"));
   }
   return nullptr;
@@ -238,7 +239,7 @@ const Command* compare_question(const std::vector<std::string>& args, std::size_
   if (asked == nullptr || !asked->comparable) {
     const bool command = asked != nullptr;
     const std::string guess = io::did_you_mean(q, compare_questions());
-    throw UsageError("compare: " + io::quote(q) + " is not a question it compares" +
+    throw UsageError("compare: " + text::quote(q) + " is not a question it compares" +
                      (command ? " (its results are not a column of figures)" : "") + "; " +
                      (guess.empty() ? "questions: " + question_list() : "did you mean \"" + guess + "\"?"));
   }
@@ -517,7 +518,7 @@ int run_batch_input(const std::string& file, std::istream& in, std::ostream& out
   if (file.empty() || file == "-") return run_batch(in, out, reg);
   io::check_input_file(file);  // a FIFO or a device would block or never end
   std::ifstream f(file, std::ios::binary);
-  if (!f) throw InputError(io::display_path(file) + ": cannot open file: " + std::strerror(errno));
+  if (!f) throw InputError(text::display_path(file) + ": cannot open file: " + std::strerror(errno));
   return run_batch(f, out, reg);
 }
 
@@ -552,7 +553,7 @@ void check_format(const Command& cmd, const GlobalOptions& g, const PlotRequest&
 // would. A failure says why (N20).
 bool write_file(const std::string& path, const std::string& text, std::ostream& err) {
   const auto fail = [&](int code) {
-    err << "roofline: error: -o " << io::display_path(path) << ": cannot write the file: " << std::strerror(code)
+    err << "roofline: error: -o " << text::display_path(path) << ": cannot write the file: " << std::strerror(code)
         << "\n";
     return false;
   };
@@ -600,7 +601,7 @@ void warn(std::ostream& err, const GlobalOptions& g, const std::string& msg) {
 void print_error(std::ostream& err, const std::string& what) {
   std::istringstream lines(what);
   std::string line;
-  while (std::getline(lines, line)) err << "roofline: error: " << io::printable(line) << "\n";
+  while (std::getline(lines, line)) err << "roofline: error: " << text::printable(line) << "\n";
 }
 
 bool is_command_name(std::string_view word) { return command_named(word) != nullptr; }
@@ -638,13 +639,13 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
         const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
         const bool known = std::any_of(bound.begin(), bound.end(), [&](const Bound& b) { return rest == b.def->name; });
         if (word && known)
-          throw UsageError("unknown option " + io::quote(a) + "; did you mean --" + std::string(rest) + "?");
+          throw UsageError("unknown option " + text::quote(a) + "; did you mean --" + std::string(rest) + "?");
         return false;
       }
       if (model) {
         if (batch) return false;
         throw UsageError(
-            "a second MODEL " + io::quote(a) + "; " + cmd.name + " takes one model" +
+            "a second MODEL " + text::quote(a) + "; " + cmd.name + " takes one model" +
             (cmd.comparable ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side" : ""));
       }
       positional = a;
@@ -681,7 +682,7 @@ bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std:
       if (std::find(words.begin(), words.end(), v) == words.end()) {
         std::string allowed;
         for (std::string_view w : words) allowed += (allowed.empty() ? "" : ", ") + std::string(w);
-        throw UsageError(flag + ": " + io::quote(v) + " is not one of: " + allowed);
+        throw UsageError(flag + ": " + text::quote(v) + " is not one of: " + allowed);
       }
       return true;
     };
@@ -785,7 +786,7 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    err << "roofline: error: " << io::printable(msg) << "; see roofline "
+    err << "roofline: error: " << text::printable(msg) << "; see roofline "
         << (cmd != nullptr ? std::string(cmd->name) + " " : "") << "--help\n";
     return 2;
   } catch (const Error& e) {
@@ -945,7 +946,7 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
     print_error(err, e.what());
     return e.exit_code();
   } catch (const OverflowError& e) {
-    err << "roofline: error: " << io::printable(e.what()) << "; the inputs are too large to count exactly\n";
+    err << "roofline: error: " << text::printable(e.what()) << "; the inputs are too large to count exactly\n";
     return 1;
   } catch (const std::bad_alloc&) {
     // The input asks for more memory than the process may use (a limit such as ulimit -v): an
@@ -954,7 +955,7 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
     return 1;
   } catch (const std::exception& e) {
     // Anything else is a bug, not bad input: say so, with its own exit code.
-    err << "roofline: internal error: " << io::printable(e.what()) << "; please report it\n";
+    err << "roofline: internal error: " << text::printable(e.what()) << "; please report it\n";
     return kInternalErrorExit;
   }
 }

@@ -4,7 +4,6 @@
 #include "format/field.hpp"
 #include "format/jsonl.hpp"
 #include "io/preset_registry.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -19,6 +18,8 @@
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "text/user_text.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -89,7 +90,7 @@ const Command& command_of(const nlohmann::json& line) {
   for (const Command& b : commands()) {
     if (batched(b)) allowed += (allowed.empty() ? "" : ", ") + std::string(b.name);
   }
-  throw UsageError("/command: " + io::quote(name) + " is not a command batch runs; allowed: " + allowed);
+  throw UsageError("/command: " + text::quote(name) + " is not a command batch runs; allowed: " + allowed);
 }
 
 void answer(std::string& out, std::int64_t line_no, const Command& cmd, const format::Report& r, int exit_code) {

@@ -5,7 +5,6 @@
 #include "format/compare.hpp"
 #include "format/views.hpp"
 #include "io/quantity_parse.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/answers.hpp"
 #include "roofline/errors.hpp"
@@ -14,6 +13,8 @@
 
 #include <algorithm>
 #include <sstream>
+
+#include "text/user_text.hpp"
 
 namespace roofline::cli {
 
@@ -164,7 +165,7 @@ Run run_plan(Request& req, const io::Resolved* in) {
                         .tpot_s = spec.tpot_target,
                         .ttft_s = spec.ttft_target,
                         .price_per_device_hour = spec.price};
-  const std::vector<std::string> gpus = io::split_names(spec.gpu, "--gpu");
+  const std::vector<std::string> gpus = text::split_names(spec.gpu, "--gpu");
   std::vector<io::Resolved> others;
   others.reserve(gpus.size());
   std::vector<const Scenario*> on{&in->scenario};
@@ -179,8 +180,8 @@ Run run_plan(Request& req, const io::Resolved* in) {
     for (std::size_t k = 0; k < i; ++k) {
       const std::string& name = on[i]->accelerator->hw.name;
       if (on[k]->accelerator->hw.name == name) {
-        throw UsageError("--gpu: " + io::quote(gpus[k]) + " and " + io::quote(gpus[i]) + " are the same accelerator (" +
-                         name + ")");  // as compare says
+        throw UsageError("--gpu: " + text::quote(gpus[k]) + " and " + text::quote(gpus[i]) +
+                         " are the same accelerator (" + name + ")");  // as compare says
       }
     }
   }
@@ -201,8 +202,8 @@ Run run_plot(Request& req, const io::Resolved* in) {
 // column's.
 Run run_compare(Request& req, const io::Resolved*) {
   const Command& q = *req.question;
-  const std::vector<std::string> models = io::split_names(req.spec.model, "MODEL");
-  const std::vector<std::string> gpus = io::split_names(req.spec.gpu, "--gpu");
+  const std::vector<std::string> models = text::split_names(req.spec.model, "MODEL");
+  const std::vector<std::string> gpus = text::split_names(req.spec.gpu, "--gpu");
   if (models.size() > 1 && gpus.size() > 1) {
     throw UsageError(
         fmt::format("compare: {} models and {} accelerators; compare one list at a time (several models on "
@@ -307,7 +308,7 @@ Run run_models(Request& req, const io::Resolved*) {
 // plan and plot take a --gpu list and resolve on its first (their runs add the others).
 io::ScenarioSpec on_first_gpu(const io::ScenarioSpec& given) {
   io::ScenarioSpec spec = given;
-  io::split_names(spec.gpu, "--gpu");
+  text::split_names(spec.gpu, "--gpu");
   spec.gpu = spec.gpu.substr(0, spec.gpu.find(','));
   return spec;
 }

@@ -3,8 +3,6 @@
 // presets from --preset-dir and ROOFLINE_PRESET_PATH are offered; everything else is in the script.
 #include "cli/completion.hpp"
 
-#include "io/user_text.hpp"
-
 #include "roofline/errors.hpp"
 
 #include <CLI/CLI.hpp>
@@ -13,6 +11,8 @@
 #include <cctype>
 #include <map>
 #include <utility>
+
+#include "text/user_text.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -724,7 +724,7 @@ std::string completion_script(std::string_view shell, const CompletionSpec& spec
   if (shell == "bash") return bash_script(spec);
   if (shell == "zsh") return zsh_script(spec);
   if (shell == "fish") return fish_script(spec);
-  throw UsageError("SHELL: " + io::quote(shell) + " is not one of: " + join({kShells.begin(), kShells.end()}, ", "));
+  throw UsageError("SHELL: " + text::quote(shell) + " is not one of: " + join({kShells.begin(), kShells.end()}, ", "));
 }
 
 }  // namespace roofline::cli

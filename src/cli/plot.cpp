@@ -5,7 +5,6 @@
 
 #include "format/plot_charts.hpp"
 #include "io/quantity_parse.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/errors.hpp"
@@ -16,6 +15,8 @@
 
 #include <algorithm>
 #include <sstream>
+
+#include "text/user_text.hpp"
 
 namespace roofline::cli {
 namespace {
@@ -114,7 +115,7 @@ GemmInputs parse_gemm(const std::string& text, DType dtype) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::size_t comma = text.find(',', at);
     if ((comma == std::string::npos) != (i == 2)) {
-      throw InputError("--gemm: " + io::quote(text) + " is not M,N,K, e.g. 4096,4096,4096");
+      throw InputError("--gemm: " + text::quote(text) + " is not M,N,K, e.g. 4096,4096,4096");
     }
     const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     std::int64_t v = 0;
@@ -123,7 +124,7 @@ GemmInputs parse_gemm(const std::string& text, DType dtype) {
     } catch (const InputError& e) {
       throw InputError("--gemm: " + std::string(e.what()));
     }
-    if (v < 1) throw InputError("--gemm: " + io::quote(part) + " must be at least 1");
+    if (v < 1) throw InputError("--gemm: " + text::quote(part) + " must be at least 1");
     *dims[i] = static_cast<double>(v);
     at = comma + 1;
   }
@@ -194,7 +195,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
   add_warnings(first, out.warnings);
   // Every accelerator of the list: the first is resolved with the model, the others on it.
   std::vector<io::Resolved> gpus;
-  const std::vector<std::string> spellings = io::split_names(spec.gpu, "--gpu");  // each as the list spelled it
+  const std::vector<std::string> spellings = text::split_names(spec.gpu, "--gpu");  // each as the list spelled it
   for (std::size_t i = 0; i < spellings.size(); ++i) {
     io::ScenarioSpec one = spec;
     one.gpu = spellings[i];
@@ -203,7 +204,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     const std::string& name = gpus.back().scenario.accelerator->hw.name;
     for (std::size_t j = 0; j + 1 < gpus.size(); ++j) {
       if (gpus[j].scenario.accelerator->hw.name == name) {
-        throw UsageError("--gpu: " + io::quote(spellings[j]) + " and " + io::quote(one.gpu) +
+        throw UsageError("--gpu: " + text::quote(spellings[j]) + " and " + text::quote(one.gpu) +
                          " are the same accelerator (" + name + ")");
       }
     }

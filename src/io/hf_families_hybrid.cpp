@@ -3,7 +3,7 @@
 // per layer and the mixer's widths; the class defaults and traps are in
 // tests/fixtures/hf/FAMILY-NOTES-hybrid.md and docs/hf-import.md.
 #include "io/hf_family.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include <array>
 #include <string>

@@ -2,7 +2,7 @@
 // MoE, Hunyuan-A13B, GLM-4.5, MiniMax-M2 and the DeepSeek-V3 architecture under its own type names (Kimi K2).
 // Class defaults, biases and traps per family: tests/fixtures/hf/FAMILY-NOTES-moe.md.
 #include "io/hf_family.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include <array>
 #include <optional>

@@ -4,7 +4,7 @@
 // counted by the engine (count_vision). Facts per wrapper: docs/hf-import.md, "Multimodal wrappers";
 // tests/fixtures/hf/FAMILY-NOTES-multimodal.md.
 #include "io/hf_family.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/errors.hpp"
 

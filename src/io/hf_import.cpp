@@ -5,7 +5,7 @@
 
 #include "io/hf_family.hpp"
 #include "io/preset_json.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/errors.hpp"
 

@@ -1,7 +1,7 @@
 // Strict JSON <-> config conversion: unknown keys rejected, JSON pointers in every error.
 #pragma once
 
-#include "io/names.hpp"
+#include "io/text.hpp"
 
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
@@ -45,8 +45,6 @@ bool is_hf_config(const nlohmann::json& j);
 
 /// The native architecture object of a model, as a preset's "architecture" would hold it.
 nlohmann::json architecture_to_json(const ModelConfig& m);
-/// A hybrid layer kind as its "+"-joined parts ("mamba2", "attention+moe"), as the JSON writes it.
-std::string layer_mix_name(const LayerMix& x);
 
 /// Reads a native architecture object into `m` (fields absent keep their values in `m`).
 void architecture_from_json(const nlohmann::json& j, std::string_view where, ModelConfig& m);

@@ -1,7 +1,7 @@
 #include "io/preset_registry.hpp"
 
 #include "io/embedded_presets.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/errors.hpp"
 

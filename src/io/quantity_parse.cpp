@@ -1,6 +1,6 @@
 #include "io/quantity_parse.hpp"
 
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/errors.hpp"
 

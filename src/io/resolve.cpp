@@ -1,7 +1,7 @@
 // resolve(): a ScenarioSpec becomes a Scenario. Every default lives here, in one place, and every
 // problem with the inputs is collected and reported together.
-#include "io/names.hpp"
 #include "io/scenario_spec.hpp"
+#include "io/text.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/lora.hpp"

@@ -1,10 +1,8 @@
 #include "io/scenario_spec.hpp"
 
-#include "io/enum_table.hpp"
-#include "io/names.hpp"
 #include "io/preset_registry.hpp"
 #include "io/quantity_parse.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
@@ -21,22 +19,6 @@
 namespace roofline::io {
 namespace {
 
-constexpr std::array kModelFlops = {std::pair{"6n", ModelFlopsConvention::six_n},
-                                    std::pair{"palm", ModelFlopsConvention::palm},
-                                    std::pair{"megatron", ModelFlopsConvention::megatron}};
-constexpr std::array kBases = {std::pair{"physical", FlopBasis::physical},
-                               std::pair{"non-embedding", FlopBasis::non_embedding},
-                               std::pair{"all-params", FlopBasis::all_params}};
-constexpr std::array kAttention = {std::pair{"causal", AttentionMode::causal}, std::pair{"full", AttentionMode::full}};
-constexpr std::array kHead = {std::pair{"last", LmHeadPositions::last}, std::pair{"all", LmHeadPositions::all}};
-constexpr std::array kDecodeBytesNames = {std::pair{"touched", DecodeBytes::touched},
-                                          std::pair{"all-weights", DecodeBytes::all_weights}};
-constexpr std::array kMoeDecode = {std::pair{"expected", MoeDecodeBytes::expected},
-                                   std::pair{"all-experts", MoeDecodeBytes::all_experts},
-                                   std::pair{"top-k", MoeDecodeBytes::top_k}};
-constexpr std::array kPhases = {std::pair{"prefill", Phase::prefill}, std::pair{"decode", Phase::decode}};
-constexpr std::array kCapacity = {std::pair{"device", CapacitySource::device},
-                                  std::pair{"override", CapacitySource::override_bytes}};
 constexpr std::array kRecomputeModes = {std::pair{"none", Recompute::none},
                                         std::pair{"selective", Recompute::selective},
                                         std::pair{"full", Recompute::full}};
@@ -290,8 +272,8 @@ const std::vector<InputDef> kInputs = {
     {"phase", nullptr, kLayer, "PHASE",
      "The pass: prefill (--prompt tokens of each of --batch sequences) or decode (one token per sequence at "
      "--context) [default: decode]",
-     [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhases); }, false, Sweep::none, ValueHint::choice,
-     [] { return canonical_names(kPhases); }},
+     [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhaseNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kPhaseNames); }},
     {"fused", nullptr, kLayer, "",
      "Rows with flash attention (no score matrix in memory) and the norms, RoPE, activation and residual adds "
      "fused into their matmuls [default: unfused rows; the totals show both]",
@@ -371,8 +353,8 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }},
     {"model-flops", nullptr, kTrain, "CONVENTION",
      "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron [default: 6n]",
-     [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlops); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kModelFlops); }},
+     [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlopsNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kModelFlopsNames); }},
     {"hfu", nullptr, kTrain, "FRACTION",
      "Step time on the executed FLOPs (recomputation included) at this utilisation, instead of --mfu",
      [](ScenarioSpec& s, const std::string& t) { s.hfu = fraction_in_unit_interval(t); }},
@@ -418,20 +400,20 @@ const std::vector<InputDef> kInputs = {
      }},
     // Conventions.
     {"flops-basis", nullptr, kFlopsBasis, "BASIS", "physical, non-embedding or all-params [default: physical]",
-     [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kBases); }, false, Sweep::none, ValueHint::choice,
-     [] { return canonical_names(kBases); }},
+     [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kFlopBasisNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kFlopBasisNames); }},
     {"attention", nullptr, kAttentionMode, "MODE", "causal or full [default: causal]",
-     [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttention); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kAttention); }},
+     [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttentionModeNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kAttentionModeNames); }},
     {"lm-head", nullptr, kLmHead, "WHERE", "Prefill head positions: last or all [default: last]",
-     [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kHead); }, false, Sweep::none, ValueHint::choice,
-     [] { return canonical_names(kHead); }},
+     [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kLmHeadNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kLmHeadNames); }},
     {"decode-bytes", nullptr, kDecodeBytes, "MODE", "touched or all-weights [default: touched]",
      [](ScenarioSpec& s, const std::string& t) { s.decode_bytes = choice(t, kDecodeBytesNames); }, false, Sweep::none,
      ValueHint::choice, [] { return canonical_names(kDecodeBytesNames); }},
     {"moe-decode", nullptr, kDecodeBytes, "MODE", "expected, all-experts or top-k [default: expected]",
-     [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecode); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kMoeDecode); }},
+     [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecodeNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kMoeDecodeNames); }},
 };
 
 std::string join_lines(const std::vector<std::string>& v) {
@@ -584,14 +566,5 @@ void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_v
     }
   }
 }
-
-std::string_view name_of(FlopBasis v) { return enum_name(v, kBases); }
-std::string_view name_of(ModelFlopsConvention v) { return enum_name(v, kModelFlops); }
-std::string_view name_of(AttentionMode v) { return enum_name(v, kAttention); }
-std::string_view name_of(LmHeadPositions v) { return enum_name(v, kHead); }
-std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }
-std::string_view name_of(MoeDecodeBytes v) { return enum_name(v, kMoeDecode); }
-std::string_view name_of(CapacitySource v) { return enum_name(v, kCapacity); }
-std::string_view name_of(Phase v) { return enum_name(v, kPhases); }
 
 }  // namespace roofline::io

@@ -248,14 +248,4 @@ void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false)
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);
 
-/// Convention names as flags, preset files and the JSON echo spell them.
-std::string_view name_of(FlopBasis v);
-std::string_view name_of(ModelFlopsConvention v);
-std::string_view name_of(AttentionMode v);
-std::string_view name_of(LmHeadPositions v);
-std::string_view name_of(DecodeBytes v);
-std::string_view name_of(MoeDecodeBytes v);
-std::string_view name_of(CapacitySource v);
-std::string_view name_of(Phase v);
-
 }  // namespace roofline::io

@@ -1,7 +1,7 @@
 #include "io/sweep.hpp"
 
 #include "io/quantity_parse.hpp"
-#include "io/user_text.hpp"
+#include "io/text.hpp"
 
 #include "roofline/errors.hpp"
 

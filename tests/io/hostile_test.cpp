@@ -6,7 +6,6 @@
 #include "io/hf_import.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "io_test_support.hpp"
+#include "text/user_text.hpp"
 
 using namespace roofline;
 using namespace roofline::io;

@@ -2,7 +2,6 @@
 // the shared head defaults, and extreme configs that must end in a clean InputError: these run
 // under the ASan+UBSan preset, where any overflow before validation fails the test.
 #include "io/hf_import.hpp"
-#include "io/names.hpp"
 #include "io/preset_json.hpp"
 #include "io/preset_registry.hpp"
 
@@ -13,6 +12,8 @@
 
 #include <string>
 #include <vector>
+
+#include "text/names.hpp"
 
 using namespace roofline;
 using namespace roofline::io;

@@ -1,10 +1,11 @@
 // What every model command's report starts with: headline, inputs echo, CSV identity columns.
 #include "format/field.hpp"
 #include "format/views.hpp"
-#include "io/names.hpp"
 #include "io/preset_json.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include "text/names.hpp"
 
 namespace roofline::format {
 namespace {
@@ -44,12 +45,12 @@ std::string conventions_line(const io::Resolved& in, unsigned groups) {
   if ((groups & io::kComputeDtype) != 0U && in.scenario.accelerator) {
     parts.push_back(fmt::format("compute {}", dtype_name(w.compute_dtype)));
   }
-  if ((groups & io::kFlopsBasis) != 0U) parts.push_back(fmt::format("FLOPs {}", io::name_of(w.basis)));
-  if ((groups & io::kAttentionMode) != 0U) parts.push_back(fmt::format("attention {}", io::name_of(w.attention)));
-  if ((groups & io::kLmHead) != 0U) parts.push_back(fmt::format("lm_head {}", io::name_of(w.lm_head)));
+  if ((groups & io::kFlopsBasis) != 0U) parts.push_back(fmt::format("FLOPs {}", text::name_of(w.basis)));
+  if ((groups & io::kAttentionMode) != 0U) parts.push_back(fmt::format("attention {}", text::name_of(w.attention)));
+  if ((groups & io::kLmHead) != 0U) parts.push_back(fmt::format("lm_head {}", text::name_of(w.lm_head)));
   if ((groups & io::kDecodeBytes) != 0U) {
-    parts.push_back(fmt::format("decode bytes {}", io::name_of(w.decode_bytes)));
-    if (in.scenario.model.moe.enabled()) parts.push_back(fmt::format("MoE experts {}", io::name_of(w.moe_decode)));
+    parts.push_back(fmt::format("decode bytes {}", text::name_of(w.decode_bytes)));
+    if (in.scenario.model.moe.enabled()) parts.push_back(fmt::format("MoE experts {}", text::name_of(w.moe_decode)));
   }
   if (in.scenario.accelerator) {
     const Accelerator& a = *in.scenario.accelerator;
@@ -77,7 +78,7 @@ nlohmann::json inputs_json(const io::Resolved& in) {
   nlohmann::json j;
   j["model"] = {{"name", in.model_label},
                 {"origin", in.model.origin},
-                {"input_format", io::name_of(in.model.input_format)},
+                {"input_format", text::name_of(in.model.input_format)},
                 {"modified", sc.provenance.modified},
                 {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
   j["model"]["published_params"] =
@@ -105,12 +106,12 @@ nlohmann::json inputs_json(const io::Resolved& in) {
       {"bw_efficiency", w.bw_efficiency},
       {"mfu", w.mfu},
       {"devices", sc.deployment.devices}};
-  j["conventions"] = {{"flops_basis", io::name_of(w.basis)},
-                      {"attention", io::name_of(w.attention)},
-                      {"lm_head_positions", io::name_of(w.lm_head)},
-                      {"decode_bytes", io::name_of(w.decode_bytes)},
-                      {"moe_decode_bytes", io::name_of(w.moe_decode)},
-                      {"capacity", sc.accelerator ? io::name_of(sc.accelerator->capacity_source) : "none"},
+  j["conventions"] = {{"flops_basis", text::name_of(w.basis)},
+                      {"attention", text::name_of(w.attention)},
+                      {"lm_head_positions", text::name_of(w.lm_head)},
+                      {"decode_bytes", text::name_of(w.decode_bytes)},
+                      {"moe_decode_bytes", text::name_of(w.moe_decode)},
+                      {"capacity", sc.accelerator ? text::name_of(sc.accelerator->capacity_source) : "none"},
                       {"concurrency_rounding", "floor"}};
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;

@@ -16,7 +16,7 @@ bool architecture(const F& f) { return f.in.scenario.architecture; }
 // A crossover length exists only where attention does (not in a pure state-space model).
 bool attends(const F& f) { return architecture(f) && f.r.flops_per_pair > 0.0; }
 
-std::string basis_label(const F& f) { return std::string(io::name_of(f.r.basis)); }
+std::string basis_label(const F& f) { return std::string(text::name_of(f.r.basis)); }
 
 const std::vector<Field<F>> kFlops = {
     {"forward_flop_per_token", "forward per token (physical)", "KA20-2.1",

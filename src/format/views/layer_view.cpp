@@ -118,7 +118,7 @@ std::string bound_text(const LayerResult& r, const LayerOpResult& o) {
 std::string kind_key(const ModelConfig& m, const LayerKind& k, bool windows) {
   if (k.cross_attention) return "cross_attention";
   if (m.hybrid.enabled()) {
-    std::string s = io::layer_mix_name(k.mix);
+    std::string s = text::layer_mix_name(k.mix);
     std::replace(s.begin(), s.end(), '+', '_');
     return s;
   }
@@ -131,7 +131,7 @@ std::string kind_label(const ModelConfig& m, const LayerKind& k, bool windows) {
   if (k.cross_attention) return "cross-attention";
   if (m.hybrid.enabled()) {
     std::string s;
-    for (const char ch : io::layer_mix_name(k.mix)) s += ch == '+' ? std::string(" + ") : std::string(1, ch);
+    for (const char ch : text::layer_mix_name(k.mix)) s += ch == '+' ? std::string(" + ") : std::string(1, ch);
     return s;
   }
   std::string s = k.moe ? "MoE" : "dense";
@@ -301,7 +301,7 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
     rep.notes.push_back(fmt::format(
         "each MoE layer reads the weights of {} of its {} routed experts (--decode-bytes {}, --moe-decode {}); a "
         "token multiplies {}",
-        num(r.experts_read), grouped(m.moe.n_experts), io::name_of(w.decode_bytes), io::name_of(w.moe_decode),
+        num(r.experts_read), grouped(m.moe.n_experts), text::name_of(w.decode_bytes), text::name_of(w.moe_decode),
         grouped(m.moe.top_k)));
   }
   if (m.mla.enabled()) {
@@ -339,12 +339,12 @@ void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, const 
   if (rep.inputs) {
     nlohmann::json inputs = *rep.inputs;
     const double n = r.pass.tokens;  // B S can pass 2^53: an integer only while it is exact
-    inputs["layer"] = {{"phase", io::name_of(r.query.phase)},
+    inputs["layer"] = {{"phase", text::name_of(r.query.phase)},
                        {"fused", r.query.fused},
                        {"tokens", n < 0x1p53 ? nlohmann::json(static_cast<std::int64_t>(n)) : nlohmann::json(n)}};
     rep.inputs = std::make_shared<const nlohmann::json>(std::move(inputs));
   }
-  rep.csv_inputs.emplace_back("phase", std::string(io::name_of(r.query.phase)));
+  rep.csv_inputs.emplace_back("phase", std::string(text::name_of(r.query.phase)));
   rep.csv_inputs.emplace_back("fused", r.query.fused);
 }
 

@@ -1,7 +1,6 @@
 // gemm, gpus and models: the commands that take no model scenario.
 #include "format/field.hpp"
 #include "format/views.hpp"
-#include "io/user_text.hpp"
 
 #include "roofline/errors.hpp"
 #include "roofline/memory.hpp"
@@ -11,6 +10,8 @@
 
 #include <cctype>
 #include <set>
+
+#include "text/user_text.hpp"
 
 namespace roofline::format {
 namespace {
@@ -185,7 +186,7 @@ std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> model_presets(co
   if (out.empty()) {
     std::string all;
     for (const std::string& f : families) all += (all.empty() ? "" : ", ") + f;
-    throw UsageError("--family: no model preset of family " + io::quote(family) +
+    throw UsageError("--family: no model preset of family " + text::quote(family) +
                      " (a family or the start of a name); families: " + all);
   }
   return out;

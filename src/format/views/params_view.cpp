@@ -61,7 +61,7 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) { return d2_note(p, *kind(p, false)); }, [](const P& p) { return kind(p, false) != nullptr; },
      [](const P& p) {
        const LayerKindParams& k = *kind(p, false);
-       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", io::layer_mix_name(k.mix), k.n_layers);
+       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", text::layer_mix_name(k.mix), k.n_layers);
        return fmt::format("per dense layer (x{})", k.n_layers);
      }},
     {"params_per_moe_layer", "", "S000-T1.1", "P_layer = attention + router + experts + norms",
@@ -69,7 +69,7 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) { return d2_note(p, *kind(p, true)); }, [](const P& p) { return kind(p, true) != nullptr; },
      [](const P& p) {
        const LayerKindParams& k = *kind(p, true);
-       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", io::layer_mix_name(k.mix), k.n_layers);
+       if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", text::layer_mix_name(k.mix), k.n_layers);
        return fmt::format("per MoE layer (x{})", k.n_layers);
      }},
     {"params_per_layer_over_d2", "per layer / d²", "S003-2.1", "P_layer / d²",
@@ -217,8 +217,8 @@ void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, cons
   for (const LayerKindParams& k : r.counts->layer_kinds) {
     for (const ParamComponent& part : k.parts) {
       const bool hybrid = in.scenario.model.hybrid.enabled();
-      t.rows.push_back({hybrid ? io::layer_mix_name(k.mix) : std::string(k.moe ? "moe" : "dense"), std::string(part.id),
-                        part.count, part.active, k.n_layers,
+      t.rows.push_back({hybrid ? text::layer_mix_name(k.mix) : std::string(k.moe ? "moe" : "dense"),
+                        std::string(part.id), part.count, part.active, k.n_layers,
                         static_cast<double>(part.count) * static_cast<double>(k.n_layers)});
     }
   }

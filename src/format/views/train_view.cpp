@@ -418,7 +418,7 @@ const std::vector<Field<T>> kMemory = {
 };
 
 std::string convention_name(const T& x) {
-  return x.r.lora ? std::string("4n+6n_lora") : std::string(io::name_of(x.r.convention));
+  return x.r.lora ? std::string("4n+6n_lora") : std::string(text::name_of(x.r.convention));
 }
 
 std::string step_time_label(const T& x) {
@@ -700,7 +700,7 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
           {"shard_group", t.shard_group > 0 ? nlohmann::json(t.shard_group) : nlohmann::json()},
           {"flash_attention", t.flash_attention},
           {"dropout", t.dropout},
-          {"model_flops", io::name_of(t.model_flops)},
+          {"model_flops", text::name_of(t.model_flops)},
           {"hfu", opt(t.hfu)},
           {"measured_step_time_s", opt(t.measured_step_time_s)},
           {"price_per_device_hour", opt(t.price_per_device_hour)},

@@ -3,8 +3,6 @@
 // first enumerator.
 #pragma once
 
-#include "io/user_text.hpp"
-
 #include <array>
 #include <optional>
 #include <string>
@@ -12,7 +10,9 @@
 #include <utility>
 #include <vector>
 
-namespace roofline::io {
+#include "text/user_text.hpp"
+
+namespace roofline::text {
 
 template <typename E, std::size_t N>
 using EnumTable = std::array<std::pair<const char*, E>, N>;
@@ -55,4 +55,4 @@ std::string not_one_of(std::string_view got, const EnumTable<E, N>& table) {
   return quote(got) + " is not one of: " + allowed;
 }
 
-}  // namespace roofline::io
+}  // namespace roofline::text

@@ -4,14 +4,20 @@
 // `--norm none` and `"norm": "nonparametric"` mean the same thing in a flag and in a file.
 #pragma once
 
-#include "io/enum_table.hpp"
-
+#include "roofline/layer_ops.hpp"
 #include "roofline/model_config.hpp"
+#include "roofline/scenario.hpp"
+#include "roofline/training.hpp"
+#include "roofline/workload.hpp"
 
 #include <array>
+#include <string>
+#include <string_view>
 #include <utility>
 
-namespace roofline::io {
+#include "text/enum_table.hpp"
+
+namespace roofline::text {
 
 /// How a model reached roofline: a native preset ("architecture"), a Hugging Face config.json
 /// (bare or under "hf_config"), or architecture flags alone.
@@ -64,4 +70,36 @@ inline constexpr std::array kVisionProjectorNames = {
 inline const char* name_of(VisionTower v) { return enum_name(v, kVisionTowerNames); }
 inline const char* name_of(VisionProjector v) { return enum_name(v, kVisionProjectorNames); }
 
-}  // namespace roofline::io
+// ---- conventions and workload choices: the flags' values and the JSON echo ----
+inline constexpr std::array kModelFlopsNames = {std::pair{"6n", ModelFlopsConvention::six_n},
+                                                std::pair{"palm", ModelFlopsConvention::palm},
+                                                std::pair{"megatron", ModelFlopsConvention::megatron}};
+inline constexpr std::array kFlopBasisNames = {std::pair{"physical", FlopBasis::physical},
+                                               std::pair{"non-embedding", FlopBasis::non_embedding},
+                                               std::pair{"all-params", FlopBasis::all_params}};
+inline constexpr std::array kAttentionModeNames = {std::pair{"causal", AttentionMode::causal},
+                                                   std::pair{"full", AttentionMode::full}};
+inline constexpr std::array kLmHeadNames = {std::pair{"last", LmHeadPositions::last},
+                                            std::pair{"all", LmHeadPositions::all}};
+inline constexpr std::array kDecodeBytesNames = {std::pair{"touched", DecodeBytes::touched},
+                                                 std::pair{"all-weights", DecodeBytes::all_weights}};
+inline constexpr std::array kMoeDecodeNames = {std::pair{"expected", MoeDecodeBytes::expected},
+                                               std::pair{"all-experts", MoeDecodeBytes::all_experts},
+                                               std::pair{"top-k", MoeDecodeBytes::top_k}};
+inline constexpr std::array kPhaseNames = {std::pair{"prefill", Phase::prefill}, std::pair{"decode", Phase::decode}};
+inline constexpr std::array kCapacitySourceNames = {std::pair{"device", CapacitySource::device},
+                                                    std::pair{"override", CapacitySource::override_bytes}};
+
+inline std::string_view name_of(FlopBasis v) { return enum_name(v, kFlopBasisNames); }
+inline std::string_view name_of(ModelFlopsConvention v) { return enum_name(v, kModelFlopsNames); }
+inline std::string_view name_of(AttentionMode v) { return enum_name(v, kAttentionModeNames); }
+inline std::string_view name_of(LmHeadPositions v) { return enum_name(v, kLmHeadNames); }
+inline std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }
+inline std::string_view name_of(MoeDecodeBytes v) { return enum_name(v, kMoeDecodeNames); }
+inline std::string_view name_of(CapacitySource v) { return enum_name(v, kCapacitySourceNames); }
+inline std::string_view name_of(Phase v) { return enum_name(v, kPhaseNames); }
+
+/// A hybrid layer kind as its "+"-joined parts ("mamba2", "attention+moe"), as the JSON writes it.
+std::string layer_mix_name(const LayerMix& x);
+
+}  // namespace roofline::text

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace roofline::io {
+namespace roofline::text {
 
 /// Longest echo of user text, in output characters, before it is cut with "...".
 inline constexpr std::size_t kEchoLimit = 80;
@@ -39,4 +39,4 @@ std::string printable(std::string_view message);
 /// True when `s` is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
 bool is_utf8(std::string_view s);
 
-}  // namespace roofline::io
+}  // namespace roofline::text

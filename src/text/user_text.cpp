@@ -1,11 +1,11 @@
-#include "io/user_text.hpp"
+#include "text/user_text.hpp"
 
 #include "roofline/errors.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace roofline::io {
+namespace roofline::text {
 namespace {
 
 // The length of the UTF-8 sequence at s[i] and its code point, or 0 when the bytes there are
@@ -155,4 +155,4 @@ std::vector<std::string> split_names(const std::string& list, const std::string&
   return items;
 }
 
-}  // namespace roofline::io
+}  // namespace roofline::text
