@@ -98,6 +98,10 @@ std::span<const Command> commands();
 /// The command of this name, or nullptr.
 const Command* command_named(std::string_view name);
 
+/// What the views show of a resolved run: its scenario, name, notes and warnings, the inputs a
+/// command of `groups` reads, and their JSON echo when `view` wants it.
+format::Subject subject(const io::Resolved& in, unsigned groups, const format::ViewOptions& view);
+
 /// The spec `cmd` resolves from the one given (Command::prepare).
 io::ScenarioSpec prepared(const Command& cmd, const io::ScenarioSpec& given);
 

@@ -2,6 +2,7 @@
 // and sweep cells. A run composes nothing itself: answer_x (roofline/answers.hpp) decides which
 // analyses run and which verdict counts, and every mode reads that answer.
 #include "cli/command.hpp"
+#include "cli/listings.hpp"
 #include "format/compare.hpp"
 #include "format/views.hpp"
 #include "io/quantity_parse.hpp"
@@ -10,6 +11,7 @@
 #include "roofline/errors.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -20,32 +22,55 @@ namespace roofline::cli {
 
 Run run_completion(Request& req, const io::Resolved*);  // app.cpp: the completion spec is CLI11's
 
+format::Subject subject(const io::Resolved& in, unsigned groups, const format::ViewOptions& view) {
+  const auto reads = [&](unsigned g) { return (groups & g) != 0U; };
+  return {in.scenario,
+          in.model_label,
+          in.notes,
+          in.warnings,
+          view.echo_inputs ? std::make_shared<const nlohmann::json>(io::inputs_json(in)) : nullptr,
+          {.gpu = reads(io::kGpu),
+           .devices = reads(io::kDevices),
+           .batch = reads(io::kBatch),
+           .context = reads(io::kContext),
+           .prompt = reads(io::kPrompt),
+           .output = reads(io::kOutput),
+           .weights = reads(io::kWeights),
+           .kv_dtype = reads(io::kKvDtype),
+           .compute_dtype = reads(io::kComputeDtype),
+           .flops_basis = reads(io::kFlopsBasis),
+           .attention = reads(io::kAttentionMode),
+           .lm_head = reads(io::kLmHead),
+           .decode_bytes = reads(io::kDecodeBytes)}};
+}
+
 namespace {
 
 constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kWeights |
                                     io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
                                     io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | io::kModelOverrides;
 
-Run started(const char* command, const io::Resolved& in, const Request& req) {
-  return {format::start_report(command, in, req.groups, req.view), std::nullopt, {}};
+Run started(const char* command, const format::Subject& s, const Request& req) {
+  return {format::start_report(command, s, req.view), std::nullopt, {}};
 }
 
 // --- the model commands ---------------------------------------------------------------------------
 
 Run run_report(Request& req, const io::Resolved* in) {
   const ReportAnswer a = answer_report(in->scenario);
-  Run o = started("report", *in, req);
-  format::add_params(o.report, *in, a.params, req.view, false);
-  format::add_flops(o.report, *in, a.flops, req.view);
-  format::add_kv(o.report, *in, a.kv, req.view, false);
-  format::add_elementwise(o.report, *in, a.elementwise, req.view);
-  if (a.hardware) format::add_hardware(o.report, *in, *a.hardware, req.view);
-  if (a.decode) format::add_decode(o.report, *in, *a.decode, req.view);
-  if (a.prefill) format::add_prefill(o.report, *in, *a.prefill, req.view);
-  if (a.capacity) format::add_capacity(o.report, *in, *a.capacity, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("report", s, req);
+  format::add_params(o.report, s, a.params, req.view, false);
+  format::add_flops(o.report, s, a.flops, req.view);
+  format::add_kv(o.report, s, a.kv, req.view, false);
+  format::add_elementwise(o.report, s, a.elementwise, req.view);
+  if (a.hardware) format::add_hardware(o.report, s, *a.hardware, req.view);
+  if (a.decode) format::add_decode(o.report, s, *a.decode, req.view);
+  if (a.prefill) format::add_prefill(o.report, s, *a.prefill, req.view);
+  if (a.capacity) format::add_capacity(o.report, s, *a.capacity, req.view);
   if (a.fit) format::add_fit(o.report, *a.fit, req.view);
   o.fit = a.fit;
-  format::add_model_notes(o.report, *in);
+  format::add_model_notes(o.report, s);
   o.report.notes.emplace_back(
       "ceilings and floors: perfect overlap, no launch overhead, full published bandwidth and peak "
       "unless --bw-efficiency/--mfu say otherwise");
@@ -53,29 +78,33 @@ Run run_report(Request& req, const io::Resolved* in) {
 }
 
 Run run_params(Request& req, const io::Resolved* in) {
-  Run o = started("params", *in, req);
-  format::add_params(o.report, *in, analyze_params(in->scenario), req.view, true);
-  format::add_model_notes(o.report, *in);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("params", s, req);
+  format::add_params(o.report, s, analyze_params(in->scenario), req.view, true);
+  format::add_model_notes(o.report, s);
   return o;
 }
 
 Run run_flops(Request& req, const io::Resolved* in) {
-  Run o = started("flops", *in, req);
-  format::add_flops(o.report, *in, analyze_flops(in->scenario), req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("flops", s, req);
+  format::add_flops(o.report, s, analyze_flops(in->scenario), req.view);
   return o;
 }
 
 Run run_kv(Request& req, const io::Resolved* in) {
-  Run o = started("kv", *in, req);
-  format::add_kv(o.report, *in, analyze_kv(in->scenario), req.view, true);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("kv", s, req);
+  format::add_kv(o.report, s, analyze_kv(in->scenario), req.view, true);
   return o;
 }
 
 Run run_memory(Request& req, const io::Resolved* in) {
   const MemoryAnswer a = answer_memory(in->scenario);
-  Run o = started("memory", *in, req);
-  format::add_capacity(o.report, *in, a.capacity, req.view);
-  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("memory", s, req);
+  format::add_capacity(o.report, s, a.capacity, req.view);
+  if (a.layout) format::add_deployment(o.report, s, *a.layout, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -83,11 +112,12 @@ Run run_memory(Request& req, const io::Resolved* in) {
 
 Run run_decode(Request& req, const io::Resolved* in) {
   const DecodeAnswer a = answer_decode(in->scenario);
-  Run o = started("decode", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.view);
-  format::add_decode(o.report, *in, a.decode, req.view);
-  if (a.layout) format::add_deployment(o.report, *in, *a.layout, req.view);
-  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("decode", s, req);
+  format::add_hardware(o.report, s, a.hardware, req.view);
+  format::add_decode(o.report, s, a.decode, req.view);
+  if (a.layout) format::add_deployment(o.report, s, *a.layout, req.view);
+  if (a.speculative) format::add_speculative(o.report, s, *a.speculative, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -95,9 +125,10 @@ Run run_decode(Request& req, const io::Resolved* in) {
 
 Run run_prefill(Request& req, const io::Resolved* in) {
   const PrefillAnswer a = answer_prefill(in->scenario);
-  Run o = started("prefill", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.view);
-  format::add_prefill(o.report, *in, a.prefill, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("prefill", s, req);
+  format::add_hardware(o.report, s, a.hardware, req.view);
+  format::add_prefill(o.report, s, a.prefill, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -105,18 +136,19 @@ Run run_prefill(Request& req, const io::Resolved* in) {
 
 Run run_serve(Request& req, const io::Resolved* in) {
   const ServeAnswer a = answer_serve(in->scenario);
-  Run o = started("serve", *in, req);
-  format::add_serve(o.report, *in, a.serve, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("serve", s, req);
+  format::add_serve(o.report, s, a.serve, req.view);
   if (a.layout) {
-    format::add_deployment(o.report, *in, *a.layout, req.view);
+    format::add_deployment(o.report, s, *a.layout, req.view);
     if (a.layout_steady) {
-      format::add_layout_steady(o.report, *in, *a.layout_steady, req.view);
+      format::add_layout_steady(o.report, s, *a.layout_steady, req.view);
     } else {
       o.report.notes.emplace_back(
           "through the layout, the KV budget and the targets allow no sequence: no steady state");
     }
   }
-  if (a.speculative) format::add_speculative(o.report, *in, *a.speculative, req.view);
+  if (a.speculative) format::add_speculative(o.report, s, *a.speculative, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -124,8 +156,9 @@ Run run_serve(Request& req, const io::Resolved* in) {
 
 Run run_train(Request& req, const io::Resolved* in) {
   const TrainAnswer a = answer_train(in->scenario);
-  Run o = started("train", *in, req);
-  format::add_train(o.report, *in, a.train, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("train", s, req);
+  format::add_train(o.report, s, a.train, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -148,9 +181,10 @@ Run run_layer(Request& req, const io::Resolved* in) {
   const LayerQuery q{.phase = req.spec.phase.value_or(Phase::decode), .fused = req.spec.fused};
   check_phase_flags(req.spec, q.phase);
   const LayerAnswer a = answer_layer(in->scenario, q);
-  Run o = started("layer", *in, req);
-  format::add_hardware(o.report, *in, a.hardware, req.view);
-  format::add_layer(o.report, *in, a.layer, req.view);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("layer", s, req);
+  format::add_hardware(o.report, s, a.hardware, req.view);
+  format::add_layer(o.report, s, a.layer, req.view);
   return o;
 }
 
@@ -185,7 +219,8 @@ Run run_plan(Request& req, const io::Resolved* in) {
       }
     }
   }
-  Run o = started("plan", *in, req);
+  const format::Subject s = subject(*in, req.groups, req.view);
+  Run o = started("plan", s, req);
   format::add_plan(o.report, answer_plan(on, plan), plan, req.view);
   return o;
 }
@@ -286,7 +321,7 @@ std::string names_text(const io::PresetRegistry& reg, io::PresetKind kind) {
 
 Run run_gpus(Request& req, const io::Resolved*) {
   if (req.names) return {{}, std::nullopt, names_text(*req.reg, io::PresetKind::gpu)};
-  return {format::gpus_report(*req.reg), std::nullopt, {}};
+  return {gpus_report(*req.reg), std::nullopt, {}};
 }
 
 Run run_models(Request& req, const io::Resolved*) {
@@ -297,10 +332,10 @@ Run run_models(Request& req, const io::Resolved*) {
   if (req.names && req.family.empty()) return {{}, std::nullopt, names_text(*req.reg, io::PresetKind::model)};
   if (req.names) {
     std::string text;
-    for (const auto& one : format::model_presets(*req.reg, req.family)) text += one.first->name + "\n";
+    for (const auto& one : model_presets(*req.reg, req.family)) text += one.first->name + "\n";
     return {{}, std::nullopt, text};
   }
-  return {format::models_report(*req.reg, req.family), std::nullopt, {}};
+  return {models_report(*req.reg, req.family), std::nullopt, {}};
 }
 
 // --- prepare: the spec a command resolves ----------------------------------------------------------
@@ -332,32 +367,35 @@ io::ScenarioSpec layer_tokens(const io::ScenarioSpec& given) {
 
 // --- cells: a sweep row read from the command's answer --------------------------------------------
 
+// A sweep row's subject: its cells echo no inputs.
+format::Subject shown(const io::Resolved& in) { return {in.scenario, in.model_label, in.notes, in.warnings}; }
+
 void report_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_report(in.scenario), f);
+  format::sweep_figures(shown(in), answer_report(in.scenario), f);
 }
 void params_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, analyze_params(in.scenario), f);
+  format::sweep_figures(shown(in), analyze_params(in.scenario), f);
 }
 void flops_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, analyze_flops(in.scenario), f);
+  format::sweep_figures(shown(in), analyze_flops(in.scenario), f);
 }
 void kv_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, analyze_kv(in.scenario), f);
+  format::sweep_figures(shown(in), analyze_kv(in.scenario), f);
 }
 void memory_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_memory(in.scenario), f);
+  format::sweep_figures(shown(in), answer_memory(in.scenario), f);
 }
 void decode_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_decode(in.scenario, {.searches = f.knee_wanted}), f);
+  format::sweep_figures(shown(in), answer_decode(in.scenario, {.searches = f.knee_wanted}), f);
 }
 void prefill_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_prefill(in.scenario), f);
+  format::sweep_figures(shown(in), answer_prefill(in.scenario), f);
 }
 void serve_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_serve(in.scenario), f);
+  format::sweep_figures(shown(in), answer_serve(in.scenario), f);
 }
 void train_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(in, answer_train(in.scenario), f);
+  format::sweep_figures(shown(in), answer_train(in.scenario), f);
 }
 
 // Every command: its inputs are the groups it names, and nothing else.

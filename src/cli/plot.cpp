@@ -257,16 +257,20 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     serves.push_back(std::move(serve));
     trains.push_back(std::move(trained));
   }
+  // A chart's subject: what its title names of the run.
+  const auto shown = [](const io::Resolved& r) {
+    return format::Subject{r.scenario, r.model_label, r.notes, r.warnings};
+  };
   if (kind == "roofline") {
-    out.chart = plot::roofline_chart(first, roofs);
+    out.chart = plot::roofline_chart(shown(first), roofs);
   } else if (kind == "memory") {
-    out.chart = plot::memory_chart(first, bars, req.units);
+    out.chart = plot::memory_chart(shown(first), bars, req.units);
   } else if (train) {
-    out.chart = plot::train_memory_chart(gpus.front(), trains, req.units);
+    out.chart = plot::train_memory_chart(shown(gpus.front()), trains, req.units);
   } else if (kind == "decode") {
-    out.chart = plot::decode_chart(first, decodes);
+    out.chart = plot::decode_chart(shown(first), decodes);
   } else {
-    out.chart = plot::serve_chart(first, serves);
+    out.chart = plot::serve_chart(shown(first), serves);
   }
   out.text = req.svg ? plot::render_svg(out.chart) : plot::render_terminal(out.chart, req.term);
   return out;

@@ -295,8 +295,8 @@ std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& a
     if (a.def->group == io::kWeights || a.def->group == io::kKvDtype) groups &= ~static_cast<unsigned>(a.def->group);
     if (a.def->group == io::kDevices) shared.scenario.deployment.devices = 1;
   }
-  const format::Report head =
-      format::start_report(std::string(cmd.name).c_str(), shared, groups, {.echo_inputs = false});
+  const format::ViewOptions view{.echo_inputs = false};
+  const format::Report head = format::start_report(std::string(cmd.name).c_str(), subject(shared, groups, view), view);
   format::Report rep;
   rep.command = head.command;
   rep.headline = head.headline;

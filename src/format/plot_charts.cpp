@@ -47,7 +47,7 @@ std::string joined_names(const std::vector<std::string>& names) {
   return s;
 }
 
-std::string types_line(const io::Resolved& r) {
+std::string types_line(const Subject& r) {
   const Workload& w = r.scenario.workload;
   return fmt::format("weights {}, KV {}, compute {}", w.weight_format, dtype_name(w.kv_dtype),
                      dtype_name(w.compute_dtype));
@@ -121,7 +121,7 @@ std::vector<Roof> roofs_of(const RooflineCeilings& r) {
 
 }  // namespace
 
-Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries>& gpus) {
+Chart roofline_chart(const Subject& first, const std::vector<RooflineSeries>& gpus) {
   Chart c;
   std::vector<std::string> names;
   for (const RooflineSeries& g : gpus) names.push_back(device_name(g.roof.display_name, g.roof.devices));
@@ -279,7 +279,7 @@ Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries
   return c;
 }
 
-Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& gpus, UnitSystem units) {
+Chart memory_chart(const Subject& first, const std::vector<MemorySeries>& gpus, UnitSystem units) {
   Chart c;
   std::vector<std::string> names;
   for (const MemorySeries& g : gpus) {
@@ -320,7 +320,7 @@ Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& g
   return c;
 }
 
-Chart train_memory_chart(const io::Resolved& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units) {
+Chart train_memory_chart(const Subject& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units) {
   Chart c;
   std::vector<std::string> names;
   for (const TrainMemorySeries& g : gpus) {
@@ -377,7 +377,7 @@ Chart train_memory_chart(const io::Resolved& first, const std::vector<TrainMemor
   return c;
 }
 
-Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gpus) {
+Chart decode_chart(const Subject& first, const std::vector<DecodeCurve>& gpus) {
   Chart c;
   std::vector<std::string> names;
   for (const DecodeCurve& g : gpus) {
@@ -433,7 +433,7 @@ Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gp
   return c;
 }
 
-Chart serve_chart(const io::Resolved& first, const std::vector<ServeCurve>& gpus) {
+Chart serve_chart(const Subject& first, const std::vector<ServeCurve>& gpus) {
   Chart c;
   std::vector<std::string> names;
   for (const ServeCurve& g : gpus) {

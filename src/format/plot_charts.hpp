@@ -5,7 +5,7 @@
 
 #include "format/plot.hpp"
 #include "format/report.hpp"
-#include "io/scenario_spec.hpp"
+#include "format/subject.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/roofline_points.hpp"
@@ -25,7 +25,7 @@ struct RooflineSeries {
 /// compute type's solid, the others dashed), the ridge points, and the points on each. Points are
 /// labelled once (on the first accelerator); operators with no FLOPs are named in a note.
 /// `first` is the scenario on the first accelerator, for the title and the workload line.
-Chart roofline_chart(const io::Resolved& first, const std::vector<RooflineSeries>& gpus);
+Chart roofline_chart(const Subject& first, const std::vector<RooflineSeries>& gpus);
 
 /// One accelerator's capacity checks (one per batch).
 struct MemorySeries {
@@ -35,7 +35,7 @@ struct MemorySeries {
 
 /// A stacked bar per accelerator and batch: weights, KV cache, reserve and what is left, against the
 /// capacity.
-Chart memory_chart(const io::Resolved& first, const std::vector<MemorySeries>& gpus, UnitSystem units);
+Chart memory_chart(const Subject& first, const std::vector<MemorySeries>& gpus, UnitSystem units);
 
 /// One accelerator's training memory per device, one breakdown per micro-batch size.
 struct TrainMemorySeries {
@@ -46,7 +46,7 @@ struct TrainMemorySeries {
 /// A stacked bar per accelerator and micro-batch, one device's memory in training: weights,
 /// gradients, optimizer states, activations (or the optimizer step's temporary, whichever is
 /// larger), reserve and what is left, against one device's capacity.
-Chart train_memory_chart(const io::Resolved& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units);
+Chart train_memory_chart(const Subject& first, const std::vector<TrainMemorySeries>& gpus, UnitSystem units);
 
 /// One accelerator's decode steps at each batch.
 struct DecodeCurve {
@@ -56,7 +56,7 @@ struct DecodeCurve {
 
 /// Decode tokens/s against the batch: the aggregate (solid) and per-sequence (dashed) ceilings;
 /// hollow marks where the weights and the batch's KV do not fit.
-Chart decode_chart(const io::Resolved& first, const std::vector<DecodeCurve>& gpus);
+Chart decode_chart(const Subject& first, const std::vector<DecodeCurve>& gpus);
 
 /// One accelerator's server at each concurrency.
 struct ServeCurve {
@@ -66,6 +66,6 @@ struct ServeCurve {
 
 /// A server's TPOT against the sequences in flight (continuous batching at steady state); hollow
 /// marks past the KV budget; the --tpot target as a line.
-Chart serve_chart(const io::Resolved& first, const std::vector<ServeCurve>& gpus);
+Chart serve_chart(const Subject& first, const std::vector<ServeCurve>& gpus);
 
 }  // namespace roofline::format::plot

@@ -3,8 +3,7 @@
 
 #include "format/field.hpp"
 #include "format/report.hpp"
-#include "io/preset_registry.hpp"
-#include "io/scenario_spec.hpp"
+#include "format/subject.hpp"
 
 #include "roofline/analysis.hpp"
 #include "roofline/answers.hpp"
@@ -12,26 +11,26 @@
 namespace roofline::format {
 
 /// A report with the headline, the inputs echo, the CSV identity columns, notes and warnings.
-/// `groups` (io::InputGroup bits) are the inputs the command reads: only those are shown.
-Report start_report(const char* command, const io::Resolved& in, unsigned groups, const ViewOptions& view);
+/// Only the inputs the command reads (in.reads) are shown; the JSON echo is in.inputs.
+Report start_report(const char* command, const Subject& in, const ViewOptions& view);
 
-void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, const ViewOptions& view, bool tables);
-void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, const ViewOptions& view);
-void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, const ViewOptions& view, bool tables);
-void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, const ViewOptions& view);
-void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, const ViewOptions& view);
-void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, const ViewOptions& view);
-void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, const ViewOptions& view);
-void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, const ViewOptions& view);
-void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, const ViewOptions& view);
-void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, const ViewOptions& view);
+void add_params(Report& rep, const Subject& in, const ParamsResult& r, const ViewOptions& view, bool tables);
+void add_flops(Report& rep, const Subject& in, const FlopsResult& r, const ViewOptions& view);
+void add_kv(Report& rep, const Subject& in, const KvResult& r, const ViewOptions& view, bool tables);
+void add_elementwise(Report& rep, const Subject& in, const ElementwiseResult& r, const ViewOptions& view);
+void add_hardware(Report& rep, const Subject& in, const HardwareResult& r, const ViewOptions& view);
+void add_capacity(Report& rep, const Subject& in, const CapacityResult& r, const ViewOptions& view);
+void add_decode(Report& rep, const Subject& in, const DecodeResult& r, const ViewOptions& view);
+void add_prefill(Report& rep, const Subject& in, const PrefillResult& r, const ViewOptions& view);
+void add_serve(Report& rep, const Subject& in, const ServeResult& r, const ViewOptions& view);
+void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, const ViewOptions& view);
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view);
-void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, const ViewOptions& view);
-void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, const ViewOptions& view);
+void add_speculative(Report& rep, const Subject& in, const SpeculativeResult& r, const ViewOptions& view);
+void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
-void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, const ViewOptions& view);
+void add_layer(Report& rep, const Subject& in, const LayerResult& r, const ViewOptions& view);
 /// serve through an explicit layout: its steady state (section "steady_state_layout").
-void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, const ViewOptions& view);
+void add_layout_steady(Report& rep, const Subject& in, const LayoutSteadyState& r, const ViewOptions& view);
 /// "the KV budget", "the TPOT target", ...: what limits a server's concurrency.
 std::string serve_limit_name(ServeLimit l);
 /// The verdict: the command's one fit and its basis (section "fit").
@@ -41,7 +40,7 @@ const char* fit_basis_name(FitBasis b);
 /// The fit section's "fits" value, for a sweep's column.
 Cell fit_cell(const Fit& fit);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
-void add_model_notes(Report& rep, const io::Resolved& in);
+void add_model_notes(Report& rep, const Subject& in);
 
 // --- sweeps: a compact row per point ------------------------------------------------------------
 
@@ -74,23 +73,23 @@ struct SweepFigures {
   bool knee_wanted = true;
 };
 
-void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f);
+void sweep_figures(const Subject& in, const ParamsResult& r, SweepFigures& f);
+void sweep_figures(const Subject& in, const FlopsResult& r, SweepFigures& f);
+void sweep_figures(const Subject& in, const KvResult& r, SweepFigures& f);
 // The commands whose answer has a fit: the "fits" column and f.fits are the answer's verdict, and
 // under an explicit layout the columns are the layout's (its step, its memory per device).
-void sweep_figures(const io::Resolved& in, const MemoryAnswer& a, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const DecodeAnswer& a, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const PrefillAnswer& a, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f);
-void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const MemoryAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const DecodeAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const PrefillAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const ServeAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f);
 /// report: the KV per sequence, and with an accelerator the decode step, its rate, the TTFT floor
 /// and the fit (n/a without one).
-void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& f);
+void sweep_figures(const Subject& in, const ReportAnswer& a, SweepFigures& f);
 /// One field of the layout's steady state (steady_state_layout.KEY); n/a without one.
-Cell layout_steady_cell(const io::Resolved& in, const std::optional<LayoutSteadyState>& r, std::string_view key);
+Cell layout_steady_cell(const Subject& in, const std::optional<LayoutSteadyState>& r, std::string_view key);
 /// One field of the layout's section (deployment.KEY), as add_deployment shows it.
-Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key);
+Cell deployment_cell(const Subject& in, const DeploymentResult& r, std::string_view key);
 
 /// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
 void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings);
@@ -125,12 +124,4 @@ Report brief(const Report& full, const Brief& b);
 
 Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu, std::string_view gpu_requested,
                    const ViewOptions& view);
-Report gpus_report(const io::PresetRegistry& reg);
-/// The model presets of FAMILY: those whose model family (qwen3, llama, palm) or whose name starts
-/// with it (gpt3, qwen3 also takes qwen3-30b-a3b), in any case; every one for "". A family that
-/// matches nothing is a UsageError naming the families there are.
-std::vector<std::pair<const io::PresetEntry*, io::ModelPreset>> model_presets(const io::PresetRegistry& reg,
-                                                                              std::string_view family);
-Report models_report(const io::PresetRegistry& reg, std::string_view family = {});
-
 }  // namespace roofline::format

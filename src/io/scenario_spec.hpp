@@ -245,6 +245,10 @@ Resolved resolve_fixed(const ScenarioSpec& spec, const PresetRegistry& reg, std:
 /// Throws InputError or UsageError with every problem of this point.
 void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false);
 
+/// The inputs echo of a model command's JSON ("inputs"): the model, the workload, the conventions
+/// and the accelerator as resolved.
+nlohmann::json inputs_json(const Resolved& in);
+
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);
 

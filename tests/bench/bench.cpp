@@ -1,6 +1,7 @@
 // roofline_bench: throughput of the engine and of whole in-process commands.
 // Run: ./build/release-bench/tests/bench/roofline_bench  (see docs/performance.md)
 #include "cli/app.hpp"
+#include "cli/command.hpp"
 #include "format/views.hpp"
 #include "io/preset_registry.hpp"
 #include "io/scenario_spec.hpp"
@@ -118,12 +119,9 @@ int main() {
       std::printf("sweep %s: %lld points in %.3f s = %.2f M points/s\n", label, static_cast<long long>(points), s,
                   static_cast<double>(points) / s / 1e6);
     };
-    sweep("kv (batch x context)", false,
-          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, analyze_kv(r.scenario), f); });
-    sweep("memory (batch x context)", false,
-          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, answer_memory(r.scenario), f); });
-    sweep("decode (batch x context)", false,
-          [](const io::Resolved& r, format::SweepFigures& f) { sweep_figures(r, answer_decode(r.scenario), f); });
+    sweep("kv (batch x context)", false, cli::command_named("kv")->cells);
+    sweep("memory (batch x context)", false, cli::command_named("memory")->cells);
+    sweep("decode (batch x context)", false, cli::command_named("decode")->cells);
   }
 
   // 5. Whole sweeps in-process, from the flags to the text written.

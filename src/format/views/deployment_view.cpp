@@ -9,7 +9,7 @@ namespace roofline::format {
 namespace {
 
 struct D {
-  const io::Resolved& in;
+  const Subject& in;
   const DeploymentResult& r;
 };
 
@@ -211,7 +211,7 @@ const std::vector<Field<D>> kDeployment = {
 // --- serve's steady state through the layout -------------------------------------------------------
 
 struct L {
-  const io::Resolved& in;
+  const Subject& in;
   const LayoutSteadyState& r;
 };
 
@@ -280,7 +280,7 @@ const std::vector<Field<L>> kLayoutSteady = {
 
 }  // namespace
 
-void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadyState& r, const ViewOptions& view) {
+void add_layout_steady(Report& rep, const Subject& in, const LayoutSteadyState& r, const ViewOptions& view) {
   const Deployment& d = in.scenario.deployment;
   rep.sections.push_back(
       make_section("steady_state_layout",
@@ -289,16 +289,16 @@ void add_layout_steady(Report& rep, const io::Resolved& in, const LayoutSteadySt
                    kLayoutSteady, L{in, r}, view));
 }
 
-Cell layout_steady_cell(const io::Resolved& in, const std::optional<LayoutSteadyState>& r, std::string_view key) {
+Cell layout_steady_cell(const Subject& in, const std::optional<LayoutSteadyState>& r, std::string_view key) {
   if (!r) return cell(std::optional<units::Seconds>());
   return cell_of(field_named(kLayoutSteady, key), L{in, *r});
 }
 
-Cell deployment_cell(const io::Resolved& in, const DeploymentResult& r, std::string_view key) {
+Cell deployment_cell(const Subject& in, const DeploymentResult& r, std::string_view key) {
   return cell_of(field_named(kDeployment, key), D{in, r});
 }
 
-void add_deployment(Report& rep, const io::Resolved& in, const DeploymentResult& r, const ViewOptions& view) {
+void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section("deployment",
                                       fmt::format("On the layout {} x {} x {} (batch {} per replica, context {})",
                                                   r.tensor, r.pipeline, r.data, grouped(r.batch), grouped(r.context)),

@@ -30,7 +30,7 @@ std::string peak_text(const Machine& m) { return std::isfinite(m.peak.base()) ? 
 // --- hardware ------------------------------------------------------------------------------------
 
 struct H {
-  const io::Resolved& in;
+  const Subject& in;
   const HardwareResult& r;
 };
 
@@ -70,7 +70,7 @@ const std::vector<Field<H>> kHardware = {
 // --- capacity ------------------------------------------------------------------------------------
 
 struct C {
-  const io::Resolved& in;
+  const Subject& in;
   const CapacityResult& r;
 };
 
@@ -168,7 +168,7 @@ void note_fit(Report& rep, const CapacityResult& c, const char* what) {
 // --- decode --------------------------------------------------------------------------------------
 
 struct D {
-  const io::Resolved& in;
+  const Subject& in;
   const DecodeResult& r;
   [[nodiscard]] const Workload& w() const { return in.scenario.workload; }
 };
@@ -268,7 +268,7 @@ const std::vector<Field<D>> kDecode = {
 // --- prefill -------------------------------------------------------------------------------------
 
 struct PF {
-  const io::Resolved& in;
+  const Subject& in;
   const PrefillResult& r;
 };
 
@@ -329,7 +329,7 @@ const std::vector<Field<PF>> kPrefill = {
 // --- serve ---------------------------------------------------------------------------------------
 
 struct S {
-  const io::Resolved& in;
+  const Subject& in;
   const ServeResult& r;
 };
 
@@ -512,7 +512,7 @@ const std::vector<SweepColumn> kServeLayoutSweep = {{"latency.ttft_floor_s", "TT
 
 }  // namespace
 
-void sweep_figures(const io::Resolved& in, const MemoryAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const MemoryAnswer& a, SweepFigures& f) {
   static const Field<C>& needed = field_named(kCapacity, "required_bytes");
   static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
   static const Field<C>& longest = field_named(kCapacity, "max_context_tokens");
@@ -530,7 +530,7 @@ void sweep_figures(const io::Resolved& in, const MemoryAnswer& a, SweepFigures& 
   f.cells = {cell_of(needed, c), fit_cell(a.fit), cell_of(most, c), cell_of(longest, c), cell_of(devices, c)};
 }
 
-void sweep_figures(const io::Resolved& in, const DecodeAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const DecodeAnswer& a, SweepFigures& f) {
   static const Field<D>& weights = field_named(kDecode, "weight_bytes_per_step");
   static const Field<D>& step = field_named(kDecode, "step_time_s");
   static const Field<D>& per_sequence = field_named(kDecode, "decode_tokens_per_s_per_sequence");
@@ -562,7 +562,7 @@ void sweep_figures(const io::Resolved& in, const DecodeAnswer& a, SweepFigures& 
   f.knee = k;
 }
 
-void sweep_figures(const io::Resolved& in, const PrefillAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const PrefillAnswer& a, SweepFigures& f) {
   static const Field<PF>& flops = field_named(kPrefill, "prefill_flop");
   static const Field<PF>& intensity = field_named(kPrefill, "prefill_intensity_flop_per_byte");
   static const Field<PF>& ridge = field_named(kPrefill, "prefill_ridge_ratio");
@@ -573,7 +573,7 @@ void sweep_figures(const io::Resolved& in, const PrefillAnswer& a, SweepFigures&
   f.fit = a.fit;
 }
 
-void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const ServeAnswer& a, SweepFigures& f) {
   static const Field<S>& ttft = field_named(kLatency, "ttft_floor_s");
   static const Field<S>& tpot = field_named(kLatency, "tpot_floor_s");
   static const Field<S>& e2e = field_named(kLatency, "e2e_floor_s");
@@ -600,7 +600,7 @@ void sweep_figures(const io::Resolved& in, const ServeAnswer& a, SweepFigures& f
              fit_cell(a.fit),  cell_of(most, c), cell_of(steady_tpot, s)};
 }
 
-void sweep_figures(const io::Resolved& in, const ReportAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const ReportAnswer& a, SweepFigures& f) {
   static const std::vector<SweepColumn> kReportSweep = {{"kv.kv_cache_bytes_per_sequence", "KV per sequence"},
                                                         {"decode.step_time_s", "decode step"},
                                                         {"decode.decode_tokens_per_s", "decode rate"},
@@ -637,15 +637,15 @@ std::string serve_limit_name(ServeLimit l) {
   return "?";
 }
 
-void add_hardware(Report& rep, const io::Resolved& in, const HardwareResult& r, const ViewOptions& view) {
+void add_hardware(Report& rep, const Subject& in, const HardwareResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section("hardware", "Accelerator: " + r.display_name, kHardware, H{in, r}, view));
 }
 
-void add_capacity(Report& rep, const io::Resolved& in, const CapacityResult& r, const ViewOptions& view) {
+void add_capacity(Report& rep, const Subject& in, const CapacityResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section("capacity", "Capacity", kCapacity, C{in, r}, view));
 }
 
-void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, const ViewOptions& view) {
+void add_decode(Report& rep, const Subject& in, const DecodeResult& r, const ViewOptions& view) {
   Section s = make_section("decode", fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
                            kDecode, D{in, r}, view);
   const Section fit = make_section("decode", "", kFit, C{in, r.capacity}, view);
@@ -654,7 +654,7 @@ void add_decode(Report& rep, const io::Resolved& in, const DecodeResult& r, cons
   note_fit(rep, r.capacity, "these decode rates");
 }
 
-void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, const ViewOptions& view) {
+void add_prefill(Report& rep, const Subject& in, const PrefillResult& r, const ViewOptions& view) {
   Section s = make_section("prefill", fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
                            kPrefill, PF{in, r}, view);
   const Section fit = make_section("prefill", "", kFit, C{in, r.capacity}, view);
@@ -663,7 +663,7 @@ void add_prefill(Report& rep, const io::Resolved& in, const PrefillResult& r, co
   note_fit(rep, r.capacity, "these prefill times");
 }
 
-void add_serve(Report& rep, const io::Resolved& in, const ServeResult& r, const ViewOptions& view) {
+void add_serve(Report& rep, const Subject& in, const ServeResult& r, const ViewOptions& view) {
   rep.sections.push_back(
       make_section("capacity", fmt::format("Capacity at {} tokens (prompt + output)", grouped(r.capacity.context)),
                    kCapacity, C{in, r.capacity}, view));

@@ -6,7 +6,7 @@ namespace roofline::format {
 namespace {
 
 struct E {
-  const io::Resolved& in;
+  const Subject& in;
   const ElementwiseResult& r;
 };
 
@@ -27,7 +27,7 @@ const std::vector<Field<E>> kElementwise = {
 
 }  // namespace
 
-void add_elementwise(Report& rep, const io::Resolved& in, const ElementwiseResult& r, const ViewOptions& view) {
+void add_elementwise(Report& rep, const Subject& in, const ElementwiseResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section(
       "elementwise",
       fmt::format("Elementwise traffic ({} activations, unfused)", dtype_name(in.scenario.workload.activation_dtype)),

@@ -2,11 +2,13 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include "text/names.hpp"
+
 namespace roofline::format {
 namespace {
 
 struct F {
-  const io::Resolved& in;
+  const Subject& in;
   const FlopsResult& r;
   [[nodiscard]] std::int64_t n(FlopBasis b) const { return r.basis_params.at(static_cast<std::size_t>(b)); }
   [[nodiscard]] units::Flop fwd(FlopBasis b) const { return r.forward_per_token.at(static_cast<std::size_t>(b)); }
@@ -77,7 +79,7 @@ const std::vector<Field<F>> kFlops = {
 
 }  // namespace
 
-void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f) {
+void sweep_figures(const Subject& in, const FlopsResult& r, SweepFigures& f) {
   static const std::vector<SweepColumn> kFlopsSweep = {{"flops.forward_flop_per_token", "forward/token"},
                                                        {"flops.attention_flop_per_token_at_context", "attention/token"},
                                                        {"flops.prefill_flop", "prefill"},
@@ -91,7 +93,7 @@ void sweep_figures(const io::Resolved& in, const FlopsResult& r, SweepFigures& f
   f.cells = {cell_of(forward, x), cell_of(attention, x), cell_of(prefill, x), cell_of(share, x)};
 }
 
-void add_flops(Report& rep, const io::Resolved& in, const FlopsResult& r, const ViewOptions& view) {
+void add_flops(Report& rep, const Subject& in, const FlopsResult& r, const ViewOptions& view) {
   rep.sections.push_back(make_section("flops", "FLOPs", kFlops, F{in, r}, view));
 }
 

@@ -6,7 +6,7 @@ namespace roofline::format {
 namespace {
 
 struct K {
-  const io::Resolved& in;
+  const Subject& in;
   const KvResult& r;
   [[nodiscard]] const ModelConfig& m() const { return in.scenario.model; }
 };
@@ -80,7 +80,7 @@ std::string which_layers(const KvLayerGroup& g) {
 
 }  // namespace
 
-void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f) {
+void sweep_figures(const Subject& in, const KvResult& r, SweepFigures& f) {
   static const std::vector<SweepColumn> kKvSweep = {{"kv.kv_cache_bytes_per_token", "per token"},
                                                     {"kv.kv_cache_bytes_per_sequence", "per sequence"},
                                                     {"kv.kv_cache_bytes_batch", "whole batch"}};
@@ -92,7 +92,7 @@ void sweep_figures(const io::Resolved& in, const KvResult& r, SweepFigures& f) {
   f.cells = {cell_of(token, k), cell_of(sequence, k), cell_of(batch, k)};
 }
 
-void add_kv(Report& rep, const io::Resolved& in, const KvResult& r, const ViewOptions& view, bool tables) {
+void add_kv(Report& rep, const Subject& in, const KvResult& r, const ViewOptions& view, bool tables) {
   rep.sections.push_back(
       make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)), kKv, K{in, r}, view));
   if (!tables) return;

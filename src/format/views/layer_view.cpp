@@ -3,17 +3,18 @@
 // JSON, the wide ones JSON-only).
 #include "format/field.hpp"
 #include "format/views.hpp"
-#include "io/preset_json.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 
+#include "text/names.hpp"
+
 namespace roofline::format {
 namespace {
 
 struct L {
-  const io::Resolved& in;
+  const Subject& in;
   const LayerResult& r;
   [[nodiscard]] bool decode() const { return r.query.phase == Phase::decode; }
   [[nodiscard]] const char* pass_source() const { return decode() ? "S003-2.5" : "S004"; }
@@ -252,7 +253,7 @@ std::string phase_text(const LayerResult& r) {
   return fmt::format("prefill, batch {} x {} tokens", grouped(r.batch), grouped(r.prompt));
 }
 
-void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
+void add_notes(Report& rep, const Subject& in, const LayerResult& r) {
   const ModelConfig& m = in.scenario.model;
   rep.notes.push_back(
       r.query.fused
@@ -318,7 +319,7 @@ void add_notes(Report& rep, const io::Resolved& in, const LayerResult& r) {
 
 }  // namespace
 
-void add_layer(Report& rep, const io::Resolved& in, const LayerResult& r, const ViewOptions& view) {
+void add_layer(Report& rep, const Subject& in, const LayerResult& r, const ViewOptions& view) {
   const L l{in, r};
   rep.sections.push_back(layer_section(l, view));
   const bool windows = in.scenario.model.sliding_window > 0;

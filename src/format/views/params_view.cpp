@@ -1,13 +1,14 @@
 // params: every count, the weights at the chosen format, per-matrix and per-dtype tables.
 #include "format/field.hpp"
 #include "format/views.hpp"
-#include "io/preset_json.hpp"
+
+#include "text/names.hpp"
 
 namespace roofline::format {
 namespace {
 
 struct P {
-  const io::Resolved& in;
+  const Subject& in;
   const ParamsResult& r;
   [[nodiscard]] const ModelConfig& m() const { return in.scenario.model; }
   [[nodiscard]] const ParamCounts& c() const { return *r.counts; }
@@ -187,7 +188,7 @@ const std::vector<Field<P>> kWeights = {
 
 }  // namespace
 
-void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& f) {
+void sweep_figures(const Subject& in, const ParamsResult& r, SweepFigures& f) {
   static const std::vector<SweepColumn> kParamsSweep = {{"params.total_params", "parameters"},
                                                         {"weights.weight_bytes", "weights"}};
   static const Field<P>& total = field_named(kParams, "total_params");
@@ -197,7 +198,7 @@ void sweep_figures(const io::Resolved& in, const ParamsResult& r, SweepFigures& 
   f.cells = {cell_of(total, p), cell_of(weights, p)};
 }
 
-void add_params(Report& rep, const io::Resolved& in, const ParamsResult& r, const ViewOptions& view, bool tables) {
+void add_params(Report& rep, const Subject& in, const ParamsResult& r, const ViewOptions& view, bool tables) {
   const P p{in, r};
   rep.sections.push_back(make_section("params", "Parameters", kParams, p, view));
   rep.sections.push_back(make_section("weights", "Weights", kWeights, p, view));

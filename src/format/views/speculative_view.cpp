@@ -7,7 +7,7 @@ namespace roofline::format {
 namespace {
 
 struct S {
-  const io::Resolved& in;
+  const Subject& in;
   const SpeculativeResult& r;
   [[nodiscard]] const Speculation& sp() const { return *in.scenario.speculation; }
 };
@@ -71,7 +71,7 @@ const std::vector<Field<S>> kSpeculative = {
 
 }  // namespace
 
-void add_speculative(Report& rep, const io::Resolved& in, const SpeculativeResult& r, const ViewOptions& view) {
+void add_speculative(Report& rep, const Subject& in, const SpeculativeResult& r, const ViewOptions& view) {
   const S x{in, r};
   rep.sections.push_back(make_section(
       "speculative", fmt::format("Speculative decoding (context {})", grouped(r.context)), kSpeculative, x, view));

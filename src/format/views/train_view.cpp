@@ -2,15 +2,19 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cmath>
 #include <utility>
+
+#include "text/names.hpp"
 
 namespace roofline::format {
 namespace {
 
 struct T {
-  const io::Resolved& in;
+  const Subject& in;
   const TrainResult& r;
   [[nodiscard]] const TrainingInputs& t() const { return in.scenario.training; }
 };
@@ -720,7 +724,7 @@ void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<
       fmt::format("{} is faster than the devices' peak (MFU {}): check the rate and --gpus", given, mfu));
 }
 
-void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f) {
   static const std::vector<SweepColumn> kTrainSweep = {
       {"train_memory.total_bytes", "memory/device"},      {"fit.fits", "fits"},
       {"train_compute.step_time_s", "step time"},         {"train_comm.step_time_floor_s", "step floor"},
@@ -740,7 +744,7 @@ void sweep_figures(const io::Resolved& in, const TrainAnswer& a, SweepFigures& f
   train_warnings(r, in.scenario.training, f.warnings);
 }
 
-void add_train(Report& rep, const io::Resolved& in, const TrainResult& r, const ViewOptions& view) {
+void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view) {
   const T x{in, r};
   if (rep.inputs) {
     nlohmann::json inputs = *rep.inputs;

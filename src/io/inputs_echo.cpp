@@ -1,0 +1,73 @@
+// The inputs echo of a model command's JSON ("inputs"): the model, the workload, the conventions
+// and the accelerator as resolved.
+#include "io/preset_json.hpp"
+#include "io/scenario_spec.hpp"
+#include "io/text.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace roofline::io {
+
+nlohmann::json inputs_json(const Resolved& in) {
+  const Scenario& sc = in.scenario;
+  const Workload& w = sc.workload;
+  nlohmann::json j;
+  j["model"] = {{"name", in.model_label},
+                {"origin", in.model.origin},
+                {"input_format", name_of(in.model.input_format)},
+                {"modified", sc.provenance.modified},
+                {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
+  j["model"]["published_params"] =
+      sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();
+  const auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  const auto whole = [](double v) {
+    return std::fabs(v) < 0x1p53 && v == std::floor(v) ? nlohmann::json(static_cast<std::int64_t>(v))
+                                                       : nlohmann::json(v);
+  };
+  j["workload"] = {
+      {"batch", w.batch},
+      {"context_tokens", w.context},
+      {"prompt_tokens", w.prompt},
+      {"output_tokens", w.output},
+      {"train_tokens", opt_int(sc.training.tokens)},
+      {"measured_tokens_per_s",
+       sc.training.measured_tokens_per_s ? nlohmann::json(*sc.training.measured_tokens_per_s) : nlohmann::json()},
+      {"weight_format", w.weight_format},
+      {"weight_dtype", dtype_name(w.weight_dtype)},
+      {"weight_bits", w.weight_bits},
+      {"kv_dtype", dtype_name(w.kv_dtype)},
+      {"compute_dtype", dtype_name(w.compute_dtype)},
+      {"activation_dtype", dtype_name(w.activation_dtype)},
+      {"reserve_bytes_per_device", whole(w.reserve.base())},
+      {"bw_efficiency", w.bw_efficiency},
+      {"mfu", w.mfu},
+      {"devices", sc.deployment.devices}};
+  j["conventions"] = {{"flops_basis", name_of(w.basis)},
+                      {"attention", name_of(w.attention)},
+                      {"lm_head_positions", name_of(w.lm_head)},
+                      {"decode_bytes", name_of(w.decode_bytes)},
+                      {"moe_decode_bytes", name_of(w.moe_decode)},
+                      {"capacity", sc.accelerator ? name_of(sc.accelerator->capacity_source) : "none"},
+                      {"concurrency_rounding", "floor"}};
+  if (sc.accelerator) {
+    const HardwareConfig& h = sc.accelerator->hw;
+    nlohmann::json peaks = nlohmann::json::object();
+    for (DType t : kAllDTypes) {
+      if (auto pk = h.peak_for(t)) peaks[std::string(dtype_name(t))] = pk->base();
+    }
+    const auto peak = device_peak(sc);
+    j["gpu"] = {{"name", h.name},
+                {"requested", in.gpu_requested},
+                {"memory_capacity_bytes", whole(h.memory_capacity.base())},
+                {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
+                {"peak_flop_per_s", peaks},
+                {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
+  } else {
+    j["gpu"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace roofline::io
