@@ -99,8 +99,9 @@ std::span<const Command> commands();
 const Command* command_named(std::string_view name);
 
 /// What the views show of a resolved run: its scenario, name, notes and warnings, the inputs a
-/// command of `groups` reads, and their JSON echo when `view` wants it.
-format::Subject subject(const io::Resolved& in, unsigned groups, const format::ViewOptions& view);
+/// command of `groups` reads, and their JSON echo (from `spec`, as given) when `view` wants it.
+format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, unsigned groups,
+                        const format::ViewOptions& view);
 
 /// The spec `cmd` resolves from the one given (Command::prepare).
 io::ScenarioSpec prepared(const Command& cmd, const io::ScenarioSpec& given);

@@ -22,13 +22,14 @@ namespace roofline::cli {
 
 Run run_completion(Request& req, const io::Resolved*);  // app.cpp: the completion spec is CLI11's
 
-format::Subject subject(const io::Resolved& in, unsigned groups, const format::ViewOptions& view) {
+format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, unsigned groups,
+                        const format::ViewOptions& view) {
   const auto reads = [&](unsigned g) { return (groups & g) != 0U; };
   return {in.scenario,
           in.model_label,
           in.notes,
           in.warnings,
-          view.echo_inputs ? std::make_shared<const nlohmann::json>(io::inputs_json(in)) : nullptr,
+          view.echo_inputs ? std::make_shared<const nlohmann::json>(io::inputs_json(spec, in, groups)) : nullptr,
           {.gpu = reads(io::kGpu),
            .devices = reads(io::kDevices),
            .batch = reads(io::kBatch),
@@ -58,7 +59,7 @@ Run started(const char* command, const format::Subject& s, const Request& req) {
 
 Run run_report(Request& req, const io::Resolved* in) {
   const ReportAnswer a = answer_report(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("report", s, req);
   format::add_params(o.report, s, a.params, req.view, false);
   format::add_flops(o.report, s, a.flops, req.view);
@@ -78,7 +79,7 @@ Run run_report(Request& req, const io::Resolved* in) {
 }
 
 Run run_params(Request& req, const io::Resolved* in) {
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("params", s, req);
   format::add_params(o.report, s, analyze_params(in->scenario), req.view, true);
   format::add_model_notes(o.report, s);
@@ -86,14 +87,14 @@ Run run_params(Request& req, const io::Resolved* in) {
 }
 
 Run run_flops(Request& req, const io::Resolved* in) {
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("flops", s, req);
   format::add_flops(o.report, s, analyze_flops(in->scenario), req.view);
   return o;
 }
 
 Run run_kv(Request& req, const io::Resolved* in) {
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("kv", s, req);
   format::add_kv(o.report, s, analyze_kv(in->scenario), req.view, true);
   return o;
@@ -101,7 +102,7 @@ Run run_kv(Request& req, const io::Resolved* in) {
 
 Run run_memory(Request& req, const io::Resolved* in) {
   const MemoryAnswer a = answer_memory(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("memory", s, req);
   format::add_capacity(o.report, s, a.capacity, req.view);
   if (a.layout) format::add_deployment(o.report, s, *a.layout, req.view);
@@ -112,7 +113,7 @@ Run run_memory(Request& req, const io::Resolved* in) {
 
 Run run_decode(Request& req, const io::Resolved* in) {
   const DecodeAnswer a = answer_decode(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("decode", s, req);
   format::add_hardware(o.report, s, a.hardware, req.view);
   format::add_decode(o.report, s, a.decode, req.view);
@@ -125,7 +126,7 @@ Run run_decode(Request& req, const io::Resolved* in) {
 
 Run run_prefill(Request& req, const io::Resolved* in) {
   const PrefillAnswer a = answer_prefill(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("prefill", s, req);
   format::add_hardware(o.report, s, a.hardware, req.view);
   format::add_prefill(o.report, s, a.prefill, req.view);
@@ -136,7 +137,7 @@ Run run_prefill(Request& req, const io::Resolved* in) {
 
 Run run_serve(Request& req, const io::Resolved* in) {
   const ServeAnswer a = answer_serve(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("serve", s, req);
   format::add_serve(o.report, s, a.serve, req.view);
   if (a.layout) {
@@ -156,7 +157,7 @@ Run run_serve(Request& req, const io::Resolved* in) {
 
 Run run_train(Request& req, const io::Resolved* in) {
   const TrainAnswer a = answer_train(in->scenario);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("train", s, req);
   format::add_train(o.report, s, a.train, req.view);
   format::add_fit(o.report, a.fit, req.view);
@@ -181,7 +182,7 @@ Run run_layer(Request& req, const io::Resolved* in) {
   const LayerQuery q{.phase = req.spec.phase.value_or(Phase::decode), .fused = req.spec.fused};
   check_phase_flags(req.spec, q.phase);
   const LayerAnswer a = answer_layer(in->scenario, q);
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("layer", s, req);
   format::add_hardware(o.report, s, a.hardware, req.view);
   format::add_layer(o.report, s, a.layer, req.view);
@@ -219,7 +220,7 @@ Run run_plan(Request& req, const io::Resolved* in) {
       }
     }
   }
-  const format::Subject s = subject(*in, req.groups, req.view);
+  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
   Run o = started("plan", s, req);
   format::add_plan(o.report, answer_plan(on, plan), plan, req.view);
   return o;
@@ -269,7 +270,10 @@ Run run_compare(Request& req, const io::Resolved*) {
     std::istringstream copy(stdin_text);
     const io::Resolved r =
         io::resolve(prepared(q, one), *req.reg, from_stdin ? copy : *req.in, q.needs_gpu, q.training());
-    Run col = q.run(req, &r);
+    // The column's run reads its own spec: its inputs echo names its model or accelerator alone.
+    Request column = req;
+    column.spec = std::move(one);
+    Run col = q.run(column, &r);
     std::string name = by_gpu ? r.scenario.accelerator->hw.name : r.scenario.model.name;
     for (std::size_t k = 0; k < c.columns.size(); ++k) {
       if (c.columns[k].name == name) {

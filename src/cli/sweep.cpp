@@ -33,14 +33,14 @@ class Grid {
 
   void first(io::ScenarioSpec& spec) {
     std::fill(at_.begin(), at_.end(), 0);
-    for (const io::SweepAxis& a : axes_) a.def->set(spec, a.texts.front());
+    for (const io::SweepAxis& a : axes_) set(spec, a, 0);
   }
 
   void next(io::ScenarioSpec& spec) {
     for (std::size_t i = axes_.size(); i-- > 0;) {
       const io::SweepAxis& a = axes_[i];
       at_[i] = at_[i] + 1 < a.texts.size() ? at_[i] + 1 : 0;
-      a.def->set(spec, a.texts[at_[i]]);
+      set(spec, a, at_[i]);
       if (at_[i] != 0) return;
     }
   }
@@ -72,6 +72,12 @@ class Grid {
   }
 
  private:
+  // An axis at its i-th value, recorded as given so a point's inputs echo is that point's.
+  static void set(io::ScenarioSpec& spec, const io::SweepAxis& a, std::size_t i) {
+    a.def->set(spec, a.texts[i]);
+    io::record_given(spec, *a.def, a.texts[i]);
+  }
+
   const std::vector<io::SweepAxis>& axes_;
   std::vector<std::size_t> at_;
 };
@@ -296,7 +302,8 @@ std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& a
     if (a.def->group == io::kDevices) shared.scenario.deployment.devices = 1;
   }
   const format::ViewOptions view{.echo_inputs = false};
-  const format::Report head = format::start_report(std::string(cmd.name).c_str(), subject(shared, groups, view), view);
+  const format::Report head =
+      format::start_report(std::string(cmd.name).c_str(), subject(shared, {}, groups, view), view);
   format::Report rep;
   rep.command = head.command;
   rep.headline = head.headline;

@@ -1,5 +1,5 @@
-// The inputs echo of a model command's JSON ("inputs"): the model, the workload, the conventions
-// and the accelerator as resolved.
+// The inputs echo of a model command's JSON ("inputs"): every input given, as typed, and the
+// model, workload, conventions, accelerator, serving load, layout, plan and price as resolved.
 #include "io/preset_json.hpp"
 #include "io/scenario_spec.hpp"
 #include "io/text.hpp"
@@ -10,7 +10,38 @@
 
 namespace roofline::io {
 
-nlohmann::json inputs_json(const Resolved& in) {
+namespace {
+
+// The inputs given, keyed by flag name: a value as typed, true for a switch, an array for a
+// repeatable input. With "command" added it is a batch line, so the result is reproducible.
+nlohmann::json given_json(const ScenarioSpec& spec, unsigned groups) {
+  nlohmann::json given = nlohmann::json::object();
+  if (spec.model_json_text) {
+    given["model"] = nlohmann::json::parse(*spec.model_json_text);
+  } else if (!spec.model.empty()) {
+    given["model"] = spec.model;
+  }
+  for (const GivenInput& g : spec.given) {
+    if ((g.def->group & groups) == 0U) continue;
+    // The accelerator is the spec's own (compare sets each column's in place of the list).
+    const bool is_gpu = std::string_view(g.def->name) == "gpu";
+    const nlohmann::json v = *g.def->value_name == '\0' ? nlohmann::json(true)
+                             : is_gpu                   ? nlohmann::json(spec.gpu)
+                                                        : nlohmann::json(g.text);
+    if (g.def->repeatable) {
+      given[g.def->name].push_back(v);
+    } else {
+      given[g.def->name] = v;
+    }
+  }
+  return given;
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigned groups) {
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
   nlohmann::json j;
@@ -67,6 +98,32 @@ nlohmann::json inputs_json(const Resolved& in) {
   } else {
     j["gpu"] = nullptr;
   }
+  const auto reads = [&](unsigned g) { return (groups & g) != 0U; };
+  if (reads(kServing) || reads(kTargets)) {
+    const ServingInputs& s = sc.serving;
+    j["serving"] = {{"concurrency", s.concurrency ? nlohmann::json(*s.concurrency) : nlohmann::json()},
+                    {"kv_block_tokens", s.kv_block},
+                    {"shared_prefix_tokens", s.shared_prefix},
+                    {"tpot_target_s", optional_json(s.tpot_target_s)},
+                    {"ttft_target_s", optional_json(s.ttft_target_s)}};
+  }
+  if (reads(kParallel) && !reads(kTrain)) {
+    const Deployment& d = sc.deployment;
+    j["layout"] = {{"explicit", d.explicit_layout},
+                   {"tp", d.tensor},
+                   {"pp", d.pipeline},
+                   {"dp", d.data},
+                   {"ep", d.expert},
+                   {"micro_batches", d.micro_batches},
+                   {"link_latency_s", d.link_latency.base()},
+                   {"link_efficiency", d.link_efficiency}};
+  }
+  if (reads(kPlan)) {
+    j["plan"] = {{"users", spec.users ? nlohmann::json(*spec.users) : nlohmann::json()},
+                 {"tokens_per_s_per_user", optional_json(spec.tokens_per_s_per_user)},
+                 {"price_per_device_hour", optional_json(spec.price)}};
+  }
+  j["given"] = given_json(spec, groups);
   return j;
 }
 

@@ -451,6 +451,18 @@ void check_one_value(const InputDef& def, const std::string& text) {
 
 }  // namespace
 
+void record_given(ScenarioSpec& spec, const InputDef& def, const std::string& text) {
+  if (!def.repeatable) {
+    for (GivenInput& g : spec.given) {
+      if (g.def == &def) {
+        g.text = text;
+        return;
+      }
+    }
+  }
+  spec.given.push_back({&def, text});
+}
+
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag) {
   set_input(spec, def, text, std::string("--") + def.name, diag);
 }
@@ -463,6 +475,7 @@ void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text,
     def.set(spec, text);
     ok = true;
   });
+  if (ok) record_given(spec, def, text);
   // An override on a preset makes a modified model, labelled with the flags that made it.
   if (ok && def.group == kModelOverrides) {
     spec.overrides.given.push_back(std::string("--") + def.name + (text.empty() ? "" : " " + text));

@@ -82,6 +82,14 @@ struct ReserveSpec {
   std::optional<double> fraction;
 };
 
+struct InputDef;
+
+/// One input as the user gave it: its definition and its text ("" for a switch).
+struct GivenInput {
+  const InputDef* def = nullptr;
+  std::string text;
+};
+
 struct ScenarioSpec {
   std::string model;  ///< preset name, HF repo id alias, file path, "-" (stdin); empty: flags alone
   std::optional<std::string> model_json_text;  ///< an inline config object (JSON input), as text
@@ -133,6 +141,9 @@ struct ScenarioSpec {
   bool no_flash_attention = false;
   bool dropout = false;
   std::optional<double> price;
+  /// Every input set through the input table, in order (a sweep's axes at the current point): the
+  /// JSON echo's `inputs.given`, which a batch line takes back as it is.
+  std::vector<GivenInput> given;
 };
 
 /// Errors collected over a pass; check() throws them together (one line each).
@@ -205,6 +216,10 @@ void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text,
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, std::string_view where,
                Diagnostics& diag);
 
+/// Records `text` as the value given for `def` (a repeatable input's values accumulate); set_input
+/// calls it, and a sweep at each point.
+void record_given(ScenarioSpec& spec, const InputDef& def, const std::string& text);
+
 /// Fills a spec from a JSON object whose keys are flag names ("batch", "kv-dtype" or "kv_dtype",
 /// "model", "gpu"); a key outside `groups` is an error naming the command.
 void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
@@ -245,9 +260,12 @@ Resolved resolve_fixed(const ScenarioSpec& spec, const PresetRegistry& reg, std:
 /// Throws InputError or UsageError with every problem of this point.
 void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false);
 
-/// The inputs echo of a model command's JSON ("inputs"): the model, the workload, the conventions
-/// and the accelerator as resolved.
-nlohmann::json inputs_json(const Resolved& in);
+/// The inputs echo of a model command's JSON ("inputs"): the model, the workload, the conventions,
+/// the accelerator, and where the command reads them the serving load and targets, the layout,
+/// the plan's users and the price, as resolved.
+/// `given` holds every input of the spec the command read (`groups`), as typed, so a batch line of
+/// the command and these keys reproduces the result.
+nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigned groups);
 
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);

@@ -548,6 +548,65 @@ def check_verdict(d):
     return out
 
 
+@invariant
+def inputs_given_reproduce(ctx):
+    """A JSON answer's `inputs.given` holds every input the command was given, as typed, and is a
+    batch line: `{"command": ..., **given}` through `roofline batch` answers the same results,
+    notes and warnings as the run that echoed it (issue 21, part 6). Plans include layouts and
+    --require-fit."""
+    commands = deck(ctx.rng, BATCH_COMMANDS)
+    plans, singles = [], []
+    for i in range(ctx.n(22)):
+        command = next(commands)
+        plan = ctx.gen.plan(command, layout=command in ("memory", "decode", "serve") and ctx.gen.chance(0.5))
+        args = plan.argv("--format", "json")
+        r = ctx.single(args)
+        if r is None:
+            continue
+        if r.code not in (0, 3):
+            ctx.check.skip(f"{command}: refused ({r.err.strip()[:60]})")
+            continue
+        doc = r.json()
+        given = dict(doc["inputs"].get("given", {}))
+        model = given.pop("model", None)
+        flags = []
+        for k, v in given.items():
+            for one in (v if isinstance(v, list) else [v]):
+                flags.append((k, None if one is True else one))
+        echoed = Plan(command, model, flags)
+        plans.append(echoed)
+        singles.append((plan, args, doc, echoed))
+    answers = ctx.runner.batch(plans)
+    for (plan, args, doc, echoed), answer in zip(singles, answers):
+        data = {"plan": plan, "doc": doc, "echoed": echoed, "answer": answer}
+        ctx.check.case(cmdline(args))
+        for message in check_given(data):
+            ctx.check.violation(cmdline(args), message)
+        if not any(w.startswith("an echo") for w, _ in ctx.check.selfchecks) and plan.flags:
+            def perturb(d):
+                f, v = d["echoed"].flags[-1]
+                d["echoed"] = d["echoed"].without(f)
+            self_check(ctx, "an echo missing an input", check_given, data, perturb)
+
+
+def check_given(d):
+    out = []
+    plan, echoed = d["plan"], d["echoed"]
+    want = sorted((f, "" if v is None else str(v)) for f, v in plan.flags)
+    got = sorted((f, "" if v is None else str(v)) for f, v in echoed.flags)
+    if want != got or plan.model != echoed.model:
+        out.append(f"inputs.given {echoed.batch_line()} is not the plan's inputs {plan.batch_line()}")
+    a = d["answer"]
+    if isinstance(a, str) or "error" in a:
+        return out + [f"the echoed inputs as a batch line {echoed.batch_line()} answer "
+                      f"{a if isinstance(a, str) else a['error']!r}"]
+    for key in ("results", "notes", "warnings"):
+        dd = diff(a.get(key, []), d["doc"].get(key, []), key)
+        if dd:
+            out.append(f"the echoed inputs as a batch line differ from the run at {dd}")
+    return out
+
+
 FORMAT_COMMANDS = ["report", "params", "flops", "kv", "memory", "decode", "prefill", "serve", "train", "layer"]
 
 
