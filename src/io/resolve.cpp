@@ -325,9 +325,18 @@ void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
     return;
   }
   const std::int64_t per_step = *sequences;
-  if (spec.grad_accum || *spec.global_batch % per_step != 0) {
-    diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of --micro-batch x --dp = " +
-               str(per_step) + (spec.grad_accum ? ", or --grad-accum is also given" : ""));
+  const std::string step = "--micro-batch " + str(t.micro_batch) + " x --dp " + str(sc.deployment.data);
+  if (spec.grad_accum) {
+    // Both given: they must agree, B = b d m; the one that disagrees is named with the product.
+    const std::optional<std::int64_t> b_d_m = count_product(per_step, t.grad_accum);
+    if (!b_d_m || *b_d_m != *spec.global_batch) {
+      diag.usage("--global-batch " + str(*spec.global_batch) + " and --grad-accum " + str(t.grad_accum) +
+                 " disagree: " + step + " x --grad-accum " + str(t.grad_accum) + " = " +
+                 (b_d_m ? str(*b_d_m) : std::string("more than 2^62")) + " sequences a step; give one of them");
+    }
+  } else if (*spec.global_batch % per_step != 0) {
+    diag.input("--global-batch: " + str(*spec.global_batch) + " is not a multiple of " + step + " = " + str(per_step) +
+               " sequences a micro-step");
   } else {
     t.grad_accum = *spec.global_batch / per_step;
   }
@@ -385,6 +394,13 @@ void resolve_timing(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   if (spec.hfu && spec.mfu) diag.usage("--hfu and --mfu: give one utilisation, not both");
   if (spec.measured_step_time && spec.measured_tokens_per_s) {
     diag.usage("--measured-step-time and --measured-tokens-per-s: give one measurement, not both");
+  }
+  // A measured rate sets the step time: an assumed --mfu beside it would change nothing.
+  if ((spec.mfu || spec.hfu) && (spec.measured_step_time || spec.measured_tokens_per_s)) {
+    const std::string assumed = spec.mfu ? "--mfu" : "--hfu";
+    diag.usage(assumed + " and " + (spec.measured_step_time ? "--measured-step-time" : "--measured-tokens-per-s") +
+               ": the measurement sets the step time and the achieved MFU, so " + assumed +
+               " would change nothing; give one");
   }
   t.hfu = spec.hfu;
   t.measured_step_time_s = spec.measured_step_time;

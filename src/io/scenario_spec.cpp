@@ -201,7 +201,13 @@ const std::vector<InputDef> kInputs = {
     {"prompt", "p", kPrompt, "N", "Prefill tokens per sequence [default: 2048, or the model's context if shorter]",
      [](ScenarioSpec& s, const std::string& t) { s.prompt = positive_count(t); }, false, Sweep::counts},
     {"output", nullptr, kOutput, "N", "Generated tokens per request [default: 256]",
-     [](ScenarioSpec& s, const std::string& t) { s.output = parse_count(t); }, false, Sweep::counts},
+     [](ScenarioSpec& s, const std::string& t) {
+       // No output token is no decode: a steady state or a TPOT of nothing (a prompt alone is prefill's).
+       s.output = parse_count(t);
+       if (*s.output == 0)
+         throw InputError(quote(t) + " generates no token; give at least 1 (`roofline prefill` sizes a prompt alone)");
+     },
+     false, Sweep::counts},
     {"dtype", nullptr, kWeights, "DTYPE", "Weight data type [default: bf16]",
      [](ScenarioSpec& s, const std::string& t) { s.dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
      dtype_names},

@@ -217,7 +217,7 @@ TEST_CASE("prefill, serve and layer over the range answer in every format", "[ra
         check(m, {"prefill"}, gpu + Args{"--prompt", "10M", "--batch", "1e6", "--gpus", "1e5"}, f);
         check(m, {"prefill"}, gpu + Args{"--prompt", "1", "--batch", "1"}, f);
         check(m, {"serve"}, gpu + Args{"--prompt", "10M", "--output", "10M", "--batch", "1e6", "--gpus", "1e5"}, f);
-        check(m, {"serve"}, gpu + Args{"--prompt", "1", "--output", "0", "--batch", "1"}, f);
+        check(m, {"serve"}, gpu + Args{"--prompt", "1", "--output", "1", "--batch", "1"}, f);
         check(m, {"serve"}, gpu + Args{"--prompt", "10M", "--output", "1", "--concurrency", "1e6"}, f);
         Args layer_gpu = Args{"--gpu", "h100-sxm"};
         for (std::size_t i = 0; i < machine.size(); i += 2) {

@@ -45,7 +45,7 @@ class Generator:
         return log_uniform_int(self.rng, 1, 131_072)
 
     def output(self):
-        return 0 if self.chance(0.05) else log_uniform_int(self.rng, 1, 32_768)
+        return 1 if self.chance(0.05) else log_uniform_int(self.rng, 1, 32_768)
 
     def reserve(self):
         if self.chance(0.5):
