@@ -10,13 +10,19 @@
 
 namespace {
 
-// The terminal's width for pictures: COLUMNS when set to a number, else the tty's; 0 when unknown.
-int terminal_columns(bool tty) {
+// COLUMNS when set to a number; 0 otherwise.
+int columns_variable() {
   if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
     char* end = nullptr;
     const long n = std::strtol(c, &end, 10);
     if (*end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
   }
+  return 0;
+}
+
+// The terminal's width for pictures: COLUMNS when set to a number, else the tty's; 0 when unknown.
+int terminal_columns(bool tty) {
+  if (const int n = columns_variable(); n > 0) return n;
   winsize w{};
   if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
   return 0;
@@ -37,6 +43,7 @@ int main(int argc, char** argv) {
   env.term_dumb = term != nullptr && std::string(term) == "dumb";
   if (const char* p = std::getenv("ROOFLINE_PRESET_PATH")) env.preset_path = p;
   env.columns = terminal_columns(env.stdout_is_tty);
+  env.columns_variable = columns_variable();
   const int code = roofline::cli::run_cli(args, std::cin, std::cout, std::cerr, env);
   std::cout.flush();
   // Whatever run_cli wrote (--help and --version too) must have reached stdout: a full disk or a

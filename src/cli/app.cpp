@@ -165,6 +165,8 @@ format::RenderOptions render_options(const GlobalOptions& g, const Env& env) {
   o.units = g.units == "iec" ? format::UnitSystem::iec : format::UnitSystem::si;
   o.explain = g.explain;
   o.csv_header = !g.no_header;
+  // Tables follow COLUMNS, not the tty: a script's output stays the same in any terminal.
+  if (env.columns_variable > 0) o.width = static_cast<std::size_t>(std::clamp(env.columns_variable, 40, 1000));
   const bool auto_color = (env.stdout_is_tty || env.clicolor_force) && !env.term_dumb && !env.no_color;
   o.color = o.format == format::OutputFormat::table && (g.color == "always" || (g.color == "auto" && auto_color));
   return o;

@@ -14,9 +14,10 @@ struct Env {
   bool no_color = false;        ///< NO_COLOR is set
   bool clicolor_force = false;  ///< CLICOLOR_FORCE is set and not "0"
   bool term_dumb = false;
-  std::string preset_path;  ///< ROOFLINE_PRESET_PATH (colon-separated)
-  int columns = 0;          ///< the terminal's width (COLUMNS, else the tty's); 0: unknown, 80 is used
-  bool cli11_only = false;  ///< parse every line with CLI11 (tests: the direct parse must agree with it)
+  std::string preset_path;   ///< ROOFLINE_PRESET_PATH (colon-separated)
+  int columns = 0;           ///< the terminal's width (COLUMNS, else the tty's); 0: unknown, 80 is used
+  int columns_variable = 0;  ///< COLUMNS alone, for the table view's width (100 when 0)
+  bool cli11_only = false;   ///< parse every line with CLI11 (tests: the direct parse must agree with it)
 };
 
 /// Whether run_cli parses `args` without CLI11 (the common line of a model command), for tests:

@@ -12,8 +12,7 @@ nlohmann::json results_json(const Report& r, nlohmann::json* formulas);  // repo
 
 namespace {
 
-// A table fits a 100-column terminal; the ratio columns are the first to go (render.cpp's width).
-constexpr std::size_t kTableWidth = 100;
+// A table fits the width (COLUMNS, 100 when unset); the ratio columns are the first to go.
 
 std::size_t width(const std::string& s) {
   std::size_t n = 0;
@@ -246,7 +245,7 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
     }
     return t;
   };
-  // Whether a table fits 100 columns as render() draws it.
+  // Whether a table fits the width (COLUMNS, 100 when unset) as render() draws it.
   RenderOptions plain = o;
   plain.color = false;
   const auto fits = [&](const Table& t) {
@@ -254,7 +253,7 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
     std::size_t start = 0;
     while (start < text.size()) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
-      if (width(text.substr(start, end - start)) > kTableWidth) return false;
+      if (width(text.substr(start, end - start)) > o.width) return false;
       start = end + 1;
     }
     return true;

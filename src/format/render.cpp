@@ -40,9 +40,6 @@ Table visible(const Table& t) {
   return v;
 }
 
-// The table view fits a 100-column terminal; notes wrap at word boundaries.
-constexpr std::size_t kTableWidth = 100;
-
 std::string wrap(const std::string& text, const std::string& first, const std::string& rest, std::size_t limit) {
   std::string out;
   std::string line = first;
@@ -70,7 +67,20 @@ std::string bold(const std::string& s, bool color) { return color ? "\033[1m" + 
 
 std::string render_table(const Report& r, const RenderOptions& o) {
   std::string out;
-  if (!r.headline.empty()) out += bold(r.headline, o.color) + "\n";
+  if (!r.headline.empty()) {
+    // Each headline line wraps at the width, at its spaces.
+    std::string head;
+    std::size_t start = 0;
+    while (start <= r.headline.size()) {
+      std::size_t end = r.headline.find('\n', start);
+      if (end == std::string::npos) end = r.headline.size();
+      const std::string line = r.headline.substr(start, end - start);
+      head += width(line) > o.width ? wrap(line, "", "", o.width) : line + "\n";
+      start = end + 1;
+    }
+    head.pop_back();
+    out += bold(head, o.color) + "\n";
+  }
   std::size_t label_w = 0;
   std::size_t value_w = 0;
   for (const Section& s : r.sections) {
@@ -89,7 +99,20 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       if (row.absent) continue;
       const std::string v = display(row.value, row.unit, o.units);
       std::string line = "  " + pad_right(row.label, label_w) + "  " + pad_left(v, value_w);
-      if (!row.note.empty()) line += "  " + row.note;
+      if (!row.note.empty()) {
+        // A note past the width wraps under itself.
+        const std::size_t at = width(line) + 2;
+        if (at + width(row.note) > o.width && at + 20 <= o.width) {
+          line = wrap(row.note, line + "  ", std::string(at, ' '), o.width);
+          line.pop_back();
+        } else if (at + width(row.note) > o.width) {
+          // No room beside the value: the note goes under the row, indented.
+          line += "\n" + wrap(row.note, "      ", "      ", o.width);
+          line.pop_back();
+        } else {
+          line += "  " + row.note;
+        }
+      }
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
       if (o.explain && !row.formula.empty()) {
@@ -98,7 +121,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
         if (!row.substituted.empty()) text += " = " + row.substituted;
         if (!row.formula_id.empty()) text += "  [" + row.formula_id + "]";
         const std::string indent(std::min<std::size_t>(label_w + 4, 40), ' ');
-        out += wrap(text, indent + "= ", indent + "  ", kTableWidth);
+        out += wrap(text, indent + "= ", indent + "  ", o.width);
       }
     }
   }
@@ -133,7 +156,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
   }
   if (!r.notes.empty()) {
     out += "\n" + bold("Notes", o.color) + "\n";
-    for (const std::string& n : r.notes) out += wrap(n, "  - ", "    ", kTableWidth);
+    for (const std::string& n : r.notes) out += wrap(n, "  - ", "    ", o.width);
   }
   return out;
 }
@@ -230,9 +253,12 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
     const Table t = visible(full);
     out += "\n### " + t.title + "\n\n|";
     std::string rule = "|";
-    for (const Column& c : t.columns) {
-      out += " " + md_cell(c.label) + " |";
-      rule += "---|";
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      out += " " + md_cell(t.columns[c].label) + " |";
+      // Numbers right-aligned, as the table view sets them: a column whose cells are numbers.
+      bool right = t.columns[c].right;
+      for (std::size_t i = 0; i < t.rows.size() && !right; ++i) right = c < t.rows[i].size() && numeric(t.rows[i][c]);
+      rule += right ? "---:|" : "---|";
     }
     out += "\n" + rule + "\n";
     for (std::size_t i = 0; i < t.rows.size(); ++i) {

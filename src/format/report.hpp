@@ -101,6 +101,9 @@ struct RenderOptions {
   bool explain = false;
   bool color = false;
   bool csv_header = true;  ///< --no-header omits it, so a shell loop's rows concatenate
+  /// The table view's width (COLUMNS; 100 when unset): the headline, the notes beside values, the
+  /// notes and --explain wrap to it. A table of columns is kept whole.
+  std::size_t width = 100;
 };
 
 inline constexpr int kSchemaVersion = 1;

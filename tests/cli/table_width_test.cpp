@@ -93,3 +93,36 @@ TEST_CASE("every command's table fits 100 columns and cites no unpublished sourc
     }
   }
 }
+
+TEST_CASE("a table follows COLUMNS: the headline, the rows' notes, the notes and --explain wrap to it", "[table]") {
+  // The sections and notes of these commands wrap; a table of columns (the listings) is kept whole.
+  const std::vector<std::vector<std::string>> commands = {
+      {"report", "llama3-8b", "--gpu", "h100-sxm"},
+      {"report", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", "8", "--explain"},
+      {"serve", "llama3-70b", "--gpu", "h100-sxm", "--tp", "4", "--tpot", "50ms"},
+      {"train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--tp", "8", "--tokens", "15T", "--price", "2.5"},
+      {"compare", "decode", "llama3-8b", "--gpu", "h100-sxm,h200-sxm,mi300x", "--batch", "32"},
+  };
+  for (const int width : {80}) {
+    for (const auto& args : commands) {
+      std::istringstream in;
+      std::ostringstream wide;
+      std::ostringstream narrow;
+      std::ostringstream err;
+      roofline::cli::Env env;
+      REQUIRE(roofline::cli::run_cli(args, in, wide, err, env) == 0);
+      env.columns_variable = width;
+      REQUIRE(roofline::cli::run_cli(args, in, narrow, err, env) == 0);
+      std::istringstream lines(narrow.str());
+      std::string line;
+      std::size_t longest_wide = 0;
+      for (std::istringstream w(wide.str()); std::getline(w, line);)
+        longest_wide = std::max(longest_wide, columns(line));
+      CHECK(longest_wide > static_cast<std::size_t>(width));  // the default (100) would not fit
+      while (std::getline(lines, line)) {
+        INFO(args.front() << " " << args[1] << " at COLUMNS=" << width << ": " << line);
+        CHECK(columns(line) <= static_cast<std::size_t>(width));
+      }
+    }
+  }
+}
