@@ -1,5 +1,6 @@
 #include "format/jsonl.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -155,7 +156,13 @@ void append_csv_value(std::string& out, const Value& v) {
     append_integer(out, *i);
   } else if (const auto* d = std::get_if<double>(&v)) {
     // As a single run's CSV writes it (render.cpp raw_value): fmt's shortest round-trip text.
-    if (std::isfinite(*d)) fmt::format_to(std::back_inserter(out), "{}", *d);
+    // Formatted into a stack buffer by a compiled format: the same text, without parsing "{}"
+    // and growing the string through an appender at every point of a streamed sweep.
+    if (std::isfinite(*d)) {
+      char buf[32];
+      const char* end = fmt::format_to(buf, FMT_COMPILE("{}"), *d);
+      out.append(buf, static_cast<std::size_t>(end - buf));
+    }
   } else if (const auto* b = std::get_if<bool>(&v)) {
     out += *b ? "true" : "false";
   }
