@@ -52,7 +52,9 @@ std::string seconds_text(double s) {
   if (a < 0.9995e-3) return sig4(s * 1e6) + " µs";
   if (a < 0.9995) return sig4(s * 1e3) + " ms";
   if (a < units::kSecondsPerDay) return sig4(s) + " s";
-  return sig4(s / units::kSecondsPerDay) + " days";
+  const double days = s / units::kSecondsPerDay;
+  // Days are never in e-notation: from 1,000 up, whole days with separators.
+  return (std::fabs(days) >= 1000.0 ? grouped_number(days) : sig4(days)) + " days";
 }
 
 std::string grouped_unsigned(std::uint64_t v) { return fmt::format("{}", fmt::group_digits(v)); }
@@ -143,7 +145,13 @@ std::string display(const Value& v, Unit u, UnitSystem units) {
       return sig4(x) + "x";
     case Unit::watts:
       return sig4(x) + " W";
+    case Unit::money:
+      // Money is never in e-notation: whole units with separators from 1,000, cents below.
+      return std::fabs(x) >= 1000.0 ? grouped_number(x) : fmt::format("{:.2f}", x);
     case Unit::none:
+      // A plain number from 1,000 up has thousands separators, never e-notation.
+      if (std::fabs(x) >= 1000.0) return grouped_number(x);
+      return sig4(x);
     case Unit::text:
     case Unit::boolean:
       return sig4(x);

@@ -43,6 +43,10 @@ inline Cell cell(bool v) { return {v, Unit::boolean}; }
 inline Cell cell(std::string v) { return {std::move(v), Unit::text}; }
 /// A plain number (a quotient such as P_layer / d²).
 inline Cell number(double v) { return {v, Unit::none}; }
+/// A cost, in the currency --price was given in.
+inline constexpr const char* kCurrencyNote =
+    "costs are in the currency of --price, per device-hour; roofline assumes none and converts none";
+inline Cell money(double v) { return {v, Unit::money}; }
 
 /// An unknown value keeps the unit its type would have had; it prints as n/a and JSON null.
 template <typename T>

@@ -27,6 +27,7 @@ enum class Unit {
   fraction,  ///< shown as a percentage
   ratio,     ///< shown as "x"
   watts,
+  money,  ///< a cost in --price's currency: separators from 1,000 up, cents below
   text,
   boolean,
 };

@@ -67,11 +67,11 @@ const std::vector<Field<B>> kBest = {
        return fmt::format("{} x {} x {} x {}", b.o.row.groups, b.o.row.tensor, b.o.row.pipeline, b.o.row.data);
      }},
     {"cost_per_hour", "cost per hour", "S003-3.6", "devices x price",
-     [](const B& b) { return number(b.o.row.cost_per_hour.value_or(0.0)); },
+     [](const B& b) { return money(b.o.row.cost_per_hour.value_or(0.0)); },
      [](const B& b) { return fmt::format("{} x {}", b.o.row.devices, num(*b.in.price_per_device_hour)); }, nullptr,
      [](const B& b) { return b.o.row.cost_per_hour.has_value(); }},
-    {"cost_per_million_tokens", "cost per million tokens", "S003-3.6", "cost per hour / (users R 3600) x 10^6",
-     [](const B& b) { return number(b.o.row.cost_per_million_tokens.value_or(0.0)); },
+    {"cost_per_million_tokens", "cost per million output tokens", "S003-3.6", "cost per hour / (users R 3600) x 10^6",
+     [](const B& b) { return money(b.o.row.cost_per_million_tokens.value_or(0.0)); },
      [](const B& b) {
        return fmt::format("{} / ({} x {} x 3600) x 1000000", num(*b.o.row.cost_per_hour), b.in.users,
                           num(b.in.tokens_per_s_per_user));
@@ -83,6 +83,7 @@ const std::vector<Field<B>> kBest = {
 
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view) {
   const auto best = std::find_if(options.begin(), options.end(), [](const PlanOption& o) { return o.row.feasible(); });
+  if (in.price_per_device_hour) rep.notes.emplace_back(kCurrencyNote);
   if (best != options.end()) {
     rep.sections.push_back(make_section("plan_best", "The cheapest plan", kBest, B{*best, in}, view));
   } else {
@@ -102,8 +103,8 @@ void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInp
            {"ttft_s", "TTFT", Unit::seconds, true},
            {"groups", "groups", Unit::count},
            {"devices", "devices", Unit::count},
-           {"cost_per_hour", "cost/h", Unit::none},
-           {"cost_per_million_tokens", "cost/Mtok", Unit::none, true}},
+           {"cost_per_hour", "cost/h", Unit::money},
+           {"cost_per_million_tokens", "cost/M output tok", Unit::money, true}},
           {}};
   for (const PlanOption& o : options) {
     const PlanRow& r = o.row;

@@ -548,7 +548,7 @@ const std::vector<Field<T>> kCompute = {
      [](const T& x) { return number(x.r.device_hours.value_or(0.0)); },
      [](const T& x) { return fmt::format("{} x {} / 3600", num(x.r.devices), num(*x.r.time_to_train)); }, nullptr,
      [](const T& x) { return x.r.device_hours.has_value(); }},
-    {"cost", "cost", "S000-1.4", "device-hours x price", [](const T& x) { return number(x.r.cost.value_or(0.0)); },
+    {"cost", "cost", "S000-1.4", "device-hours x price", [](const T& x) { return money(x.r.cost.value_or(0.0)); },
      [](const T& x) { return fmt::format("{} x {}", num(*x.r.device_hours), num(*x.t().price_per_device_hour)); },
      nullptr, [](const T& x) { return x.r.cost.has_value(); }},
     {"optimizer_step_bytes", "optimizer step memory traffic", "RA20-3.1",
@@ -746,6 +746,7 @@ void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f) {
 
 void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view) {
   const T x{in, r};
+  if (r.cost) rep.notes.emplace_back(kCurrencyNote);
   if (rep.inputs) {
     nlohmann::json inputs = *rep.inputs;
     inputs["training"] = training_inputs(in.scenario.training);
