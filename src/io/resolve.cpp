@@ -138,15 +138,34 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
                                              std::pair{"moe.n_experts:", "--experts"},
                                              std::pair{"moe.top_k:", "--top-k"},
                                              std::pair{"moe.d_ff_expert:", "--expert-ffn"},
+                                             std::pair{"moe.n_shared_experts:", "--shared-experts"},
+                                             std::pair{"moe.d_ff_shared:", "--shared-ffn"},
                                              std::pair{"moe.first_dense_layers:", "--first-dense"}};
   const std::string where = p->origin == "builtin" ? p->config.name : p->origin.empty() ? "model" : p->origin;
+  const auto given = [&](std::string_view flag) {
+    return std::any_of(spec.overrides.given.begin(), spec.overrides.given.end(), [flag](const std::string& g) {
+      return g.starts_with(flag) && (g.size() == flag.size() || g[flag.size()] == ' ');
+    });
+  };
+  // A field named elsewhere in the message, as a word ("n_kv_heads: 8 is more than n_heads 7").
+  const auto mentions = [](const std::string& text, std::string_view field) {
+    for (std::size_t at = text.find(field); at != std::string::npos; at = text.find(field, at + 1)) {
+      const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.'; };
+      const bool starts = at == 0 || !word(text[at - 1]);
+      const bool ends = at + field.size() == text.size() || !word(text[at + field.size()]);
+      if (starts && ends) return true;
+    }
+    return false;
+  };
   for (const std::string& s : problems) {
+    // The flag that set the field at fault, else a flag that set a field the message names.
     std::string flag;
-    for (const auto& field_flag : kFieldFlags) {
-      const std::string_view name = field_flag.second;
-      const bool given = std::any_of(spec.overrides.given.begin(), spec.overrides.given.end(),
-                                     [name](const std::string& g) { return g.starts_with(name); });
-      if (s.starts_with(field_flag.first) && given) flag = name;
+    for (const auto& [field, name] : kFieldFlags) {
+      if (s.starts_with(field) && given(name)) flag = name;
+    }
+    for (const auto& [field, name] : kFieldFlags) {
+      const std::string_view bare(field, std::char_traits<char>::length(field) - 1);  // without the ':'
+      if (flag.empty() && mentions(s, bare) && given(name)) flag = name;
     }
     diag.input((flag.empty() ? where : flag) + ": " + s);
   }
