@@ -154,7 +154,6 @@ constexpr const char* kS004_decode = "004_81081bb187e6a8ba.txt 'Decoding one tok
 constexpr const char* kS004_prefill = "004_81081bb187e6a8ba.txt 'Prefilling a prompt' (Llama 3 8B, S=2048, H100 SXM)";
 constexpr const char* kS004_budget =
     "004_81081bb187e6a8ba.txt 'The third budget' / 'Keeping score: MFU' / 'What's next'";
-constexpr const char* kS004_lies = "004_81081bb187e6a8ba.txt 'Where the roofline lies to you'";
 
 // ============================================================================================
 // Models, rebuilt from their dimensions (worked-examples.md §2.1)
