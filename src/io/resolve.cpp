@@ -116,15 +116,9 @@ void apply_overrides(const ModelOverrides& o, ModelConfig& m) {
   if (m.moe.n_shared_experts > 0 && m.moe.d_ff_shared == 0) m.moe.d_ff_shared = m.moe.d_ff_expert;
 }
 
-// Loads the model with every override applied, validated.
-std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
-                                         Diagnostics& diag) {
-  std::optional<ModelPreset> p = load_model(spec, reg, in, diag);
-  if (!p) return std::nullopt;
-  apply_overrides(spec.overrides, p->config);
-  const std::vector<std::string> problems = validate(p->config);
-  if (problems.empty()) return p;
-  // A problem in a field an override set is the flag's: "--kv-heads: n_kv_heads: 0 is out of range".
+// The flag to blame for a validation problem of a model with overrides: the one that set the
+// field at fault, else one that set a field the message names; "" when no flag set either.
+std::string flag_at_fault(const std::string& s, const ModelOverrides& o) {
   static constexpr std::array kFieldFlags = {std::pair{"n_layers:", "--layers"},
                                              std::pair{"d_model:", "--hidden"},
                                              std::pair{"n_heads:", "--heads"},
@@ -141,9 +135,8 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
                                              std::pair{"moe.n_shared_experts:", "--shared-experts"},
                                              std::pair{"moe.d_ff_shared:", "--shared-ffn"},
                                              std::pair{"moe.first_dense_layers:", "--first-dense"}};
-  const std::string where = p->origin == "builtin" ? p->config.name : p->origin.empty() ? "model" : p->origin;
   const auto given = [&](std::string_view flag) {
-    return std::any_of(spec.overrides.given.begin(), spec.overrides.given.end(), [flag](const std::string& g) {
+    return std::any_of(o.given.begin(), o.given.end(), [flag](const std::string& g) {
       return g.starts_with(flag) && (g.size() == flag.size() || g[flag.size()] == ' ');
     });
   };
@@ -157,16 +150,28 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
     }
     return false;
   };
+  for (const auto& [field, name] : kFieldFlags) {
+    if (s.starts_with(field) && given(name)) return name;
+  }
+  for (const auto& [field, name] : kFieldFlags) {
+    const std::string_view bare(field, std::char_traits<char>::length(field) - 1);  // without the ':'
+    if (mentions(s, bare) && given(name)) return name;
+  }
+  return {};
+}
+
+// Loads the model with every override applied, validated.
+std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in,
+                                         Diagnostics& diag) {
+  std::optional<ModelPreset> p = load_model(spec, reg, in, diag);
+  if (!p) return std::nullopt;
+  apply_overrides(spec.overrides, p->config);
+  const std::vector<std::string> problems = validate(p->config);
+  if (problems.empty()) return p;
+  // A problem in a field an override set is the flag's: "--kv-heads: n_kv_heads: 0 is out of range".
+  const std::string where = p->origin == "builtin" ? p->config.name : p->origin.empty() ? "model" : p->origin;
   for (const std::string& s : problems) {
-    // The flag that set the field at fault, else a flag that set a field the message names.
-    std::string flag;
-    for (const auto& [field, name] : kFieldFlags) {
-      if (s.starts_with(field) && given(name)) flag = name;
-    }
-    for (const auto& [field, name] : kFieldFlags) {
-      const std::string_view bare(field, std::char_traits<char>::length(field) - 1);  // without the ':'
-      if (flag.empty() && mentions(s, bare) && given(name)) flag = name;
-    }
+    const std::string flag = flag_at_fault(s, spec.overrides);
     diag.input((flag.empty() ? where : flag) + ": " + s);
   }
   return std::nullopt;
