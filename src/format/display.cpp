@@ -88,9 +88,10 @@ std::string sig4(double x) {
       std::pow(10.0, digits)) {
     ++digits;
   }
-  if (digits > 4) {
-    // A number in [1e4, 1e6) to the unit, with separators: rounded to four significant digits it
-    // would end in zeros that read as an exact count (117,079.4 device-hours as "117,100").
+  if (digits >= 4) {
+    // A number in [1e3, 1e6) to the unit, with separators from 1,000 up: rounded to four
+    // significant digits a larger one would end in zeros that read as an exact count (117,079.4
+    // device-hours as "117,100").
     return grouped(static_cast<std::int64_t>(std::llround(x)));
   }
   return fmt::format("{:.{}f}", x, std::max(0, 4 - digits));

@@ -14,16 +14,16 @@ using roofline::format::UnitSystem;
 using roofline::format::Value;
 
 TEST_CASE("sig4 keeps four significant digits when rounding carries", "[display]") {
-  CHECK(sig4(999.96) == "1000");
+  CHECK(sig4(999.96) == "1,000");
   CHECK(sig4(9.9996) == "10.00");
   CHECK(sig4(0.99996) == "1.000");
-  // From 10^4 to 10^6 a value is shown to the unit: four significant digits would end in zeros that
+  // From 10^3 to 10^6 a value is shown to the unit with separators: four significant digits would end in zeros that
   // read as an exact count (the reliability review's "device-hours 117,100" for 117,079.4).
   CHECK(sig4(123456.0) == "123,456");
   CHECK(sig4(117079.4) == "117,079");
   CHECK(sig4(99999.6) == "100,000");
   CHECK(sig4(12638.4) == "12,638");
-  CHECK(sig4(1234.4) == "1234");
+  CHECK(sig4(1234.4) == "1,234");  // separators from 1,000 up (issue 21, P1)
   CHECK(sig4(1e7) == "1e+07");
 }
 
