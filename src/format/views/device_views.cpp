@@ -155,6 +155,12 @@ const std::vector<Field<C>> kFit = {
      }},
 };
 
+// The rows of `more` moved to the end of `s`, with one allocation.
+void append_rows(Section& s, Section more) {
+  s.rows.reserve(s.rows.size() + more.rows.size());
+  s.rows.insert(s.rows.end(), std::make_move_iterator(more.rows.begin()), std::make_move_iterator(more.rows.end()));
+}
+
 void note_fit(Report& rep, const CapacityResult& c, const char* what) {
   if (c.fits) return;
   const auto gb = [](units::Bytes b) { return display(Value{b.base()}, Unit::bytes, UnitSystem::si); };
@@ -646,19 +652,24 @@ void add_capacity(Report& rep, const Subject& in, const CapacityResult& r, const
 }
 
 void add_decode(Report& rep, const Subject& in, const DecodeResult& r, const ViewOptions& view) {
-  Section s = make_section("decode", fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
+  // A title only a person reads is not built for values alone (batch, streamed lines).
+  Section s = make_section("decode",
+                           view.values_only
+                               ? std::string()
+                               : fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
                            kDecode, D{in, r}, view);
-  const Section fit = make_section("decode", "", kFit, C{in, r.capacity}, view);
-  s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
+  append_rows(s, make_section("decode", "", kFit, C{in, r.capacity}, view));
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these decode rates");
 }
 
 void add_prefill(Report& rep, const Subject& in, const PrefillResult& r, const ViewOptions& view) {
-  Section s = make_section("prefill", fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
-                           kPrefill, PF{in, r}, view);
-  const Section fit = make_section("prefill", "", kFit, C{in, r.capacity}, view);
-  s.rows.insert(s.rows.end(), fit.rows.begin(), fit.rows.end());
+  Section s =
+      make_section("prefill",
+                   view.values_only ? std::string()
+                                    : fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
+                   kPrefill, PF{in, r}, view);
+  append_rows(s, make_section("prefill", "", kFit, C{in, r.capacity}, view));
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these prefill times");
 }
