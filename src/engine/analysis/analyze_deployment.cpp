@@ -1,6 +1,6 @@
 // Inference on a parallel layout: memory per device, the fit of the binding device, and a decode
 // step through the pipeline stages with the tensor-parallel all-reduces and stage hand-offs.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/serving.hpp"
 #include "roofline/checked.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/flops.hpp"

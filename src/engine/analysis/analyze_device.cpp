@@ -1,5 +1,6 @@
 // Analyses on an accelerator: hardware, capacity, decode, prefill, serve, gemm.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/layer.hpp"
+#include "roofline/analysis/serving.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"

@@ -1,5 +1,5 @@
 // layer: every layer kind and the head, operator by operator, each on its own roofline.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/layer.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/misc.hpp"

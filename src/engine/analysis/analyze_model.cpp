@@ -1,5 +1,5 @@
 // Model-only analyses: params, flops, kv, elementwise.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/model.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/memory.hpp"

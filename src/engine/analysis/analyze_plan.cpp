@@ -1,6 +1,6 @@
 // A fleet for a user load: for each layout of one accelerator, the sequences a group serves
 // within its KV budget and the step target, the groups and devices the load needs, the cost.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/serving.hpp"
 #include "roofline/checked.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/misc.hpp"

@@ -1,5 +1,6 @@
 // Training on a cluster: memory per device, compute, time, cost and communication per step.
-#include "roofline/analysis.hpp"
+#include "roofline/analysis/serving.hpp"
+#include "roofline/analysis/train.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/training.hpp"
 
