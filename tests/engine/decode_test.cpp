@@ -120,11 +120,27 @@ TEST_CASE("generation time sums each step over the growing cache [S003-2.5]", "[
   CHECK(generation_time(m, c, w, hw).base() == 0.0);
 }
 
-TEST_CASE("inference memory M_w + R + B M_KV(T) [S003-3.4]", "[memory]") {
-  // Seed 003: Llama-2-70B fp16 weights plus 32 sequences of 4k-token GQA cache.
-  const units::Bytes need =
-      inference_bytes(units::Bytes{137953296384.0}, units::gb(2), units::Bytes{1342177280.0}, 32.0);
-  CHECK(need.base() == 137953296384.0 + 2e9 + 32.0 * 1342177280.0);
+TEST_CASE("inference memory M_w + R + B M_KV(T) [S003-3.4]: Llama-2-70B on a 192 GB MI300X holds 40 sequences",
+          "[memory]") {
+  // Seed 003 §5.2: fp16 weights 137.95 GB, 54.05 GB left for KV, 1.34 GB a 4,096-token sequence
+  // (GQA), so 40 concurrent. The weights and KV come from the model, not from the seed's figures.
+  const ModelConfig m = test_models::llama2_70b();
+  const units::Bytes weights{static_cast<double>(count_params(m).total) * 2.0};
+  const units::Bytes kv = kv_bytes_per_sequence(m, 4096.0, 2.0);
+  CHECK(std::round(weights.in(units::kGB)*100.0) / 100.0 == 137.95);
+  CHECK(std::round(kv.in(units::kGB)*100.0) / 100.0 == 1.34);
+  const units::Bytes capacity = units::gb(192);
+  CHECK(inference_bytes(weights, units::Bytes{0.0}, kv, 40.0) <= capacity);
+  CHECK(inference_bytes(weights, units::Bytes{0.0}, kv, 41.0) > capacity);
+  // A 2 GB reserve leaves 52.05 GB for KV: 38 sequences of 1.342 GB (52.05 / 1.342 = 38.8).
+  CHECK(inference_bytes(weights, units::gb(2), kv, 38.0) <= capacity);
+  CHECK(inference_bytes(weights, units::gb(2), kv, 39.0) > capacity);
+}
+
+TEST_CASE("8 GiB of int8 KV: 8,192 tokens of 64 layers of width 8,192 (scaling-book transformers.md)", "[memory]") {
+  // 2 (K and V) x 8192 tokens x 64 layers x 8192 x 1 byte, through the KV function.
+  const ModelConfig m = test_models::with_layers(test_models::textbook(8192), 64);
+  CHECK(kv_bytes_per_sequence(m, 8192.0, 1.0).base() == units::gib(8).base());
 }
 
 TEST_CASE("speculative decoding: expected tokens per target step and Leviathan's bound [LE23-3.1] [LE23-3.8]",

@@ -44,11 +44,6 @@ TEST_CASE("tying the head removes V*d", "[params]") {
   CHECK(count_params(m).total == 8'030'261'248 - 525'336'576);
 }
 
-TEST_CASE("textbook layer (4+2m)d^2, seed 003 section 2.1", "[params]") {
-  STATIC_REQUIRE(textbook_layer_params(4096, 4) == 201'326'592);
-  STATIC_REQUIRE(textbook_layer_params(8192, 4) == 805'306'368);
-}
-
 TEST_CASE("overflow in an exact count is reported, not wrapped", "[params]") {
   ModelConfig m = llama3_8b();
   m.d_model = std::int64_t{1} << 40;

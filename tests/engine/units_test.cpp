@@ -51,10 +51,6 @@ TEST_CASE("dtype names round-trip", "[units]") {
   for (DType t : kAllDTypes) CHECK(dtype_from_name(dtype_name(t)) == t);
 }
 
-TEST_CASE("8 GiB of int8 KV: 2 x 8192 x 64 x 8192 B (scaling-book transformers.md)", "[units]") {
-  CHECK(bytes(2.0 * 8192 * 64 * 8192).base() == gib(8).base());
-}
-
 // The one table of scales: decimal prefixes are powers of 1000, binary ones powers of 1024.
 static_assert(roofline::units::kGB == 1e9);
 static_assert(roofline::units::kGiB == 1073741824.0);
