@@ -103,6 +103,9 @@ const Command* command_named(std::string_view name);
 format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, unsigned groups,
                         const format::ViewOptions& view);
 
+/// The same without an inputs echo or the inputs read: what a sweep row's cells and a chart show.
+format::Subject subject(const io::Resolved& in);
+
 /// The spec `cmd` resolves from the one given (Command::prepare).
 io::ScenarioSpec prepared(const Command& cmd, const io::ScenarioSpec& given);
 

@@ -45,6 +45,8 @@ format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, un
            .decode_bytes = reads(io::kDecodeBytes)}};
 }
 
+format::Subject subject(const io::Resolved& in) { return {in.scenario, in.model_label, in.notes, in.warnings}; }
+
 namespace {
 
 constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kWeights |
@@ -266,7 +268,12 @@ Run run_compare(Request& req, const io::Resolved*) {
   Run out{{}, std::nullopt, {}};
   for (std::size_t i = 0; i < items.size(); ++i) {
     io::ScenarioSpec one = req.spec;
-    (by_gpu ? one.gpu : one.model) = items[i];
+    if (by_gpu) {
+      one.gpu = items[i];
+      io::record_given(one, *io::input_def("gpu"), items[i]);  // the column's own, in its inputs echo
+    } else {
+      one.model = items[i];
+    }
     std::istringstream copy(stdin_text);
     const io::Resolved r =
         io::resolve(prepared(q, one), *req.reg, from_stdin ? copy : *req.in, q.needs_gpu, q.training());
@@ -371,35 +378,32 @@ io::ScenarioSpec layer_tokens(const io::ScenarioSpec& given) {
 
 // --- cells: a sweep row read from the command's answer --------------------------------------------
 
-// A sweep row's subject: its cells echo no inputs.
-format::Subject shown(const io::Resolved& in) { return {in.scenario, in.model_label, in.notes, in.warnings}; }
-
 void report_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_report(in.scenario), f);
+  format::sweep_figures(subject(in), answer_report(in.scenario), f);
 }
 void params_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), analyze_params(in.scenario), f);
+  format::sweep_figures(subject(in), analyze_params(in.scenario), f);
 }
 void flops_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), analyze_flops(in.scenario), f);
+  format::sweep_figures(subject(in), analyze_flops(in.scenario), f);
 }
 void kv_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), analyze_kv(in.scenario), f);
+  format::sweep_figures(subject(in), analyze_kv(in.scenario), f);
 }
 void memory_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_memory(in.scenario), f);
+  format::sweep_figures(subject(in), answer_memory(in.scenario), f);
 }
 void decode_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_decode(in.scenario, {.searches = f.knee_wanted}), f);
+  format::sweep_figures(subject(in), answer_decode(in.scenario, {.searches = f.knee_wanted}), f);
 }
 void prefill_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_prefill(in.scenario), f);
+  format::sweep_figures(subject(in), answer_prefill(in.scenario), f);
 }
 void serve_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_serve(in.scenario), f);
+  format::sweep_figures(subject(in), answer_serve(in.scenario), f);
 }
 void train_cells(const io::Resolved& in, format::SweepFigures& f) {
-  format::sweep_figures(shown(in), answer_train(in.scenario), f);
+  format::sweep_figures(subject(in), answer_train(in.scenario), f);
 }
 
 // Every command: its inputs are the groups it names, and nothing else.

@@ -3,6 +3,7 @@
 // a point on the picture is the decode, prefill, layer, memory or serve command at that point.
 #include "cli/plot.hpp"
 
+#include "cli/command.hpp"
 #include "format/plot_charts.hpp"
 #include "io/quantity_parse.hpp"
 
@@ -23,10 +24,7 @@ namespace {
 
 namespace plot = format::plot;
 
-const io::InputDef& input_named(std::string_view name) {
-  const auto& defs = io::input_defs();
-  return *std::find_if(defs.begin(), defs.end(), [&](const io::InputDef& d) { return name == d.name; });
-}
+const io::InputDef& input_named(std::string_view name) { return *io::input_def(name); }
 
 // The inputs each kind reads beyond the model, the accelerator and the types: a flag of another
 // kind would change nothing, so it is named instead of ignored.
@@ -257,20 +255,16 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     serves.push_back(std::move(serve));
     trains.push_back(std::move(trained));
   }
-  // A chart's subject: what its title names of the run.
-  const auto shown = [](const io::Resolved& r) {
-    return format::Subject{r.scenario, r.model_label, r.notes, r.warnings};
-  };
   if (kind == "roofline") {
-    out.chart = plot::roofline_chart(shown(first), roofs);
+    out.chart = plot::roofline_chart(subject(first), roofs);
   } else if (kind == "memory") {
-    out.chart = plot::memory_chart(shown(first), bars, req.units);
+    out.chart = plot::memory_chart(subject(first), bars, req.units);
   } else if (train) {
-    out.chart = plot::train_memory_chart(shown(gpus.front()), trains, req.units);
+    out.chart = plot::train_memory_chart(subject(gpus.front()), trains, req.units);
   } else if (kind == "decode") {
-    out.chart = plot::decode_chart(shown(first), decodes);
+    out.chart = plot::decode_chart(subject(first), decodes);
   } else {
-    out.chart = plot::serve_chart(shown(first), serves);
+    out.chart = plot::serve_chart(subject(first), serves);
   }
   out.text = req.svg ? plot::render_svg(out.chart) : plot::render_terminal(out.chart, req.term);
   return out;

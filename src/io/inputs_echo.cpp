@@ -23,11 +23,7 @@ nlohmann::json given_json(const ScenarioSpec& spec, unsigned groups) {
   }
   for (const GivenInput& g : spec.given) {
     if ((g.def->group & groups) == 0U) continue;
-    // The accelerator is the spec's own (compare sets each column's in place of the list).
-    const bool is_gpu = std::string_view(g.def->name) == "gpu";
-    const nlohmann::json v = *g.def->value_name == '\0' ? nlohmann::json(true)
-                             : is_gpu                   ? nlohmann::json(spec.gpu)
-                                                        : nlohmann::json(g.text);
+    const nlohmann::json v = *g.def->value_name == '\0' ? nlohmann::json(true) : nlohmann::json(g.text);
     if (g.def->repeatable) {
       given[g.def->name].push_back(v);
     } else {

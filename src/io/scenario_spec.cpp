@@ -519,7 +519,7 @@ void json_model(const nlohmann::json& value, ScenarioSpec& spec, Diagnostics& di
 }
 
 // The input a JSON key names ("kv_dtype" or "kv-dtype"), or nullptr.
-const InputDef* input_named(const std::string& name) {
+const InputDef* input_named(std::string_view name) {
   static const std::unordered_map<std::string_view, const InputDef*> by_name = [] {
     std::unordered_map<std::string_view, const InputDef*> m;
     for (const InputDef& d : kInputs) m.emplace(d.name, &d);
@@ -547,6 +547,8 @@ std::string unknown_input(const std::string& flag, unsigned groups) {
 }
 
 }  // namespace
+
+const InputDef* input_def(std::string_view name) { return input_named(name); }
 
 void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
                     Diagnostics& diag) {

@@ -210,6 +210,9 @@ void Diagnostics::capture(std::string_view where, F&& f) {
 /// Every input, in help order.
 const std::vector<InputDef>& input_defs();
 
+/// The input of this flag name ("kv-dtype"), or nullptr.
+const InputDef* input_def(std::string_view name);
+
 /// Sets one input from text, recording any error under "--name".
 void set_input(ScenarioSpec& spec, const InputDef& def, const std::string& text, Diagnostics& diag);
 /// The same, recording errors under `where` (a JSON pointer such as "/batch").
