@@ -22,8 +22,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -34,6 +36,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,36 +74,148 @@ const char* kMainFooter =
     "3 the capacity check failed under --require-fit, 70 internal error (a bug; please report it).\n"
     "See man roofline and docs/ for every formula and its source.";
 
-// Global options that take a value: the command is the first word that is not one of these.
-constexpr std::array kGlobalValued = {"--format", "--units", "--color", "--preset-dir"};
-constexpr std::array kGlobalSwitches = {"--explain", "--brief", "-q", "--quiet",   "--no-header",
-                                        "--yes",     "--help",  "-h", "--version", "-V"};
+// The options of the whole run, declared once: CLI11's options, pass 1's skipping of them and pass
+// 2's checks read this table. A default is the GlobalOptions member's initial value.
+struct GlobalDef {
+  const char* name;
+  const char* short_name;  ///< "q" for -q, or nullptr
+  const char* value_name;  ///< "" for a switch
+  std::span<const char* const> choices;
+  const char* help;
+  std::string GlobalOptions::*text = nullptr;
+  bool GlobalOptions::*on = nullptr;
+  std::vector<std::string> GlobalOptions::*list = nullptr;
+};
 
-void add_global_options(CLI::App* app, GlobalOptions& g) {
-  const char* grp = "Global";
-  app->add_option("--format", g.format,
-                  "table, json, jsonl (one line a document, a sweep's point a line), csv or markdown; svg for plot "
-                  "[default: table]")
-      ->check(CLI::IsMember({"table", "json", "jsonl", "csv", "markdown", "svg"}))
-      ->type_name("FORMAT")
-      ->group(grp);
-  app->add_flag("--explain", g.explain, "Show every formula with its values substituted and its source")->group(grp);
-  app->add_flag("--brief", g.brief, "The one-screen answer: the command's headline figures (table, markdown or csv)")
-      ->group(grp);
-  app->add_option("--units", g.units, "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal")
-      ->check(CLI::IsMember({"si", "iec"}))
-      ->type_name("SYSTEM")
-      ->group(grp);
-  app->add_option("--color", g.color, "auto, always or never [default: auto]")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
-      ->type_name("WHEN")
-      ->group(grp);
-  app->add_option("--preset-dir", g.preset_dirs, "Extra preset directory with models/ and gpus/ (repeatable)")
-      ->type_name("DIR")
-      ->group(grp);
-  app->add_flag("-q,--quiet", g.quiet, "Silence warnings")->group(grp);
-  app->add_flag("--no-header", g.no_header, "CSV without its header line, for concatenating runs")->group(grp);
-  app->add_flag("--yes", g.yes, "Run a sweep of more than 10 million points (it asks otherwise)")->group(grp);
+constexpr std::array<const char*, 6> kFormats = {"table", "json", "jsonl", "csv", "markdown", "svg"};
+constexpr std::array<const char*, 2> kUnitSystems = {"si", "iec"};
+constexpr std::array<const char*, 3> kColorWhens = {"auto", "always", "never"};
+
+constexpr std::array kGlobals = {
+    GlobalDef{"format", nullptr, "FORMAT", kFormats,
+              "table, json, jsonl (one line a document, a sweep's point a line), csv or markdown; svg for plot",
+              &GlobalOptions::format},
+    GlobalDef{"explain",
+              nullptr,
+              "",
+              {},
+              "Show every formula with its values substituted and its source",
+              nullptr,
+              &GlobalOptions::explain},
+    GlobalDef{"brief",
+              nullptr,
+              "",
+              {},
+              "The one-screen answer: the command's headline figures (table, markdown or csv)",
+              nullptr,
+              &GlobalOptions::brief},
+    GlobalDef{"units", nullptr, "SYSTEM", kUnitSystems,
+              "si (GB = 10^9) or iec (GiB = 2^30) for byte sizes; bandwidth stays decimal", &GlobalOptions::units},
+    GlobalDef{"color", nullptr, "WHEN", kColorWhens, "auto, always or never", &GlobalOptions::color},
+    GlobalDef{"preset-dir",
+              nullptr,
+              "DIR",
+              {},
+              "Extra preset directory with models/ and gpus/ (repeatable)",
+              nullptr,
+              nullptr,
+              &GlobalOptions::preset_dirs},
+    GlobalDef{"quiet", "q", "", {}, "Silence warnings", nullptr, &GlobalOptions::quiet},
+    GlobalDef{"no-header",
+              nullptr,
+              "",
+              {},
+              "CSV without its header line, for concatenating runs",
+              nullptr,
+              &GlobalOptions::no_header},
+    GlobalDef{"yes",
+              nullptr,
+              "",
+              {},
+              "Run a sweep of more than 10 million points (it asks otherwise)",
+              nullptr,
+              &GlobalOptions::yes},
+};
+
+// A global option's row by its spelling on the line (--format, -q), or nullptr.
+const GlobalDef* global_spelled(std::string_view flag) {
+  for (const GlobalDef& d : kGlobals) {
+    if (flag.size() > 2 && flag.substr(0, 2) == "--" && flag.substr(2) == d.name) return &d;
+    if (d.short_name != nullptr && flag.size() == 2 && flag[0] == '-' && flag.substr(1) == d.short_name) return &d;
+  }
+  return nullptr;
+}
+
+// CLI11's own switches, beside the table's.
+constexpr std::array kHelpVersion = {"--help", "-h", "--version", "-V"};
+
+bool is_help_or_version(std::string_view flag) {
+  return std::find(kHelpVersion.begin(), kHelpVersion.end(), flag) != kHelpVersion.end();
+}
+
+// Every spelling of a global option, for "did you mean" and "does not apply".
+std::vector<std::string> global_spellings() {
+  std::vector<std::string> all;
+  for (const GlobalDef& d : kGlobals) {
+    all.push_back(std::string("--") + d.name);
+    if (d.short_name != nullptr) all.push_back(std::string("-") + d.short_name);
+  }
+  all.insert(all.end(), kHelpVersion.begin(), kHelpVersion.end());
+  return all;
+}
+
+std::string choice_list(std::span<const char* const> choices) {
+  std::string s;
+  for (const char* c : choices) s += (s.empty() ? "" : ", ") + std::string(c);
+  return s;
+}
+
+// The long option names a command line types (`--name` or `--name=value`), for an app that holds
+// only those: CLI11 checks each new option against every other, so an app of every option of a
+// command costs more than the command's work. An option the line does not name cannot match a word
+// of it, so the lean app parses the line as the full one does; help, version and every error are
+// answered by the full app (parse_args).
+class Typed {
+ public:
+  explicit Typed(const std::vector<std::string>& args) {
+    for (const std::string& a : args) {
+      if (a == "--") break;
+      if (a.size() > 2 && a.compare(0, 2, "--") == 0) names_.push_back(std::string_view(a).substr(2, a.find('=') - 2));
+    }
+  }
+  [[nodiscard]] bool has(std::string_view name) const {
+    return std::find(names_.begin(), names_.end(), name) != names_.end();
+  }
+
+ private:
+  std::vector<std::string_view> names_;
+};
+
+// Whether an app holds the option `--name`: every option for the full app (only == nullptr); one
+// with a short name always, since the lean app's check reads long names only.
+bool holds(const Typed* only, std::string_view name, const char* short_name) {
+  return only == nullptr || short_name != nullptr || only->has(name);
+}
+
+void add_global_options(CLI::App* app, GlobalOptions& g, const Typed* only = nullptr) {
+  const GlobalOptions defaults;
+  for (const GlobalDef& d : kGlobals) {
+    if (!holds(only, d.name, d.short_name)) continue;
+    std::string names = std::string("--") + d.name;
+    if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;
+    std::string help = d.help;
+    CLI::Option* o = nullptr;
+    if (d.on != nullptr) {
+      o = app->add_flag(names, g.*d.on, help);
+    } else if (d.list != nullptr) {
+      o = app->add_option(names, g.*d.list, help)->type_name(d.value_name);
+    } else {
+      help += " [default: " + defaults.*d.text + "]";
+      o = app->add_option(names, g.*d.text, help)->type_name(d.value_name);
+    }
+    if (!d.choices.empty()) o->check(CLI::IsMember(std::vector<std::string>(d.choices.begin(), d.choices.end())));
+    o->group("Global");
+  }
 }
 
 const char* group_title(InputGroup g) {
@@ -177,15 +292,13 @@ const Command* find_command(const std::vector<std::string>& args, std::size_t& i
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const std::string flag = a.substr(0, a.find('='));
-    if (std::find(kGlobalValued.begin(), kGlobalValued.end(), flag) != kGlobalValued.end()) {
-      if (a.find('=') == std::string::npos) ++i;  // skip its value
+    if (const GlobalDef* d = global_spelled(flag)) {
+      if (*d->value_name != '\0' && a.find('=') == std::string::npos) ++i;  // skip its value
       continue;
     }
-    if (std::find(kGlobalSwitches.begin(), kGlobalSwitches.end(), flag) != kGlobalSwitches.end()) continue;
+    if (is_help_or_version(flag)) continue;
     if (!a.empty() && a[0] == '-') {
-      std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
-      globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
-      const std::string guess = io::did_you_mean(flag, globals);
+      const std::string guess = io::did_you_mean(flag, global_spellings());
       throw UsageError(
           "unknown option " + flag +
           (guess.empty() ? "; give a command first, see roofline --help" : "; did you mean " + guess + "?"));
@@ -227,11 +340,11 @@ const Command* compare_question(const std::vector<std::string>& args, std::size_
   for (; i < args.size(); ++i) {
     const std::string flag = args[i].substr(0, args[i].find('='));
     if (flag == "--help" || flag == "-h") return nullptr;
-    if (std::find(kGlobalValued.begin(), kGlobalValued.end(), flag) != kGlobalValued.end()) {
-      if (args[i].find('=') == std::string::npos) ++i;  // its value
+    if (const GlobalDef* d = global_spelled(flag)) {
+      if (*d->value_name != '\0' && args[i].find('=') == std::string::npos) ++i;  // its value
       continue;
     }
-    if (std::find(kGlobalSwitches.begin(), kGlobalSwitches.end(), flag) == kGlobalSwitches.end()) break;
+    if (!is_help_or_version(flag)) break;
   }
   if (i >= args.size() || args[i].rfind('-', 0) == 0) {
     throw UsageError("compare: the question comes first: " + usage + "; questions: " + question_list());
@@ -294,8 +407,7 @@ void check_flags(const Command& cmd, const std::vector<std::string>& args, std::
   for (const io::InputDef& d : io::input_defs()) {
     if ((d.group & cmd.groups) != 0U) own.push_back(std::string("--") + d.name);
   }
-  std::vector<std::string> globals(kGlobalValued.begin(), kGlobalValued.end());
-  globals.insert(globals.end(), kGlobalSwitches.begin(), kGlobalSwitches.end());
+  const std::vector<std::string> globals = global_spellings();
   // A completion script has no format, units or colour: completion takes no global option.
   if (cmd.stage != Stage::completion) own.insert(own.end(), globals.begin(), globals.end());
   if (cmd.stage == Stage::completion) own.emplace_back("--help");
@@ -342,6 +454,7 @@ void compare_help(CLI::App* sub, const std::vector<Bound>& bound) {
   sub->get_option("MODEL")->description(
       "Models, comma-separated (several on one --gpu), or one model (on several --gpu)");
   for (const Bound& b : bound) {
+    if (b.option == nullptr) continue;  // not held by a lean app
     std::string help = b.option->get_description();
     for (const std::string tail : {"; a list or range sweeps it", "; a list sweeps it"}) {
       if (help.size() >= tail.size() && help.compare(help.size() - tail.size(), tail.size(), tail) == 0) {
@@ -365,8 +478,90 @@ std::vector<Bound> command_inputs(const Command& cmd) {
   return bound;
 }
 
-// Pass 3 (setup): the command's own options, in its groups, plus the global ones.
-std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Request& inv) {
+bool is_command_name(std::string_view word) { return command_named(word) != nullptr; }
+
+// One flag of a line as pass 2 reads it: its value's name ("" for a switch), whether it may be
+// given again, whether a list sweeps it, and its choices.
+struct FlagShape {
+  std::string_view value_name;
+  bool repeatable = false;
+  bool sweeps = false;
+  std::span<const char* const> choices;
+};
+
+// Pass 2, the words: the mistakes of a model command's or batch's line that the command's tables
+// name better than CLI11 would (a flag without its value, a flag given twice, a global option's
+// value outside its choices, a second MODEL, a long option spelled with one dash). A line it does
+// not follow to its end (a value that starts with '-', a list option's further words) is left to
+// CLI11 from there on: this check fills nothing, the parse does.
+void check_words(const Command& cmd, const std::vector<std::string>& args, std::size_t at) {
+  if ((cmd.stage != Stage::model && cmd.stage != Stage::batch) || (cmd.own & kOwnPlot) != 0U) return;
+  const std::vector<Bound> inputs = cmd.stage == Stage::model ? command_inputs(cmd) : std::vector<Bound>{};
+  const auto shape = [&](std::string_view name) -> std::optional<FlagShape> {
+    for (const Bound& b : inputs) {
+      if (name == b.def->name)
+        return FlagShape{b.def->value_name, b.def->repeatable, b.def->sweep != io::Sweep::none, {}};
+    }
+    if (const GlobalDef* d = global_spelled("--" + std::string(name))) {
+      return FlagShape{d->value_name, d->list != nullptr, false, d->choices};
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string_view> seen;
+  bool positional = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == at) continue;
+    const std::string& a = args[i];
+    if (a == "--" || is_help_or_version(a)) return;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
+      if (a.size() > 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])) != 0 &&
+          std::isalpha(static_cast<unsigned char>(a[2])) != 0) {
+        const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
+        if (shape(rest) && global_spelled(a) == nullptr) {
+          throw UsageError("unknown option " + text::quote(a) + "; did you mean --" + std::string(rest) + "?");
+        }
+      }
+      if (i < at || a.empty() || a[0] == '-' || is_command_name(a)) return;
+      if (positional && cmd.stage == Stage::model) {
+        throw UsageError(
+            "a second MODEL " + text::quote(a) + "; " + cmd.name + " takes one model" +
+            (cmd.comparable ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side" : ""));
+      }
+      positional = true;
+      continue;
+    }
+    const std::size_t eq = a.find('=');
+    const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const std::optional<FlagShape> f = shape(name);
+    if (!f) return;  // check_flags has named it, or it is CLI11's
+    const std::string flag = "--" + std::string(name);
+    if (f->value_name.empty()) continue;  // a switch
+    if (!f->repeatable && std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      throw UsageError(flag + " is given twice; give it once" +
+                       (f->sweeps ? ", or a list to sweep it (" + flag + " A,B)" : ""));
+    }
+    seen.push_back(name);
+    std::string value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      if (value.empty()) throw UsageError(flag + "= has no value; give " + flag + " " + std::string(f->value_name));
+    } else {
+      if (i + 1 >= args.size() || i + 1 == at || args[i + 1].rfind("--", 0) == 0) {
+        throw UsageError(flag + " needs a value (" + std::string(f->value_name) + ")");
+      }
+      value = args[++i];
+      if (value.empty() || value[0] == '-') return;  // CLI11's to read
+      if (f->repeatable && i + 1 < args.size() && (args[i + 1].empty() || args[i + 1][0] != '-')) return;
+    }
+    if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), value) == f->choices.end()) {
+      throw UsageError(flag + ": " + text::quote(value) + " is not one of: " + choice_list(f->choices));
+    }
+  }
+}
+
+// Pass 3 (setup): the command's own options, in its groups (those the line types: only), plus the
+// global ones.
+std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Request& inv, const Typed* only = nullptr) {
   io::ScenarioSpec& spec = inv.spec;
   std::vector<Bound> bound;
   if (cmd.stage == Stage::model) {
@@ -403,6 +598,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Reques
   bound = command_inputs(cmd);
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
+    if (!holds(only, d.name, d.short_name)) continue;
     std::string help = d.help;
     if (d.sweep == io::Sweep::counts) help += "; a list or range sweeps it";
     if (d.sweep == io::Sweep::names) help += "; a list sweeps it";
@@ -606,191 +802,85 @@ void print_error(std::ostream& err, const std::string& what) {
   while (std::getline(lines, line)) err << "roofline: error: " << text::printable(line) << "\n";
 }
 
-bool is_command_name(std::string_view word) { return command_named(word) != nullptr; }
-
-// Passes 2 and 3 without CLI11, for the common line of a model command or batch: the command's own
-// flags and the global ones, each given once as `--flag value` or `--flag=value`, and at most one
-// MODEL (batch: FILE) after the command. Anything else (help, version, a short option, `--`, a repeated flag, a value
-// that starts with '-', a MODEL that is a command's name, a choice CLI11 would refuse, a list option
-// that might take the next word too) returns false, and CLI11 parses the whole line instead, with its
-// messages. CLI11 builds every option of the command first, which costs more than the command's
-// work; both paths fill the same GlobalOptions, Request and Bound values (tests/cli/direct_parse_test.cpp).
-bool parse_direct(const Command& cmd, const std::vector<std::string>& args, std::size_t at, GlobalOptions& g,
-                  Request& inv, std::vector<Bound>& bound) {
-  if ((cmd.stage != Stage::model && cmd.stage != Stage::batch) || (cmd.own & kOwnPlot) != 0U) return false;
-  check_flags(cmd, args, at + 1);  // pass 2, as the CLI11 path does
-  // batch takes a FILE where a model command takes its MODEL, and no input flag.
-  const bool batch = cmd.stage == Stage::batch;
-  std::string& positional = batch ? inv.batch_file : inv.spec.model;
-  if (!batch) bound = command_inputs(cmd);
-  std::size_t parsed = 0;  // options of the command's own parse order, for the sweep axes
-  bool model = false;
-  bool format = false;
-  bool units = false;
-  bool color = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (i == at) continue;
-    const std::string& a = args[i];
-    if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
-      // MODEL: once, after the command; "-" is stdin.
-      if (i < at || a.empty() || is_command_name(a)) return false;
-      if (a.size() > 1 && a[0] == '-') {
-        // A short option, or a long one with one dash (-layers); a negative number is left to CLI11.
-        const bool word = a.size() > 2 && std::isalpha(static_cast<unsigned char>(a[1])) != 0 &&
-                          std::isalpha(static_cast<unsigned char>(a[2])) != 0;
-        const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
-        const bool known = std::any_of(bound.begin(), bound.end(), [&](const Bound& b) { return rest == b.def->name; });
-        if (word && known)
-          throw UsageError("unknown option " + text::quote(a) + "; did you mean --" + std::string(rest) + "?");
-        return false;
-      }
-      if (model) {
-        if (batch) return false;
-        throw UsageError(
-            "a second MODEL " + text::quote(a) + "; " + cmd.name + " takes one model" +
-            (cmd.comparable ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side" : ""));
-      }
-      positional = a;
-      model = true;
-      continue;
-    }
-    const std::size_t eq = a.find('=');
-    const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const std::string flag = "--" + std::string(name);
-    // The flag's value: after '=', or the next word; `list` options take every following word in
-    // CLI11. None, or another flag, is a mistake named here; a word such as -5 is left to CLI11.
-    const auto take = [&](std::string& v, bool list, std::string_view value_name) {
-      if (eq != std::string::npos) {
-        v = a.substr(eq + 1);
-        if (v.empty()) throw UsageError(flag + "= has no value; give " + flag + " " + std::string(value_name));
-        return true;
-      }
-      if (i + 1 >= args.size() || i + 1 == at || args[i + 1].rfind("--", 0) == 0) {
-        throw UsageError(flag + " needs a value (" + std::string(value_name) + ")");
-      }
-      const std::string& next = args[i + 1];
-      if (next.empty() || next[0] == '-') return false;  // CLI11 takes it; let it say so
-      if (list && i + 2 < args.size() && (args[i + 2].empty() || args[i + 2][0] != '-')) return false;
-      v = next;
-      ++i;
-      return true;
-    };
-    const auto twice = [&] { return UsageError(flag + " is given twice; give it once"); };
-    const auto choice = [&](bool& seen, std::string& v, std::initializer_list<std::string_view> words,
-                            std::string_view value_name) {
-      if (seen) throw twice();
-      if (!take(v, false, value_name)) return false;
-      seen = true;
-      if (std::find(words.begin(), words.end(), v) == words.end()) {
-        std::string allowed;
-        for (std::string_view w : words) allowed += (allowed.empty() ? "" : ", ") + std::string(w);
-        throw UsageError(flag + ": " + text::quote(v) + " is not one of: " + allowed);
-      }
-      return true;
-    };
-    const auto once = [&](bool& on) {
-      if (on || eq != std::string::npos) return false;
-      on = true;
-      return true;
-    };
-    bool ok = true;
-    if (name == "format") {
-      ok = choice(format, g.format, {"table", "json", "jsonl", "csv", "markdown", "svg"}, "FORMAT");
-    } else if (name == "units") {
-      ok = choice(units, g.units, {"si", "iec"}, "SYSTEM");
-    } else if (name == "color") {
-      ok = choice(color, g.color, {"auto", "always", "never"}, "WHEN");
-    } else if (name == "preset-dir") {
-      ok = take(g.preset_dirs.emplace_back(), true, "DIR");
-    } else if (name == "explain") {
-      ok = once(g.explain);
-    } else if (name == "brief") {
-      ok = once(g.brief);
-    } else if (name == "quiet") {
-      ok = once(g.quiet);
-    } else if (name == "no-header") {
-      ok = once(g.no_header);
-    } else if (name == "yes") {
-      ok = once(g.yes);
-    } else {
-      const auto b = std::find_if(bound.begin(), bound.end(), [&](const Bound& x) { return name == x.def->name; });
-      if (b == bound.end() || i < at) return false;  // --help, --version
-      const io::InputDef& d = *b->def;
-      if (*d.value_name == '\0') {
-        if (b->given > 0) return false;
-        ok = eq == std::string::npos;
-        ++b->count;
-      } else if (d.repeatable) {
-        if (b->given > 0) return false;
-        ok = take(b->values.emplace_back(), true, d.value_name);
-      } else {
-        if (b->given > 0) {
-          throw UsageError(flag + " is given twice; give it once" +
-                           (d.sweep != io::Sweep::none ? ", or a list to sweep it (" + flag + " A,B)" : ""));
-        }
-        ok = take(b->value, false, d.value_name);
-      }
-      b->given = 1;
-      b->first = parsed++;
-    }
-    if (!ok) return false;
+// Passes 2 and 3 on `app`: the command's flags checked, its options and the global ones added (only
+// those the line types, for a lean app), and the line parsed. Throws CLI11's ParseError for help,
+// the version and a syntax error, and Error for a flag the command does not read.
+void parse_line(CLI::App& app, const std::vector<std::string>& args, std::size_t at, GlobalOptions& g, Request& inv,
+                std::vector<Bound>& bound, const Command* cmd, const Typed* only) {
+  setup_main_app(app);
+  add_global_options(&app, g, only);
+  // Every command is listed in --help; only the one named gets its options (a lean app: only it).
+  for (const Command& c : commands()) {
+    if (only != nullptr && &c != cmd) continue;
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    if (only == nullptr) sub->footer(std::string("Examples:\n") + c.examples);
+    if (&c != cmd) continue;
+    // compare asks another command's question, and reads that command's flags.
+    inv.question = c.stage == Stage::compare ? compare_question(args, at) : nullptr;
+    const Command& reads = inv.question != nullptr ? *inv.question : c;
+    if (c.stage == Stage::compare) add_compare_positionals(sub, inv);
+    // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
+    check_flags(reads, args, at + 1);
+    check_words(c, args, at);
+    bound = add_command_options(reads, sub, inv, only);
+    if (c.stage == Stage::compare && inv.question != nullptr) compare_help(sub, bound);
+    if ((c.own & kOwnPlot) != 0U) add_plot_options(sub, inv.plot.options);
+    if (c.stage != Stage::completion) add_global_options(sub, g, only);
   }
-  return true;
+  // Pass 3: syntax.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  app.parse(reversed);
+  const std::vector<CLI::Option*>& order = app.get_subcommand(cmd->name)->parse_order();
+  for (Bound& b : bound) {
+    if (b.option == nullptr) continue;  // not on the line
+    b.given = b.option->count();
+    const auto at_first = std::find(order.begin(), order.end(), b.option);
+    if (at_first != order.end()) b.first = static_cast<std::size_t>(at_first - order.begin());
+  }
 }
 
-// Passes 1 to 3 through CLI11: help, version, usage errors, and every line parse_direct leaves to
-// it. Returns the exit code when it answered (help, version, an error), nullopt to run the command.
-std::optional<int> parse_with_cli11(const std::vector<std::string>& args, GlobalOptions& g, Request& inv,
-                                    std::vector<Bound>& bound, const Command*& cmd, std::ostream& out,
-                                    std::ostream& err) {
-  CLI::App app{"roofline: size LLMs and place their workloads on the roofline of real accelerators", "roofline"};
-  setup_main_app(app);
+// Passes 1 to 3, through CLI11: a lean app holding the options the line types parses a line that
+// is right; help, the version and a mistake are answered by the app of every option, with CLI11's
+// own words. Returns the exit code when it answered (help, version, an error), nullopt to run the
+// command.
+std::optional<int> parse_args(const std::vector<std::string>& args, GlobalOptions& g, Request& inv,
+                              std::vector<Bound>& bound, const Command*& cmd, std::ostream& out, std::ostream& err) {
+  const char* about = "roofline: size LLMs and place their workloads on the roofline of real accelerators";
   try {
-    add_global_options(&app, g);
     // Pass 1: the command, found past the global options and their values.
     std::size_t at = 0;
     cmd = find_command(args, at);
-    // Every command is listed in --help; only the one named gets its options, since CLI11 checks
-    // each new option against all the others and building them all costs more than the work.
-    for (const Command& c : commands()) {
-      CLI::App* sub = app.add_subcommand(c.name, c.help);
-      sub->footer(std::string("Examples:\n") + c.examples);
-      if (&c != cmd) continue;
-      // compare asks another command's question, and reads that command's flags.
-      inv.question = c.stage == Stage::compare ? compare_question(args, at) : nullptr;
-      const Command& reads = inv.question != nullptr ? *inv.question : c;
-      if (c.stage == Stage::compare) add_compare_positionals(sub, inv);
-      // Pass 2: the command reads only its own flags; any other is named before CLI11 sees it.
-      check_flags(reads, args, at + 1);
-      bound = add_command_options(reads, sub, inv);
-      if (c.stage == Stage::compare && inv.question != nullptr) compare_help(sub, bound);
-      if ((c.own & kOwnPlot) != 0U) add_plot_options(sub, inv.plot.options);
-      if (c.stage != Stage::completion) add_global_options(sub, g);
+    if (cmd != nullptr) {
+      const Typed typed(args);
+      CLI::App lean{about, "roofline"};
+      try {
+        parse_line(lean, args, at, g, inv, bound, cmd, &typed);
+        return std::nullopt;
+      } catch (const CLI::ParseError&) {
+        g = GlobalOptions{};  // the full app parses it again, and says what it is
+        inv = Request{};
+        bound.clear();
+      }
     }
-    // Pass 3: syntax.
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    app.parse(reversed);
-    const std::vector<CLI::Option*>& order = app.get_subcommand(cmd->name)->parse_order();
-    for (Bound& b : bound) {
-      b.given = b.option->count();
-      const auto at_first = std::find(order.begin(), order.end(), b.option);
-      if (at_first != order.end()) b.first = static_cast<std::size_t>(at_first - order.begin());
+    CLI::App app{about, "roofline"};
+    try {
+      parse_line(app, args, at, g, inv, bound, cmd, nullptr);
+    } catch (const CLI::ParseError& e) {
+      if (e.get_exit_code() == 0) {
+        // --help and --version: to stdout, exit 0.
+        std::ostringstream o;
+        std::ostringstream ignored;
+        app.exit(e, o, ignored);
+        out << o.str();
+        return 0;
+      }
+      std::string msg = e.what();
+      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+      std::replace(msg.begin(), msg.end(), '\n', ' ');
+      err << "roofline: error: " << text::printable(msg) << "; see roofline "
+          << (cmd != nullptr ? std::string(cmd->name) + " " : "") << "--help\n";
+      return 2;
     }
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      // --help and --version: to stdout, exit 0.
-      std::ostringstream o;
-      std::ostringstream ignored;
-      app.exit(e, o, ignored);
-      out << o.str();
-      return 0;
-    }
-    std::string msg = e.what();
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    err << "roofline: error: " << text::printable(msg) << "; see roofline "
-        << (cmd != nullptr ? std::string(cmd->name) + " " : "") << "--help\n";
-    return 2;
   } catch (const Error& e) {
     print_error(err, e.what());
     return e.exit_code();
@@ -800,17 +890,30 @@ std::optional<int> parse_with_cli11(const std::vector<std::string>& args, Global
 
 }  // namespace
 
-bool parses_directly(const std::vector<std::string>& args) {
+std::string parse_summary(const std::vector<std::string>& args, bool lean) {
   GlobalOptions g;
   Request inv;
   std::vector<Bound> bound;
+  std::size_t at = 0;
+  const Command* cmd = find_command(args, at);
+  if (cmd == nullptr) return "no command";
+  const Typed typed(args);
+  CLI::App app{"", "roofline"};
   try {
-    std::size_t at = 0;
-    const Command* cmd = find_command(args, at);
-    return cmd != nullptr && parse_direct(*cmd, args, at, g, inv, bound);
-  } catch (const Error&) {
-    return false;
+    parse_line(app, args, at, g, inv, bound, cmd, lean ? &typed : nullptr);
+  } catch (const CLI::ParseError& e) {
+    return std::string("CLI11: ") + e.what();
   }
+  std::string s = fmt::format(
+      "{} model={} file={} question={} format={} units={} color={} explain={} brief={} "
+      "quiet={} no_header={} yes={} dirs={}",
+      cmd->name, inv.spec.model, inv.batch_file, inv.question_word, g.format, g.units, g.color, g.explain, g.brief,
+      g.quiet, g.no_header, g.yes, fmt::join(g.preset_dirs, "|"));
+  for (const Bound& b : bound) {
+    if (b.given == 0) continue;
+    s += fmt::format(" --{}={}[{}]#{}@{}", b.def->name, b.value, fmt::join(b.values, "|"), b.count, b.first);
+  }
+  return s;
 }
 
 namespace {
@@ -837,24 +940,7 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
   Request inv;
   std::vector<Bound> bound;
   const Command* cmd = nullptr;
-  // Passes 1 to 3: the common line directly, anything else through CLI11.
-  bool direct = false;
-  if (!env.cli11_only) {
-    try {
-      std::size_t at = 0;
-      cmd = find_command(args, at);
-      direct = cmd != nullptr && parse_direct(*cmd, args, at, g, inv, bound);
-    } catch (const Error& e) {
-      print_error(err, e.what());
-      return e.exit_code();
-    }
-  }
-  if (!direct) {
-    g = GlobalOptions{};
-    inv = Request{};
-    bound.clear();
-    if (const std::optional<int> answered = parse_with_cli11(args, g, inv, bound, cmd, out, err)) return *answered;
-  }
+  if (const std::optional<int> answered = parse_args(args, g, inv, bound, cmd, out, err)) return *answered;
 
   try {
     // Pass 4: the preset registry (files are parsed only when a command asks for them).

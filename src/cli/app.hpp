@@ -17,12 +17,12 @@ struct Env {
   std::string preset_path;   ///< ROOFLINE_PRESET_PATH (colon-separated)
   int columns = 0;           ///< the terminal's width (COLUMNS, else the tty's); 0: unknown, 80 is used
   int columns_variable = 0;  ///< COLUMNS alone, for the table view's width (100 when 0)
-  bool cli11_only = false;   ///< parse every line with CLI11 (tests: the direct parse must agree with it)
 };
 
-/// Whether run_cli parses `args` without CLI11 (the common line of a model command), for tests:
-/// both parses must agree (tests/cli/direct_parse_test.cpp).
-bool parses_directly(const std::vector<std::string>& args);
+/// What parsing `args` fills (the command, its MODEL or FILE, the global options, each flag given
+/// with its values and parse position), parsed by a lean app (the options the line types) or the
+/// full one; "CLI11: ..." when CLI11 refuses the line. For tests: both must say the same.
+std::string parse_summary(const std::vector<std::string>& args, bool lean);
 
 /// Exit code of an internal error (a bug): EX_SOFTWARE from sysexits.h.
 inline constexpr int kInternalErrorExit = 70;
