@@ -599,7 +599,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Reques
   for (Bound& b : bound) {
     const io::InputDef& d = *b.def;
     if (!holds(only, d.name, d.short_name)) continue;
-    std::string help = d.help;
+    std::string help = io::input_help(d);
     if (d.sweep == io::Sweep::counts) help += "; a list or range sweeps it";
     if (d.sweep == io::Sweep::names) help += "; a list sweeps it";
     std::string names = std::string("--") + d.name;

@@ -181,7 +181,7 @@ void check_phase_flags(const io::ScenarioSpec& spec, Phase phase) {
 }
 
 Run run_layer(Request& req, const io::Resolved* in) {
-  const LayerQuery q{.phase = req.spec.phase.value_or(Phase::decode), .fused = req.spec.fused};
+  const LayerQuery q{.phase = req.spec.phase.value_or(LayerQuery{}.phase), .fused = req.spec.fused};
   check_phase_flags(req.spec, q.phase);
   const LayerAnswer a = answer_layer(in->scenario, q);
   const format::Subject s = subject(*in, req.spec, req.groups, req.view);
@@ -363,7 +363,7 @@ io::ScenarioSpec on_first_gpu(const io::ScenarioSpec& given) {
 io::ScenarioSpec layer_tokens(const io::ScenarioSpec& given) {
   io::ScenarioSpec spec = given;
   if (spec.tokens) {
-    if (spec.phase.value_or(Phase::decode) == Phase::decode) {
+    if (spec.phase.value_or(LayerQuery{}.phase) == Phase::decode) {
       if (*spec.tokens != 1) {
         throw UsageError("--tokens: a decode step scores 1 token per sequence; --phase prefill takes a prompt");
       }

@@ -16,8 +16,6 @@ namespace roofline::io {
 namespace {
 
 constexpr std::int64_t kDefaultContextUnknown = 4096;  // when a config states no trained context
-constexpr std::int64_t kDefaultPrompt = 2048;
-constexpr std::int64_t kDefaultOutput = 256;
 
 bool any_override(const ModelOverrides& o) { return !o.given.empty(); }
 
@@ -180,11 +178,11 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
 // The workload: every default in one place.
 Workload resolve_workload(const ScenarioSpec& spec, std::int64_t trained) {
   Workload w;
-  w.batch = spec.batch.value_or(1);
+  w.batch = spec.batch.value_or(w.batch);
   w.context = spec.context.value_or(trained > 0 ? trained : kDefaultContextUnknown);
-  w.prompt = spec.prompt.value_or(trained > 0 ? std::min(kDefaultPrompt, trained) : kDefaultPrompt);
-  w.output = spec.output.value_or(kDefaultOutput);
-  w.weight_dtype = spec.dtype.value_or(DType::bf16);
+  w.prompt = spec.prompt.value_or(trained > 0 ? std::min(w.prompt, trained) : w.prompt);
+  w.output = spec.output.value_or(w.output);
+  w.weight_dtype = spec.dtype.value_or(w.weight_dtype);
   WeightFormat format = plain_weight_format(w.weight_dtype);
   if (spec.weight_format && !spec.weight_format->name.empty()) {
     format = *spec.weight_format;
@@ -195,15 +193,15 @@ Workload resolve_workload(const ScenarioSpec& spec, std::int64_t trained) {
   w.weight_format = format.name;
   w.weight_bits = format.bits;
   w.compute_dtype = spec.compute_dtype.value_or(default_compute_dtype(format));
-  w.kv_dtype = spec.kv_dtype.value_or(DType::bf16);
+  w.kv_dtype = spec.kv_dtype.value_or(w.kv_dtype);
   w.activation_dtype = DType::bf16;
-  w.bw_efficiency = spec.bw_efficiency.value_or(1.0);
-  w.mfu = spec.mfu.value_or(1.0);
-  w.basis = spec.basis.value_or(FlopBasis::physical);
-  w.attention = spec.attention.value_or(AttentionMode::causal);
-  w.lm_head = spec.lm_head.value_or(LmHeadPositions::last);
-  w.decode_bytes = spec.decode_bytes.value_or(DecodeBytes::touched);
-  w.moe_decode = spec.moe_decode.value_or(MoeDecodeBytes::expected);
+  w.bw_efficiency = spec.bw_efficiency.value_or(w.bw_efficiency);
+  w.mfu = spec.mfu.value_or(w.mfu);
+  w.basis = spec.basis.value_or(w.basis);
+  w.attention = spec.attention.value_or(w.attention);
+  w.lm_head = spec.lm_head.value_or(w.lm_head);
+  w.decode_bytes = spec.decode_bytes.value_or(w.decode_bytes);
+  w.moe_decode = spec.moe_decode.value_or(w.moe_decode);
   if (spec.reserve && spec.reserve->bytes) w.reserve = *spec.reserve->bytes;
   return w;
 }
@@ -258,9 +256,9 @@ std::optional<std::int64_t> count_product(std::int64_t a, std::int64_t b) {
 void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   Deployment& dep = sc.deployment;
   const ModelConfig& m = sc.model;
-  dep.tensor = spec.tp.value_or(1);
-  dep.pipeline = spec.pp.value_or(1);
-  dep.expert = spec.ep.value_or(1);
+  dep.tensor = spec.tp.value_or(Deployment{}.tensor);
+  dep.pipeline = spec.pp.value_or(Deployment{}.pipeline);
+  dep.expert = spec.ep.value_or(Deployment{}.expert);
   dep.sequence_parallel = spec.sequence_parallel;
   const std::optional<std::int64_t> product = count_product(dep.tensor, dep.pipeline);
   const std::optional<std::int64_t> devices = spec.dp && product ? count_product(*product, *spec.dp) : product;
@@ -330,10 +328,10 @@ void check_serving_experts(const Scenario& sc, Diagnostics& diag) {
 // The batch: b, s and m (or the global batch that sets m).
 void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   TrainingInputs& t = sc.training;
-  t.micro_batch = spec.micro_batch.value_or(1);
+  t.micro_batch = spec.micro_batch.value_or(TrainingInputs{}.micro_batch);
   const std::int64_t trained = sc.model.max_seq_len;
   t.seq_len = spec.seq.value_or(trained > 0 ? trained : kDefaultContextUnknown);
-  t.grad_accum = spec.grad_accum.value_or(1);
+  t.grad_accum = spec.grad_accum.value_or(TrainingInputs{}.grad_accum);
   if (!spec.global_batch) {
     const std::optional<std::int64_t> b_m = count_product(t.micro_batch, t.grad_accum);
     if (!b_m || !count_product(*b_m, sc.deployment.data)) {
@@ -371,8 +369,8 @@ void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   TrainingInputs& t = sc.training;
   const Deployment& dep = sc.deployment;
   const ModelConfig& m = sc.model;
-  t.recompute = spec.recompute.value_or(Recompute::none);
-  t.recompute_every = spec.recompute_every.value_or(1);
+  t.recompute = spec.recompute.value_or(TrainingInputs{}.recompute);
+  t.recompute_every = spec.recompute_every.value_or(TrainingInputs{}.recompute_every);
   if (spec.recompute_every && t.recompute != Recompute::full) {
     diag.usage("--recompute-every: applies to --recompute full only");
   } else if (sc.architecture && spec.recompute_every && m.n_layers % dep.pipeline == 0 &&
@@ -394,7 +392,7 @@ void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
       t.shard_group = group;
     }
   }
-  t.pipeline_chunks = spec.pp_chunks.value_or(1);
+  t.pipeline_chunks = spec.pp_chunks.value_or(TrainingInputs{}.pipeline_chunks);
   if (t.pipeline_chunks == 1) return;
   if (dep.pipeline == 1) {
     diag.usage("--pp-chunks: the interleaved schedule needs --pp 2 or more");
@@ -410,7 +408,7 @@ void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
 // How the step is timed: the model-FLOPs convention, a stated HFU, a measurement.
 void resolve_timing(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   TrainingInputs& t = sc.training;
-  t.model_flops = spec.model_flops.value_or(ModelFlopsConvention::six_n);
+  t.model_flops = spec.model_flops.value_or(TrainingInputs{}.model_flops);
   if (!sc.architecture && t.model_flops != ModelFlopsConvention::six_n) {
     diag.input("--model-flops " + std::string(name_of(t.model_flops)) +
                " needs the model's layers and heads; a model known by --params counts 6n");
@@ -469,8 +467,8 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
     diag.usage("--zero " + std::to_string(static_cast<int>(*spec.zero)) + " and --fsdp " + *spec.fsdp +
                " both set the ZeRO stage; give one of them");
   }
-  t.zero = spec.fsdp ? fsdp_strategy(*spec.fsdp)->stage : spec.zero.value_or(ZeroStage::none);
-  t.recipe = spec.optimizer.value_or(OptimizerRecipe::mixed_adam);
+  t.zero = spec.fsdp ? fsdp_strategy(*spec.fsdp)->stage : spec.zero.value_or(TrainingInputs{}.zero);
+  t.recipe = spec.optimizer.value_or(TrainingInputs{}.recipe);
   resolve_batch(spec, sc, diag);
   resolve_schedule(spec, sc, diag);
   resolve_timing(spec, sc, diag);
@@ -494,7 +492,7 @@ void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, st
     return;
   }
   Speculation sp;
-  sp.acceptance = spec.acceptance.value_or(0.8);
+  sp.acceptance = spec.acceptance.value_or(sp.acceptance);
   sp.acceptance_assumed = !spec.acceptance;
   if (*spec.draft == "mtp") {
     // Self-drafting: each MTP module is one more block on the model's own embedding and head
@@ -523,7 +521,7 @@ void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, st
     }
   } else {
     diag.capture("--draft", [&] { sp.draft = reg.load_model(*spec.draft, in).config; });
-    sp.draft_len = spec.draft_len.value_or(4);
+    sp.draft_len = spec.draft_len.value_or(sp.draft_len);
   }
   diag.capture("--draft", [&] { sp.draft_counts = count_params(sp.draft); });
   sc.speculation = std::move(sp);
@@ -654,7 +652,7 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
   sc.workload = resolve_workload(spec, sc.model.max_seq_len);
   r.context_defaulted = !spec.context;
   sc.deployment = Deployment{};
-  sc.deployment.devices = spec.devices.value_or(1);
+  sc.deployment.devices = spec.devices.value_or(sc.deployment.devices);
   sc.training = TrainingInputs{};
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) {
@@ -665,14 +663,14 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
     check_serving_experts(sc, diag);
     sc.deployment.explicit_layout = true;
   }
-  sc.deployment.link_efficiency = spec.link_efficiency.value_or(1.0);
-  sc.deployment.micro_batches = spec.micro_batches.value_or(1);
+  sc.deployment.link_efficiency = spec.link_efficiency.value_or(Deployment{}.link_efficiency);
+  sc.deployment.micro_batches = spec.micro_batches.value_or(Deployment{}.micro_batches);
   if (spec.micro_batches && *spec.micro_batches > 1 && sc.deployment.pipeline == 1) {
     diag.usage("--micro-batches: batches in flight need a pipeline, --pp 2 or more");
   }
   sc.serving = {.concurrency = spec.concurrency,
-                .kv_block = spec.kv_block.value_or(16),
-                .shared_prefix = spec.shared_prefix.value_or(0),
+                .kv_block = spec.kv_block.value_or(ServingInputs{}.kv_block),
+                .shared_prefix = spec.shared_prefix.value_or(ServingInputs{}.shared_prefix),
                 .tpot_target_s = spec.tpot_target,
                 .ttft_target_s = spec.ttft_target};
   if (spec.shared_prefix && *spec.shared_prefix > sc.workload.prompt) {

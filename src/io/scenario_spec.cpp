@@ -4,6 +4,7 @@
 #include "io/quantity_parse.hpp"
 #include "io/text.hpp"
 
+#include "roofline/analysis/layer.hpp"
 #include "roofline/checked.hpp"
 #include "roofline/errors.hpp"
 #include "roofline/lora.hpp"
@@ -22,6 +23,29 @@ namespace {
 constexpr std::array kRecomputeModes = {std::pair{"none", Recompute::none},
                                         std::pair{"selective", Recompute::selective},
                                         std::pair{"full", Recompute::full}};
+constexpr std::array kZeroStages = {std::pair{"0", ZeroStage::none}, std::pair{"1", ZeroStage::os},
+                                    std::pair{"2", ZeroStage::os_g}, std::pair{"3", ZeroStage::os_g_p}};
+
+// Names as a message lists them: "a, b, c".
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// A default as the help shows it: a count, a number in its shortest form ("0.8", "1"), a recipe.
+std::string count_text(std::int64_t v) { return std::to_string(v); }
+std::string number_text(double v) {
+  std::array<char, 32> buf{};
+  const std::to_chars_result r = std::to_chars(buf.data(), buf.data() + buf.size(), v);  // shortest round trip
+  return {buf.data(), r.ptr};
+}
+std::string_view recipe_name(OptimizerRecipe r) {
+  for (const RecipeBytes& x : kOptimizerRecipes) {
+    if (x.id == r) return x.name;
+  }
+  return {};
+}
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -183,8 +207,9 @@ const std::vector<InputDef> kInputs = {
     // Accelerator.
     {"gpu", nullptr, kGpu, "GPU", "Accelerator preset, alias or file (see `roofline gpus`)",
      [](ScenarioSpec& s, const std::string& t) { s.gpu = t; }, false, Sweep::none, ValueHint::gpu},
-    {"gpus", nullptr, kDevices, "N", "Devices, acting as one ideal device [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.devices = positive_count(t); }, false, Sweep::counts},
+    {"gpus", nullptr, kDevices, "N", "Devices, acting as one ideal device",
+     [](ScenarioSpec& s, const std::string& t) { s.devices = positive_count(t); }, false, Sweep::counts,
+     ValueHint::text, nullptr, [] { return count_text(Deployment{}.devices); }},
     {"gpu-memory", nullptr, kGpuMemory, "SIZE", "Capacity per device, e.g. 192GB or 80GiB",
      [](ScenarioSpec& s, const std::string& t) { s.gpu_memory = parse_bytes(t); }},
     {"gpu-bandwidth", nullptr, kGpu, "RATE", "Bandwidth per device, e.g. 3.35TB/s",
@@ -193,43 +218,46 @@ const std::vector<InputDef> kInputs = {
      "Dense peak per device: RATE for the compute dtype (989.4TFLOP/s) or DTYPE=RATE; repeatable",
      [](ScenarioSpec& s, const std::string& t) { s.gpu_peaks.push_back(peak(t)); }, true},
     // Workload.
-    {"batch", "b", kBatch, "N", "Sequences per step [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.batch = positive_count(t); }, false, Sweep::counts},
+    {"batch", "b", kBatch, "N", "Sequences per step",
+     [](ScenarioSpec& s, const std::string& t) { s.batch = positive_count(t); }, false, Sweep::counts, ValueHint::text,
+     nullptr, [] { return count_text(Workload{}.batch); }},
     {"context", "c", kContext, "N",
      "Tokens in the KV cache (8192, 8k = 8000, 8Ki = 8192) [default: the model's context]",
      [](ScenarioSpec& s, const std::string& t) { s.context = parse_count(t); }, false, Sweep::counts},
-    {"prompt", "p", kPrompt, "N", "Prefill tokens per sequence [default: 2048, or the model's context if shorter]",
-     [](ScenarioSpec& s, const std::string& t) { s.prompt = positive_count(t); }, false, Sweep::counts},
-    {"output", nullptr, kOutput, "N", "Generated tokens per request [default: 256]",
+    {"prompt", "p", kPrompt, "N", "Prefill tokens per sequence",
+     [](ScenarioSpec& s, const std::string& t) { s.prompt = positive_count(t); }, false, Sweep::counts, ValueHint::text,
+     nullptr, [] { return count_text(Workload{}.prompt) + ", or the model's context if shorter"; }},
+    {"output", nullptr, kOutput, "N", "Generated tokens per request",
      [](ScenarioSpec& s, const std::string& t) {
        // No output token is no decode: a steady state or a TPOT of nothing (a prompt alone is prefill's).
        s.output = parse_count(t);
        if (*s.output == 0)
          throw InputError(quote(t) + " generates no token; give at least 1 (`roofline prefill` sizes a prompt alone)");
      },
-     false, Sweep::counts},
-    {"dtype", nullptr, kWeights, "DTYPE", "Weight data type [default: bf16]",
+     false, Sweep::counts, ValueHint::text, nullptr, [] { return count_text(Workload{}.output); }},
+    {"dtype", nullptr, kWeights, "DTYPE", "Weight data type",
      [](ScenarioSpec& s, const std::string& t) { s.dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
-     dtype_names},
+     dtype_names, [] { return std::string(dtype_name(Workload{}.weight_dtype)); }},
     {"weight-bits", nullptr, kWeights, "BITS|FORMAT",
-     "Bits per weight, scales included: a number (4.125) or int4-g128, int4-g64, int4-g32, int8-g128, q4_0, q8_0, "
-     "q4_k, q5_k, q6_k",
+     "Bits per weight, scales included: a number (4.125) or a format: {choices}",
      [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }, false, Sweep::none,
      ValueHint::choice, [] { return names_of(kNamedWeightFormats); }},
-    {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type [default: bf16]",
+    {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type",
      [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
-     dtype_names},
+     dtype_names, [] { return std::string(dtype_name(Workload{}.kv_dtype)); }},
     {"compute-dtype", nullptr, kComputeDtype, "DTYPE",
      "Which dense peak applies [default: the weight type; 4-bit and group-quantized weights compute in bf16]",
      [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = parse_dtype(t); }, false, Sweep::none,
      ValueHint::choice, dtype_names},
-    {"reserve", nullptr, kReserve, "SIZE|PCT",
-     "Runtime reserve per device: a size (2GiB) or a share of capacity (10%) [default: 0]",
-     [](ScenarioSpec& s, const std::string& t) { s.reserve = reserve(t); }},
-    {"bw-efficiency", nullptr, kBwEfficiency, "FRACTION", "Achieved / peak bandwidth, 0.8 or 80% [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.bw_efficiency = fraction_in_unit_interval(t); }},
-    {"mfu", nullptr, kMfu, "FRACTION", "Achieved / peak FLOP/s, 0.4 or 40% [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.mfu = fraction_in_unit_interval(t); }},
+    {"reserve", nullptr, kReserve, "SIZE|PCT", "Runtime reserve per device: a size (2GiB) or a share of capacity (10%)",
+     [](ScenarioSpec& s, const std::string& t) { s.reserve = reserve(t); }, false, Sweep::none, ValueHint::text,
+     nullptr, [] { return number_text(Workload{}.reserve.base()); }},
+    {"bw-efficiency", nullptr, kBwEfficiency, "FRACTION", "Achieved / peak bandwidth, 0.8 or 80%",
+     [](ScenarioSpec& s, const std::string& t) { s.bw_efficiency = fraction_in_unit_interval(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return number_text(Workload{}.bw_efficiency); }},
+    {"mfu", nullptr, kMfu, "FRACTION", "Achieved / peak FLOP/s, 0.4 or 40%",
+     [](ScenarioSpec& s, const std::string& t) { s.mfu = fraction_in_unit_interval(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return number_text(Workload{}.mfu); }},
     {"measured-tokens-per-s", nullptr, kTraining, "RATE",
      "Measured training tokens/s of the whole job (4M, 238.3k), for MFU and HFU",
      [](ScenarioSpec& s, const std::string& t) { s.measured_tokens_per_s = parse_rate_count(t); }},
@@ -240,11 +268,13 @@ const std::vector<InputDef> kInputs = {
      "Sequences in flight at steady state under continuous batching [default: the most the KV budget and the "
      "targets allow]",
      [](ScenarioSpec& s, const std::string& t) { s.concurrency = positive_count(t); }, false, Sweep::counts},
-    {"kv-block", nullptr, kServing, "TOKENS", "Tokens per paged KV block; 1 for an unpaged cache [default: 16]",
-     [](ScenarioSpec& s, const std::string& t) { s.kv_block = positive_count(t); }},
+    {"kv-block", nullptr, kServing, "TOKENS", "Tokens per paged KV block; 1 for an unpaged cache",
+     [](ScenarioSpec& s, const std::string& t) { s.kv_block = positive_count(t); }, false, Sweep::none, ValueHint::text,
+     nullptr, [] { return count_text(ServingInputs{}.kv_block); }},
     {"shared-prefix", nullptr, kServing, "TOKENS",
-     "Prompt tokens every request shares (a system prompt), cached once and not prefilled again [default: 0]",
-     [](ScenarioSpec& s, const std::string& t) { s.shared_prefix = parse_count(t); }},
+     "Prompt tokens every request shares (a system prompt), cached once and not prefilled again",
+     [](ScenarioSpec& s, const std::string& t) { s.shared_prefix = parse_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(ServingInputs{}.shared_prefix); }},
     {"tpot", nullptr, kTargets, "SECONDS", "Target time per output token (50ms): the concurrency that meets it",
      [](ScenarioSpec& s, const std::string& t) { s.tpot_target = parse_seconds(t); }},
     {"ttft", nullptr, kTargets, "SECONDS", "Target time to first token (500ms), against the TTFT floor",
@@ -262,75 +292,80 @@ const std::vector<InputDef> kInputs = {
      "multi-token-prediction modules",
      [](ScenarioSpec& s, const std::string& t) { s.draft = lower(t) == "mtp" ? std::string("mtp") : t; }, false,
      Sweep::none, ValueHint::model, [] { return std::vector<std::string>{"mtp"}; }},
-    {"acceptance", nullptr, kSpeculative, "FRACTION",
-     "Probability that the target accepts a drafted token, α [default: 0.8, assumed]",
+    {"acceptance", nullptr, kSpeculative, "FRACTION", "Probability that the target accepts a drafted token, α",
      [](ScenarioSpec& s, const std::string& t) {
        const double a = fraction_in_unit_interval(t);
        if (!(a > 0.0)) throw InputError(quote(t) + " must be above 0");
        s.acceptance = a;
-     }},
-    {"draft-len", nullptr, kSpeculative, "N", "Tokens drafted per target step, γ [default: 4; mtp: the MTP depth]",
-     [](ScenarioSpec& s, const std::string& t) { s.draft_len = positive_count(t); }},
+     },
+     false, Sweep::none, ValueHint::text, nullptr, [] { return number_text(Speculation{}.acceptance) + ", assumed"; }},
+    {"draft-len", nullptr, kSpeculative, "N", "Tokens drafted per target step, γ",
+     [](ScenarioSpec& s, const std::string& t) { s.draft_len = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(Speculation{}.draft_len) + "; mtp: the MTP depth"; }},
     {"require-fit", nullptr, kRequireFit, "",
      "Exit with status 3 when the command's memory does not fit on the device (for shell if/&&)",
      [](ScenarioSpec& s, const std::string&) { s.require_fit = true; }},
     // layer: which pass, and whether its operators are fused.
     {"phase", nullptr, kLayer, "PHASE",
      "The pass: prefill (--prompt tokens of each of --batch sequences) or decode (one token per sequence at "
-     "--context) [default: decode]",
+     "--context)",
      [](ScenarioSpec& s, const std::string& t) { s.phase = choice(t, kPhaseNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kPhaseNames); }},
+     ValueHint::choice, [] { return canonical_names(kPhaseNames); },
+     [] { return std::string(name_of(LayerQuery{}.phase)); }},
     {"fused", nullptr, kLayer, "",
      "Rows with flash attention (no score matrix in memory) and the norms, RoPE, activation and residual adds "
      "fused into their matmuls [default: unfused rows; the totals show both]",
      [](ScenarioSpec& s, const std::string&) { s.fused = true; }},
     // train: the layout, the recipe and the run.
-    {"tp", nullptr, kParallel, "N", "Tensor-parallel degree t [default: 1]; serving: a layout, not one ideal device",
-     [](ScenarioSpec& s, const std::string& t) { s.tp = positive_count(t); }, false, Sweep::counts},
-    {"pp", nullptr, kParallel, "N", "Pipeline-parallel stages p [default: 1]; serving: a layout, not one ideal device",
-     [](ScenarioSpec& s, const std::string& t) { s.pp = positive_count(t); }, false, Sweep::counts},
+    {"tp", nullptr, kParallel, "N", "Tensor-parallel degree t; serving: a layout, not one ideal device",
+     [](ScenarioSpec& s, const std::string& t) { s.tp = positive_count(t); }, false, Sweep::counts, ValueHint::text,
+     nullptr, [] { return count_text(Deployment{}.tensor); }},
+    {"pp", nullptr, kParallel, "N", "Pipeline-parallel stages p; serving: a layout, not one ideal device",
+     [](ScenarioSpec& s, const std::string& t) { s.pp = positive_count(t); }, false, Sweep::counts, ValueHint::text,
+     nullptr, [] { return count_text(Deployment{}.pipeline); }},
     {"dp", nullptr, kParallel, "N", "Data-parallel degree d [default: --gpus / (t p)]",
      [](ScenarioSpec& s, const std::string& t) { s.dp = positive_count(t); }, false, Sweep::counts},
-    {"ep", nullptr, kParallel, "N",
-     "Expert-parallel degree e for MoE experts [default: 1]; serving: a layout, not one ideal device",
-     [](ScenarioSpec& s, const std::string& t) { s.ep = positive_count(t); }},
-    {"link-efficiency", nullptr, kLink, "FRACTION",
-     "Achieved / peak interconnect bandwidth in collectives, 0.8 or 80% [default: 1]",
+    {"ep", nullptr, kParallel, "N", "Expert-parallel degree e for MoE experts; serving: a layout, not one ideal device",
+     [](ScenarioSpec& s, const std::string& t) { s.ep = positive_count(t); }, false, Sweep::none, ValueHint::text,
+     nullptr, [] { return count_text(Deployment{}.expert); }},
+    {"link-efficiency", nullptr, kLink, "FRACTION", "Achieved / peak interconnect bandwidth in collectives, 0.8 or 80%",
      [](ScenarioSpec& s, const std::string& t) {
        const double e = fraction_in_unit_interval(t);
        if (!(e > 0.0)) throw InputError(quote(t) + " must be above 0");
        s.link_efficiency = e;
-     }},
+     },
+     false, Sweep::none, ValueHint::text, nullptr, [] { return number_text(Deployment{}.link_efficiency); }},
     {"micro-batches", nullptr, kLink, "M",
-     "Batches in flight through a serving pipeline (--pp), each holding its cache on every stage [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.micro_batches = positive_count(t); }},
+     "Batches in flight through a serving pipeline (--pp), each holding its cache on every stage",
+     [](ScenarioSpec& s, const std::string& t) { s.micro_batches = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(Deployment{}.micro_batches); }},
     {"link-latency", nullptr, kLink, "SECONDS",
      "Latency per hop of a collective or a stage hand-off (5us; 0: bandwidth only) [default: the accelerator's]",
      [](ScenarioSpec& s, const std::string& t) { s.link_latency = t == "0" ? 0.0 : parse_seconds(t); }},
     {"sp", nullptr, kTrain, "", "Sequence parallelism with tensor parallelism",
      [](ScenarioSpec& s, const std::string&) { s.sequence_parallel = true; }},
-    {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights) [default: 0]",
+    {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights)",
      [](ScenarioSpec& s, const std::string& t) {
-       if (t.size() != 1 || t[0] < '0' || t[0] > '3') {
-         throw InputError(quote(t) + " is not a ZeRO stage; allowed 0, 1, 2, 3 (--fsdp takes the FSDP names)");
+       const std::optional<ZeroStage> z = find_enum(kZeroStages, t);
+       if (!z) {
+         throw InputError(quote(t) + " is not a ZeRO stage; allowed " + comma_list(canonical_names(kZeroStages)) +
+                          " (--fsdp takes the FSDP names)");
        }
-       s.zero = static_cast<ZeroStage>(t[0] - '0');
+       s.zero = *z;
      },
-     false, Sweep::none, ValueHint::choice,
-     [] {
-       return std::vector<std::string>{"0", "1", "2", "3"};
-     }},
-    {"fsdp", nullptr, kTrain, "STRATEGY", "FSDP name for a ZeRO stage: full-shard, shard-grad-op, no-shard, hybrid",
+     false, Sweep::none, ValueHint::choice, [] { return canonical_names(kZeroStages); },
+     [] { return std::string(enum_name(TrainingInputs{}.zero, kZeroStages)); }},
+    {"fsdp", nullptr, kTrain, "STRATEGY", "FSDP name for a ZeRO stage: {choices}",
      [](ScenarioSpec& s, const std::string& t) {
        const auto f = fsdp_strategy(lower(t));
-       if (!f) throw UsageError(quote(t) + " is not one of: full-shard, shard-grad-op, no-shard, hybrid");
+       if (!f) throw UsageError(quote(t) + " is not one of: " + comma_list(names_of(kFsdpStrategies)));
        s.fsdp = std::string(f->name);  // its stage is resolve()'s: --zero beside it is refused there
      },
      false, Sweep::none, ValueHint::choice, [] { return names_of(kFsdpStrategies); }},
     {"shard-group", nullptr, kTrain, "N",
      "ZeRO shards within groups of N data ranks, replicated across groups [default: all d; 8 with --fsdp hybrid]",
      [](ScenarioSpec& s, const std::string& t) { s.shard_group = positive_count(t); }},
-    {"optimizer", nullptr, kTrain, "RECIPE", "Optimizer and precision recipe [default: mixed-adam]",
+    {"optimizer", nullptr, kTrain, "RECIPE", "Optimizer and precision recipe",
      [](ScenarioSpec& s, const std::string& t) {
        const auto r = recipe_named(lower(t));
        if (!r) {
@@ -340,28 +375,33 @@ const std::vector<InputDef> kInputs = {
        }
        s.optimizer = *r;
      },
-     false, Sweep::none, ValueHint::choice, [] { return names_of(kOptimizerRecipes); }},
-    {"micro-batch", nullptr, kTrain, "N", "Sequences per micro-batch b [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.micro_batch = positive_count(t); }, false, Sweep::counts},
+     false, Sweep::none, ValueHint::choice, [] { return names_of(kOptimizerRecipes); },
+     [] { return std::string(recipe_name(TrainingInputs{}.recipe)); }},
+    {"micro-batch", nullptr, kTrain, "N", "Sequences per micro-batch b",
+     [](ScenarioSpec& s, const std::string& t) { s.micro_batch = positive_count(t); }, false, Sweep::counts,
+     ValueHint::text, nullptr, [] { return count_text(TrainingInputs{}.micro_batch); }},
     {"seq", nullptr, kTrain, "N", "Training sequence length s [default: the model's context]",
      [](ScenarioSpec& s, const std::string& t) { s.seq = positive_count(t); }, false, Sweep::counts},
-    {"grad-accum", nullptr, kTrain, "N", "Micro-batches per step and data-parallel rank m [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.grad_accum = positive_count(t); }},
+    {"grad-accum", nullptr, kTrain, "N", "Micro-batches per step and data-parallel rank m",
+     [](ScenarioSpec& s, const std::string& t) { s.grad_accum = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(TrainingInputs{}.grad_accum); }},
     {"global-batch", nullptr, kTrain, "N", "Sequences per step; sets m = global / (b d)",
      [](ScenarioSpec& s, const std::string& t) { s.global_batch = positive_count(t); }},
-    {"recompute", nullptr, kTrain, "MODE", "Activation recomputation: none, selective or full [default: none]",
+    {"recompute", nullptr, kTrain, "MODE", "Activation recomputation: {choices}",
      [](ScenarioSpec& s, const std::string& t) { s.recompute = choice(t, kRecomputeModes); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kRecomputeModes); }},
+     ValueHint::choice, [] { return canonical_names(kRecomputeModes); },
+     [] { return std::string(enum_name(TrainingInputs{}.recompute, kRecomputeModes)); }},
     {"recompute-every", nullptr, kTrain, "K",
-     "With --recompute full: checkpoint one layer in K, rebuilding K layers at a time [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.recompute_every = positive_count(t); }},
-    {"pp-chunks", nullptr, kTrain, "V",
-     "Model chunks per pipeline device: 1 is 1F1B, more is the interleaved schedule [default: 1]",
-     [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }},
-    {"model-flops", nullptr, kTrain, "CONVENTION",
-     "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron [default: 6n]",
+     "With --recompute full: checkpoint one layer in K, rebuilding K layers at a time",
+     [](ScenarioSpec& s, const std::string& t) { s.recompute_every = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(TrainingInputs{}.recompute_every); }},
+    {"pp-chunks", nullptr, kTrain, "V", "Model chunks per pipeline device: 1 is 1F1B, more is the interleaved schedule",
+     [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(TrainingInputs{}.pipeline_chunks); }},
+    {"model-flops", nullptr, kTrain, "CONVENTION", "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron",
      [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlopsNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kModelFlopsNames); }},
+     ValueHint::choice, [] { return canonical_names(kModelFlopsNames); },
+     [] { return std::string(name_of(TrainingInputs{}.model_flops)); }},
     {"hfu", nullptr, kTrain, "FRACTION",
      "Step time on the executed FLOPs (recomputation included) at this utilisation, instead of --mfu",
      [](ScenarioSpec& s, const std::string& t) { s.hfu = fraction_in_unit_interval(t); }},
@@ -406,21 +446,26 @@ const std::vector<InputDef> kInputs = {
        s.price = v;
      }},
     // Conventions.
-    {"flops-basis", nullptr, kFlopsBasis, "BASIS", "physical, non-embedding or all-params [default: physical]",
+    {"flops-basis", nullptr, kFlopsBasis, "BASIS", "{choices}",
      [](ScenarioSpec& s, const std::string& t) { s.basis = choice(t, kFlopBasisNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kFlopBasisNames); }},
-    {"attention", nullptr, kAttentionMode, "MODE", "causal or full [default: causal]",
+     ValueHint::choice, [] { return canonical_names(kFlopBasisNames); },
+     [] { return std::string(name_of(Workload{}.basis)); }},
+    {"attention", nullptr, kAttentionMode, "MODE", "{choices}",
      [](ScenarioSpec& s, const std::string& t) { s.attention = choice(t, kAttentionModeNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kAttentionModeNames); }},
-    {"lm-head", nullptr, kLmHead, "WHERE", "Prefill head positions: last or all [default: last]",
+     ValueHint::choice, [] { return canonical_names(kAttentionModeNames); },
+     [] { return std::string(name_of(Workload{}.attention)); }},
+    {"lm-head", nullptr, kLmHead, "WHERE", "Prefill head positions: {choices}",
      [](ScenarioSpec& s, const std::string& t) { s.lm_head = choice(t, kLmHeadNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kLmHeadNames); }},
-    {"decode-bytes", nullptr, kDecodeBytes, "MODE", "touched or all-weights [default: touched]",
+     ValueHint::choice, [] { return canonical_names(kLmHeadNames); },
+     [] { return std::string(name_of(Workload{}.lm_head)); }},
+    {"decode-bytes", nullptr, kDecodeBytes, "MODE", "{choices}",
      [](ScenarioSpec& s, const std::string& t) { s.decode_bytes = choice(t, kDecodeBytesNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kDecodeBytesNames); }},
-    {"moe-decode", nullptr, kDecodeBytes, "MODE", "expected, all-experts or top-k [default: expected]",
+     ValueHint::choice, [] { return canonical_names(kDecodeBytesNames); },
+     [] { return std::string(name_of(Workload{}.decode_bytes)); }},
+    {"moe-decode", nullptr, kDecodeBytes, "MODE", "{choices}",
      [](ScenarioSpec& s, const std::string& t) { s.moe_decode = choice(t, kMoeDecodeNames); }, false, Sweep::none,
-     ValueHint::choice, [] { return canonical_names(kMoeDecodeNames); }},
+     ValueHint::choice, [] { return canonical_names(kMoeDecodeNames); },
+     [] { return std::string(name_of(Workload{}.moe_decode)); }},
 };
 
 std::string join_lines(const std::vector<std::string>& v) {
@@ -549,6 +594,21 @@ std::string unknown_input(const std::string& flag, unsigned groups) {
 }  // namespace
 
 const InputDef* input_def(std::string_view name) { return input_named(name); }
+
+std::string input_help(const InputDef& d) {
+  std::string help = d.help;
+  // "{choices}": the names the parser takes, from its table, as "a, b or c".
+  if (const std::size_t at = help.find("{choices}"); at != std::string::npos && d.choices != nullptr) {
+    const std::vector<std::string> names = d.choices();
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    help.replace(at, std::string_view("{choices}").size(), list);
+  }
+  if (d.shown_default != nullptr) help += " [default: " + d.shown_default() + "]";
+  return help;
+}
 
 void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
                     Diagnostics& diag) {

@@ -192,7 +192,13 @@ struct InputDef {
   ValueHint hint = ValueHint::text;
   /// The names the value takes (canonical spellings, from the tables the parser reads), or nullptr.
   std::vector<std::string> (*choices)() = nullptr;
+  /// The value the input takes when it is not given, as the help shows it, read from the value
+  /// resolve() leaves (the engine's member initialiser); nullptr: none, or a rule the help states.
+  std::string (*shown_default)() = nullptr;
 };
+
+/// An input's help as --help, the man page and the completions show it: with its default.
+std::string input_help(const InputDef& d);
 
 template <typename F>
 void Diagnostics::capture(std::string_view where, F&& f) {

@@ -1,5 +1,6 @@
-// Every "[default: X]" in an input's help is the value the command resolves when the input is
-// absent: the command run without the flag and with `--flag X` answers the same results.
+// Every "[default: X]" in an input's help is generated from the value resolve() leaves when the input
+// is absent (io::input_help, InputDef::shown_default), and is that value: the command run without
+// the flag and with `--flag X` answers the same results.
 #include "cli/app.hpp"
 #include "cli/command.hpp"
 #include "io/scenario_spec.hpp"
@@ -45,7 +46,7 @@ TEST_CASE("every single-value [default: X] in the help is what the command resol
   using roofline::cli::Command;
   int checked = 0;
   for (const roofline::io::InputDef& def : roofline::io::input_defs()) {
-    const std::string value = stated_default(def.help);
+    const std::string value = stated_default(roofline::io::input_help(def));
     if (value.empty() || *def.value_name == '\0') continue;
     // The first model command that reads the input, on a model and an accelerator it can take.
     // A layout degree on a serving command makes the devices a layout (its help says so): its
@@ -75,4 +76,14 @@ TEST_CASE("every single-value [default: X] in the help is what the command resol
     ++checked;
   }
   CHECK(checked >= 15);
+}
+
+TEST_CASE("no input's help types a single-value default or its choice list by hand", "[help]") {
+  for (const roofline::io::InputDef& def : roofline::io::input_defs()) {
+    INFO("--" << def.name << ": " << def.help);
+    CHECK(stated_default(def.help).empty());
+    if (def.shown_default != nullptr) CHECK(std::string(def.help).find("[default:") == std::string::npos);
+    // A list of the choices in the help is the parser's table, as "a, b or c".
+    CHECK(roofline::io::input_help(def).find("{choices}") == std::string::npos);
+  }
 }
