@@ -81,14 +81,9 @@ struct ViewOptions {
   bool echo_inputs = true;
 };
 
-/// Builds a section from a field table; substitutions only under view.explain.
+/// Appends a field table's rows to a section; substitutions only under view.explain.
 template <typename C>
-Section make_section(std::string key, std::string title, const std::vector<Field<C>>& fields, const C& c,
-                     const ViewOptions& view) {
-  Section s;
-  s.key = std::move(key);
-  s.title = std::move(title);
-  s.rows.reserve(fields.size());
+void append_fields(Section& s, const std::vector<Field<C>>& fields, const C& c, const ViewOptions& view) {
   for (const Field<C>& f : fields) {
     // Built in place: a Row is seven strings and a value, and a batch line makes dozens.
     Row& row = s.rows.emplace_back();
@@ -111,6 +106,17 @@ Section make_section(std::string key, std::string title, const std::vector<Field
     }
     if (f.note != nullptr) row.note = f.note(c);
   }
+}
+
+/// Builds a section from a field table, with room for `more` rows appended after it.
+template <typename C>
+Section make_section(std::string key, std::string title, const std::vector<Field<C>>& fields, const C& c,
+                     const ViewOptions& view, std::size_t more = 0) {
+  Section s;
+  s.key = std::move(key);
+  s.title = std::move(title);
+  s.rows.reserve(fields.size() + more);
+  append_fields(s, fields, c, view);
   return s;
 }
 

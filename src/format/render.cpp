@@ -117,9 +117,9 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       out += line + "\n";
       if (o.explain && !row.formula.empty()) {
         // Under the value, wrapped to the table width: "= formula = substitution  [source]".
-        std::string text = row.formula;
+        std::string text(row.formula);
         if (!row.substituted.empty()) text += " = " + row.substituted;
-        if (!row.formula_id.empty()) text += "  [" + row.formula_id + "]";
+        if (!row.formula_id.empty()) text += fmt::format("  [{}]", row.formula_id);
         const std::string indent(std::min<std::size_t>(label_w + 4, 40), ' ');
         out += wrap(text, indent + "= ", indent + "  ", o.width);
       }
@@ -192,7 +192,7 @@ std::string render_csv(const Report& r, bool header) {
   if (!r.sections.empty()) {
     for (const auto& [key, v] : r.csv_inputs) add(key, v);
     for (const Section& s : r.sections) {
-      for (const Row& row : s.rows) add(s.key + "." + row.key, row.value);
+      for (const Row& row : s.rows) add(fmt::format("{}.{}", s.key, row.key), row.value);
     }
     return (header ? names + "\n" : std::string()) + values + "\n";
   }
@@ -243,7 +243,7 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
       if (row.absent) continue;
       std::string note = row.note;
       if (o.explain && !row.formula.empty()) {
-        note += (note.empty() ? "" : "; ") + row.formula + " = " + row.substituted + " [" + row.formula_id + "]";
+        note += fmt::format("{}{} = {} [{}]", note.empty() ? "" : "; ", row.formula, row.substituted, row.formula_id);
       }
       out += "| " + md_cell(row.label) + " | " + md_cell(display(row.value, row.unit, o.units)) + " | " +
              md_cell(note) + " |\n";

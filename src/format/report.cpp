@@ -36,7 +36,7 @@ nlohmann::json results_json(const Report& r, nlohmann::json* formulas) {
       if (row.absent) continue;
       sec[row.key] = value_json(row.value, row.unit);
       if (formulas != nullptr && !row.formula.empty()) {
-        (*formulas)[s.key + "." + row.key] = {
+        (*formulas)[s.key + "." + std::string(row.key)] = {
             {"formula", row.formula}, {"substituted", row.substituted}, {"source", row.formula_id}};
       }
     }

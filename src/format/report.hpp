@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -34,15 +35,17 @@ enum class Unit {
 
 using Value = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
 
+/// The key, citation and formula are the field table's own text, static for the program's life
+/// (a batch line builds dozens of rows, so they are not copied).
 struct Row {
-  std::string key;    ///< JSON key with the unit suffix, e.g. "kv_cache_bytes_per_token"
-  std::string label;  ///< table label
+  std::string_view key;  ///< JSON key with the unit suffix, e.g. "kv_cache_bytes_per_token"
+  std::string label;     ///< table label
   Value value;
   Unit unit = Unit::none;
-  std::string formula_id;   ///< citation key, e.g. "S000-eq1.1"
-  std::string formula;      ///< the formula in the source's symbols
-  std::string substituted;  ///< the formula with values substituted, for --explain
-  std::string note;         ///< short text beside the value
+  std::string_view formula_id;  ///< citation key, e.g. "S000-eq1.1"
+  std::string_view formula;     ///< the formula in the source's symbols
+  std::string substituted;      ///< the formula with values substituted, for --explain
+  std::string note;             ///< short text beside the value
   /// Not applicable to this model or run: left out of the table and JSON, an empty CSV cell, so
   /// the CSV rows of a loop over models keep one set of columns.
   bool absent = false;

@@ -155,12 +155,6 @@ const std::vector<Field<C>> kFit = {
      }},
 };
 
-// The rows of `more` moved to the end of `s`, with one allocation.
-void append_rows(Section& s, Section more) {
-  s.rows.reserve(s.rows.size() + more.rows.size());
-  s.rows.insert(s.rows.end(), std::make_move_iterator(more.rows.begin()), std::make_move_iterator(more.rows.end()));
-}
-
 void note_fit(Report& rep, const CapacityResult& c, const char* what) {
   if (c.fits) return;
   const auto gb = [](units::Bytes b) { return display(Value{b.base()}, Unit::bytes, UnitSystem::si); };
@@ -657,8 +651,8 @@ void add_decode(Report& rep, const Subject& in, const DecodeResult& r, const Vie
                            view.values_only
                                ? std::string()
                                : fmt::format("Decode (batch {}, context {})", grouped(r.batch), grouped(r.context)),
-                           kDecode, D{in, r}, view);
-  append_rows(s, make_section("decode", "", kFit, C{in, r.capacity}, view));
+                           kDecode, D{in, r}, view, kFit.size());
+  append_fields(s, kFit, C{in, r.capacity}, view);
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these decode rates");
 }
@@ -668,8 +662,8 @@ void add_prefill(Report& rep, const Subject& in, const PrefillResult& r, const V
       make_section("prefill",
                    view.values_only ? std::string()
                                     : fmt::format("Prefill (batch {}, {} tokens)", grouped(r.batch), grouped(r.prompt)),
-                   kPrefill, PF{in, r}, view);
-  append_rows(s, make_section("prefill", "", kFit, C{in, r.capacity}, view));
+                   kPrefill, PF{in, r}, view, kFit.size());
+  append_fields(s, kFit, C{in, r.capacity}, view);
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these prefill times");
 }
