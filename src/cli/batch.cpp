@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <istream>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
@@ -68,8 +69,17 @@ std::string fixed_key(const nlohmann::json& line, const Command& cmd) {
     if (name == "command" || is_point_input(name)) continue;
     key += '\x1f';
     key += name;
-    key += '=';
-    key += value.dump();
+    if (value.is_string()) {
+      // A string by its length and bytes (a name may hold any byte): no serializer for the common case.
+      const std::string& text = value.get_ref<const std::string&>();
+      key += "=s";
+      key += std::to_string(text.size());
+      key += ':';
+      key += text;
+    } else {
+      key += '=';
+      key += value.dump();
+    }
   }
   return key;
 }
@@ -195,7 +205,10 @@ int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& 
       diag.check();
       if (spec.model == "-")
         throw UsageError("model \"-\": batch reads its lines from stdin; give a file or a config object");
-      const io::ScenarioSpec to_resolve = prepared(cmd, spec);
+      // The spec the command resolves: its own adjustment, or the line's spec itself (no copy).
+      std::optional<io::ScenarioSpec> adjusted;
+      if (cmd.prepare != nullptr) adjusted = cmd.prepare(spec);
+      const io::ScenarioSpec& to_resolve = adjusted ? *adjusted : spec;
       const std::string key = fixed_key(line, cmd);
       io::Resolved* at = resolved.find(key);
       if (at == nullptr) {
@@ -205,15 +218,18 @@ int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& 
       // The cached resolution is reused in place, as a sweep reuses it: resolve_point sets every
       // input of the point again.
       io::resolve_point(to_resolve, *at, cmd.training());
+      const bool require_fit = spec.require_fit;
       Request req;
       req.reg = &reg;
-      req.spec = spec;
+      req.spec = std::move(spec);  // to_resolve is not read past here
       req.groups = cmd.groups;
-      req.view = {.values_only = true, .echo_inputs = false};  // an answer is values: no labels or formulas
+      req.view = {.values_only = true,
+                  .echo_inputs = false,
+                  .csv_inputs = false};  // an answer is values: no labels or formulas
       const Run a = cmd.run(req, at);
       // "require-fit": as --require-fit, a usage error without a capacity check, else the answer
       // and exit code 3 when it does not fit (N11: it was accepted and ignored).
-      const bool misfit = spec.require_fit && require_fit_exit(cmd, a.fit) == 3;
+      const bool misfit = require_fit && require_fit_exit(cmd, a.fit) == 3;
       answer(o.buf(), line_no, cmd, a.report, misfit ? 3 : 0);
       did_not_fit = did_not_fit || misfit;
     } catch (const std::bad_alloc&) {

@@ -79,6 +79,7 @@ struct ViewOptions {
   bool explain = false;
   bool values_only = false;
   bool echo_inputs = true;
+  bool csv_inputs = true;  ///< the inputs a CSV row and a compare column lead with (batch writes neither)
 };
 
 /// Appends a field table's rows to a section; substitutions only under view.explain.

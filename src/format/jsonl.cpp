@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 
 namespace roofline::format {
@@ -44,13 +45,26 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  // Most text needs no escape: copy the run up to the first byte that does.
+  // Most text needs no escape: copy the run up to the first byte that does (a table lookup a byte).
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> t{};
+    for (std::size_t c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+    return t;
+  }();
+  // Eight bytes at a time first: a word with no byte below 0x20, at or above 0x80, '"' or '\\'.
+  const auto has_zero_byte = [](std::uint64_t v) {
+    return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
+  };
   std::size_t plain = 0;
-  while (plain < s.size()) {
-    const auto c = static_cast<unsigned char>(s[plain]);
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
-    ++plain;
+  while (plain + 8 <= s.size()) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, s.data() + plain, 8);
+    const bool control_or_high =
+        ((w - 0x2020202020202020ULL) & ~w & 0x8080808080808080ULL) != 0 || (w & 0x8080808080808080ULL) != 0;
+    if (control_or_high || has_zero_byte(w ^ 0x2222222222222222ULL) || has_zero_byte(w ^ 0x5C5C5C5C5C5C5C5CULL)) break;
+    plain += 8;
   }
+  while (plain < s.size() && kPlain[static_cast<unsigned char>(s[plain])]) ++plain;
   out.append(s.substr(0, plain));
   for (std::size_t i = plain; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);

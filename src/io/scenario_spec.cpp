@@ -547,6 +547,9 @@ std::optional<std::string> json_text(const nlohmann::json& v, const InputDef& de
     return std::nullopt;
   }
   if (v.is_string()) return v.get<std::string>();
+  // A whole number as its digits, without the serializer; a fraction in JSON's own spelling.
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
   if (v.is_number()) return v.dump();
   diag.input(where + ": expected a number or a string, got " + std::string(v.type_name()) +
              (v.is_array() ? "; a batch line takes one value per input" : ""));

@@ -82,15 +82,17 @@ Report start_report(const char* command, const Subject& in, const ViewOptions& v
   if (view.echo_inputs) r.inputs = in.inputs;
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
-  r.csv_inputs = {{"model", in.model_label}};
-  if (in.reads.gpu) r.csv_inputs.emplace_back("gpu", sc.accelerator ? Value{sc.accelerator->hw.name} : Value{});
-  if (in.reads.devices) r.csv_inputs.emplace_back("devices", sc.deployment.devices);
-  if (in.reads.batch) r.csv_inputs.emplace_back("batch", w.batch);
-  if (in.reads.context) r.csv_inputs.emplace_back("context_tokens", w.context);
-  if (in.reads.prompt) r.csv_inputs.emplace_back("prompt_tokens", w.prompt);
-  if (in.reads.output) r.csv_inputs.emplace_back("output_tokens", w.output);
-  if (in.reads.weights) r.csv_inputs.emplace_back("weight_format", std::string(w.weight_format));
-  if (in.reads.kv_dtype) r.csv_inputs.emplace_back("kv_dtype", std::string(dtype_name(w.kv_dtype)));
+  if (view.csv_inputs) {
+    r.csv_inputs = {{"model", in.model_label}};
+    if (in.reads.gpu) r.csv_inputs.emplace_back("gpu", sc.accelerator ? Value{sc.accelerator->hw.name} : Value{});
+    if (in.reads.devices) r.csv_inputs.emplace_back("devices", sc.deployment.devices);
+    if (in.reads.batch) r.csv_inputs.emplace_back("batch", w.batch);
+    if (in.reads.context) r.csv_inputs.emplace_back("context_tokens", w.context);
+    if (in.reads.prompt) r.csv_inputs.emplace_back("prompt_tokens", w.prompt);
+    if (in.reads.output) r.csv_inputs.emplace_back("output_tokens", w.output);
+    if (in.reads.weights) r.csv_inputs.emplace_back("weight_format", std::string(w.weight_format));
+    if (in.reads.kv_dtype) r.csv_inputs.emplace_back("kv_dtype", std::string(dtype_name(w.kv_dtype)));
+  }
   r.notes = in.notes;
   r.warnings = in.warnings;
   return r;
