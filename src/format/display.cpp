@@ -2,6 +2,7 @@
 
 #include "roofline/units.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -94,7 +95,8 @@ std::string sig4(double x) {
     // device-hours as "117,100").
     return grouped(static_cast<std::int64_t>(std::llround(x)));
   }
-  return fmt::format("{:.{}f}", x, std::max(0, 4 - digits));
+  // A compiled format: every figure of a table and every note goes through here.
+  return fmt::format(FMT_COMPILE("{:.{}f}"), x, std::max(0, 4 - digits));
 }
 
 std::string display(const Value& v, Unit u, UnitSystem units) {
