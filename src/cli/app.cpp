@@ -376,10 +376,8 @@ void check_brief(const Command& cmd, const Request& inv, const GlobalOptions& g,
                      " and compare have one");
   }
   if (g.format == "json" || g.format == "jsonl") {
-    std::string keys;
-    for (const char* k : b->keys) keys += (keys.empty() ? "" : ", ") + std::string(".results.") + k;
-    throw UsageError("--brief --format " + g.format + ": JSON holds every key of its schema; " + std::string(q.name) +
-                     "'s brief ones are " + keys + "; --brief prints table, markdown or csv");
+    throw UsageError("--brief --format " + g.format + ": JSON holds every key of its schema, " + std::string(q.name) +
+                     "'s brief rows among them; --brief prints table, markdown or csv");
   }
   if (sweep) {
     throw UsageError("--brief: a sweep's table is already one compact row per point; give one value per flag");

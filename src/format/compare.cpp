@@ -65,19 +65,13 @@ using Key = std::pair<std::string, std::string>;  // section, row
 // Every row of the columns once, in the order the reports print them.
 std::vector<Key> merged_keys(const Comparison& c) {
   std::vector<Key> keys;
-  if (c.brief != nullptr) {
-    for (const std::string_view k : c.brief->keys) {
-      const std::size_t dot = k.find('.');
-      keys.emplace_back(std::string(k.substr(0, dot)), std::string(k.substr(dot + 1)));
-    }
-    return keys;
-  }
   for (const ComparedColumn& col : c.columns) {
     std::size_t at = 0;  // a row this column adds goes after the row it follows here
     for (const Section& s : col.report.sections) {
       for (const Row& row : s.rows) {
-        if (row.absent) continue;
-        const Key k{s.key, row.key};
+        // Under --brief, the question's brief rows (a brief row absent here stays a row: n/a).
+        if (c.brief != nullptr ? (row.brief & c.brief->bit) == 0U : row.absent) continue;
+        const Key k{s.key, std::string(row.key)};
         const auto it = std::find(keys.begin(), keys.end(), k);
         if (it != keys.end()) {
           at = static_cast<std::size_t>(it - keys.begin()) + 1;

@@ -69,7 +69,30 @@ struct Field {
   std::string (*note)(const C&) = nullptr;
   bool (*present)(const C&) = nullptr;  ///< nullptr: always
   std::string (*label_fn)(const C&) = nullptr;
+  unsigned brief = 0;  ///< the commands whose --brief shows this row (kBrief bits)
 };
+
+/// The commands whose --brief shows a row: one bit each, set on the row's field (in_brief).
+enum BriefOf : unsigned {
+  kBriefReport = 1U << 0U,
+  kBriefMemory = 1U << 1U,
+  kBriefDecode = 1U << 2U,
+  kBriefPrefill = 1U << 3U,
+  kBriefServe = 1U << 4U,
+  kBriefParams = 1U << 5U,
+  kBriefFlops = 1U << 6U,
+  kBriefKv = 1U << 7U,
+  kBriefTrain = 1U << 8U,
+  kBriefLayer = 1U << 9U,
+  kBriefGemm = 1U << 10U,
+};
+
+/// A field the given commands' --brief shows.
+template <typename C>
+Field<C> in_brief(unsigned commands, Field<C> f) {
+  f.brief = commands;
+  return f;
+}
 
 /// How a view builds its rows, passed explicitly to every view: `explain` adds the substituted
 /// formulas; `values_only` (batch, a sweep's streamed lines and CSV) skips what only a person reads
@@ -89,6 +112,7 @@ void append_fields(Section& s, const std::vector<Field<C>>& fields, const C& c, 
     // Built in place: a Row is seven strings and a value, and a batch line makes dozens.
     Row& row = s.rows.emplace_back();
     row.key = f.key;
+    row.brief = f.brief;
     if (f.present != nullptr && !f.present(c)) {
       row.absent = true;
       continue;

@@ -49,6 +49,7 @@ struct Row {
   /// Not applicable to this model or run: left out of the table and JSON, an empty CSV cell, so
   /// the CSV rows of a loop over models keep one set of columns.
   bool absent = false;
+  unsigned brief = 0;  ///< the commands whose --brief shows it (its field's bits)
 };
 
 struct Section {

@@ -96,13 +96,12 @@ void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<
 
 // --- --brief: the one-screen answer ------------------------------------------------------------
 
-/// A command's headline figures. Each key is the "section.key" of a row the command's full report
-/// prints (as its CSV header and JSON name it); brief() copies those rows, so a brief value, its
-/// label, note and --explain text are the full output's own. Each brief is declared beside the view
-/// that prints its rows (report's beside the accelerator views).
+/// A command's headline figures: the rows of its full report whose field carries the command's bit
+/// (Field::brief, set where the field is declared, as `in_brief(kBriefX, {...})`). brief() copies
+/// those rows, so a brief value, its label, note and --explain text are the full output's own.
 struct Brief {
   const char* command;
-  std::vector<const char*> keys;
+  unsigned bit;  ///< one of the kBrief bits
 };
 
 extern const Brief kReportBrief;   // device_views.cpp
@@ -117,8 +116,8 @@ extern const Brief kTrainBrief;    // train_view.cpp
 extern const Brief kLayerBrief;    // layer_view.cpp
 extern const Brief kGemmBrief;     // listing_views.cpp
 
-/// The full report cut to the brief's rows, in the brief's order (consecutive rows of a section under
-/// its title), compact and without notes. A key the report does not hold (report without --gpu has
+/// The full report cut to the brief's rows, in the report's order (a section's rows under its
+/// title), compact and without notes. A section the report does not hold (report without --gpu has
 /// no decode section) is left out; a row absent for this model stays absent (an empty CSV cell).
 Report brief(const Report& full, const Brief& b);
 

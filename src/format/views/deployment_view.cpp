@@ -90,16 +90,18 @@ const std::vector<Field<D>> kDeployment = {
        if (!has_state(x)) return std::string("KV per sequence per device");
        return std::string(attention_kv(x) ? "KV and state per sequence per device" : "state per sequence per device");
      }},
-    {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + M B M_KV,dev + R",
-     [](const D& x) { return cell(x.r.required_per_device); },
-     [](const D& x) {
-       return fmt::format("{} + {} x {} x {} + {}", num(x.r.weights_per_device), x.r.micro_batches, x.r.batch,
-                          num(x.r.kv_per_sequence_per_device), num(x.r.reserve_per_device));
-     },
-     [](const D& x) {
-       return x.r.micro_batches > 1 ? fmt::format("{} batches of {} in flight", x.r.micro_batches, grouped(x.r.batch))
-                                    : fmt::format("batch {} per replica", grouped(x.r.batch));
-     }},
+    in_brief<D>(kBriefMemory, {"required_bytes_per_device", "needed per device", "S003-3.4",
+                               "M_w,dev + M B M_KV,dev + R", [](const D& x) { return cell(x.r.required_per_device); },
+                               [](const D& x) {
+                                 return fmt::format("{} + {} x {} x {} + {}", num(x.r.weights_per_device),
+                                                    x.r.micro_batches, x.r.batch, num(x.r.kv_per_sequence_per_device),
+                                                    num(x.r.reserve_per_device));
+                               },
+                               [](const D& x) {
+                                 return x.r.micro_batches > 1 ? fmt::format("{} batches of {} in flight",
+                                                                            x.r.micro_batches, grouped(x.r.batch))
+                                                              : fmt::format("batch {} per replica", grouped(x.r.batch));
+                               }}),
     {"layers_per_stage", "layers per stage", "NA21-2.2", "L / p",
      [](const D& x) { return number(x.r.layers_per_stage); },
      [](const D& x) { return fmt::format("{} / {}", x.in.scenario.model.n_layers, x.r.pipeline); }, nullptr, pipelined},
@@ -173,22 +175,25 @@ const std::vector<Field<D>> kDeployment = {
     {"hop_time_s", "stage hand-off", "TH05-4", "alpha + B d e / BW_link", [](const D& x) { return cell(x.r.t_hop); },
      [](const D& x) { return fmt::format("{} + {} / {}", num(x.r.latency), num(x.r.hop_bytes), num(x.r.link)); },
      nullptr, [](const D& x) { return pipelined(x) && linked(x); }},
-    {"step_time_s", "decode step through the layout", "NA21-2.2",
-     "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
-     [](const D& x) {
-       return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage), num(x.r.t_allreduce),
-                          num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
-     },
-     [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }},
+    in_brief<D>(
+        kBriefDecode,
+        {"step_time_s", "decode step through the layout", "NA21-2.2",
+         "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
+         [](const D& x) {
+           return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage),
+                              num(x.r.t_allreduce), num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
+         },
+         [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }}),
     {"comm_share_fraction", "  communication share", "TH05-4",
      "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",
      [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }},
     {"tokens_per_s_replica", "tokens/s per replica", "S003-2.5", "B / t_step",
      [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s_replica}); },
      [](const D& x) { return fmt::format("{} / {}", x.r.batch, num(x.r.t_step)); }},
-    {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
-     [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
-     [](const D& x) { return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica)); }},
+    in_brief<D>(kBriefDecode,
+                {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
+                 [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+                 [](const D& x) { return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica)); }}),
     {"micro_batches", "batches in flight M", "", "", [](const D& x) { return cell(x.r.micro_batches); }, nullptr,
      nullptr, pipelined},
     {"pipelined_interval_s", "  a batch's token interval", "NA21-2.2", "max(M, p) (t_stage + t_comm + t_hop)",
@@ -230,9 +235,12 @@ const std::vector<Field<L>> kLayoutSteady = {
      nullptr, nullptr, [](const L& x) { return x.in.scenario.serving.tpot_target_s.has_value(); }},
     {"concurrency_limit", "concurrency limited by", "", "",
      [](const L& x) { return cell(serve_limit_name(x.r.limit)); }},
-    {"concurrency_sequences", "sequences in flight N", "", "",
-     [](const L& x) { return cell(units::Sequences{saturated_count(x.r.concurrency)}); }, nullptr,
-     [](const L& x) { return std::string(x.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},
+    in_brief<L>(kBriefServe,
+                {"concurrency_sequences", "sequences in flight N", "", "",
+                 [](const L& x) { return cell(units::Sequences{saturated_count(x.r.concurrency)}); }, nullptr,
+                 [](const L& x) {
+                   return std::string(x.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed");
+                 }}),
     {"sequences_per_replica", "sequences per replica n", "NA21", "N / d",
      [](const L& x) { return number(x.r.per_replica); },
      [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), x.in.scenario.deployment.data); }},
@@ -260,16 +268,18 @@ const std::vector<Field<L>> kLayoutSteady = {
      nullptr, [](const L& x) { return std::isfinite(x.r.device.peak.base()); }},
     {"allreduce_time_s", "  a stage's all-reduces", "TH05-4", "2 L / p ring all-reduces of the step's tokens",
      [](const L& x) { return cell(x.r.t_allreduce); }},
-    {"steady_tpot_s", "TPOT every user sees, through the layout", "NA21-2.2",
-     "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const L& x) { return cell(x.r.t_step); },
-     [](const L& x) {
-       const auto p = x.in.scenario.deployment.pipeline;
-       return fmt::format("{} x ({} + {} + {}) + {} x {}", p, num(x.r.t_stage), num(x.r.t_allreduce),
-                          num(x.r.t_alltoall), p - 1, num(x.r.t_hop));
-     }},
-    {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
-     [](const L& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
-     [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), num(x.r.t_step)); }},
+    in_brief<L>(kBriefServe, {"steady_tpot_s", "TPOT every user sees, through the layout", "NA21-2.2",
+                              "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop",
+                              [](const L& x) { return cell(x.r.t_step); },
+                              [](const L& x) {
+                                const auto p = x.in.scenario.deployment.pipeline;
+                                return fmt::format("{} x ({} + {} + {}) + {} x {}", p, num(x.r.t_stage),
+                                                   num(x.r.t_allreduce), num(x.r.t_alltoall), p - 1, num(x.r.t_hop));
+                              }}),
+    in_brief<L>(kBriefServe,
+                {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
+                 [](const L& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+                 [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), num(x.r.t_step)); }}),
     {"requests_per_s", "requests/s", "S003-2.5", "N / (O t_step)",
      [](const L& x) { return number(x.r.requests_per_s); },
      [](const L& x) {

@@ -41,11 +41,13 @@ const std::vector<Field<H>> kHardware = {
      [](const H& h) { return cell(h.r.device_bandwidth); }},
     {"peak_flop_per_s", "", "", "", [](const H& h) { return cell(h.r.device_peak); }, nullptr, nullptr, nullptr,
      [](const H& h) { return fmt::format("dense {} peak per device", dtype_name(h.r.compute_dtype)); }},
-    {"ridge_flop_per_byte", "ridge point", "WI09", "I* = P_peak / B_peak", [](const H& h) { return cell(h.r.ridge); },
-     [](const H& h) {
-       return h.r.device_peak ? fmt::format("{} / {}", num(*h.r.device_peak), num(h.r.device_bandwidth))
-                              : std::string();
-     }},
+    in_brief<H>(kBriefReport, {"ridge_flop_per_byte", "ridge point", "WI09", "I* = P_peak / B_peak",
+                               [](const H& h) { return cell(h.r.ridge); },
+                               [](const H& h) {
+                                 return h.r.device_peak
+                                            ? fmt::format("{} / {}", num(*h.r.device_peak), num(h.r.device_bandwidth))
+                                            : std::string();
+                               }}),
     {"devices", "devices (one ideal device)", "", "", [](const H& h) { return cell(h.r.devices); }, nullptr, nullptr,
      [](const H& h) { return h.r.devices > 1; }},
     {"effective_peak_flop_per_s", "", "D13", "P = G P_peak mfu",
@@ -88,16 +90,20 @@ const std::vector<Field<C>> kCapacity = {
     {"capacity_bytes", "", "D13", "C = G C_device", [](const C& c) { return cell(c.r.capacity); },
      [](const C& c) { return fmt::format("{} x {}", num(c.r.devices), num(c.r.device_capacity)); }, nullptr, nullptr,
      [](const C& c) { return all_devices(c, "capacity"); }},
-    {"weight_bytes", "weights", "S000-1.3", "M_w = N b_w / 8", [](const C& c) { return cell(c.r.weights); },
-     [](const C& c) {
-       return fmt::format("{} x {} / 8", num(c.in.scenario.counts.total), num(c.in.scenario.workload.weight_bits));
-     }},
+    in_brief<C>(kBriefReport | kBriefMemory,
+                {"weight_bytes", "weights", "S000-1.3", "M_w = N b_w / 8", [](const C& c) { return cell(c.r.weights); },
+                 [](const C& c) {
+                   return fmt::format("{} x {} / 8", num(c.in.scenario.counts.total),
+                                      num(c.in.scenario.workload.weight_bits));
+                 }}),
     {"reserve_bytes", "", "D13", "R = G R_device", [](const C& c) { return cell(c.r.reserve); },
      [](const C& c) { return fmt::format("{} x {}", num(c.r.devices), num(c.r.reserve_per_device)); }, nullptr, nullptr,
      [](const C& c) { return all_devices(c, "reserve"); }},
-    {"free_for_kv_bytes", "free for KV", "S003-3.4", "C - M_w - R", [](const C& c) { return cell(c.r.free); },
-     [](const C& c) { return fmt::format("{} - {} - {}", num(c.r.capacity), num(c.r.weights), num(c.r.reserve)); },
-     [](const C& c) { return std::string(c.r.free.base() < 0.0 ? "the weights do not fit" : ""); }},
+    in_brief<C>(
+        kBriefMemory,
+        {"free_for_kv_bytes", "free for KV", "S003-3.4", "C - M_w - R", [](const C& c) { return cell(c.r.free); },
+         [](const C& c) { return fmt::format("{} - {} - {}", num(c.r.capacity), num(c.r.weights), num(c.r.reserve)); },
+         [](const C& c) { return std::string(c.r.free.base() < 0.0 ? "the weights do not fit" : ""); }}),
     {"required_bytes", "", "S003-3.4", "M_w + R + B M_KV(T)", [](const C& c) { return cell(c.r.required); },
      [](const C& c) {
        return fmt::format("{} + {} + {} x {}", num(c.r.weights), num(c.r.reserve), num(c.r.batch),
@@ -107,18 +113,20 @@ const std::vector<Field<C>> kCapacity = {
      [](const C& c) { return fmt::format("needed: {} x {} tokens", grouped(c.r.batch), grouped(c.r.context)); }},
     {"fits", "fits", "S003-3.4", "M_w + R + B M_KV(T) <= C", [](const C& c) { return cell(c.r.fits); },
      [](const C& c) { return fmt::format("{} <= {}", num(c.r.required), num(c.r.capacity)); }},
-    {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
-     [](const C& c) { return cell(c.r.max_sequences); },
-     [](const C& c) {
-       return c.r.max_sequences ? capped(count_of(c.r.max_sequences),
-                                         fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence)))
-                                : std::string();
-     },
-     [](const C& c) {
-       if (!c.r.max_sequences) return std::string("unbounded: no KV at this context");
-       return std::string(saturated(count_of(c.r.max_sequences)) ? kSaturatedNote : "");
-     },
-     nullptr, [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }},
+    in_brief<C>(kBriefMemory,
+                {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
+                 [](const C& c) { return cell(c.r.max_sequences); },
+                 [](const C& c) {
+                   return c.r.max_sequences
+                              ? capped(count_of(c.r.max_sequences),
+                                       fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence)))
+                              : std::string();
+                 },
+                 [](const C& c) {
+                   if (!c.r.max_sequences) return std::string("unbounded: no KV at this context");
+                   return std::string(saturated(count_of(c.r.max_sequences)) ? kSaturatedNote : "");
+                 },
+                 nullptr, [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }}),
     {"max_concurrent_sequences_mha", "  same model with MHA", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV,MHA(T)))",
      [](const C& c) { return cell(c.r.max_sequences_mha); },
      [](const C& c) {
@@ -127,20 +135,22 @@ const std::vector<Field<C>> kCapacity = {
      },
      [](const C& c) { return std::string(saturated(count_of(c.r.max_sequences_mha)) ? kSaturatedNote : ""); },
      [](const C& c) { return c.r.max_sequences_mha.has_value(); }},
-    {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
-     [](const C& c) { return cell(c.r.max_context); }, nullptr,
-     [](const C& c) {
-       return c.r.max_context_beyond_trained
-                  ? fmt::format("past the trained {}", grouped(c.in.scenario.model.max_seq_len))
-                  : std::string();
-     },
-     nullptr, [](const C& c) { return fmt::format("longest context at batch {}", grouped(c.r.batch)); }},
-    {"devices_needed", "devices the weights and KV need", "S003-3.6", "ceil((M_w + B M_KV(T)) / (C_device - R_device))",
-     [](const C& c) { return cell(c.r.devices_needed); },
-     [](const C& c) {
-       return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights), num(c.r.batch),
-                          num(c.r.kv_per_sequence), num(c.r.device_capacity), num(c.r.reserve_per_device));
-     }},
+    in_brief<C>(kBriefMemory,
+                {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
+                 [](const C& c) { return cell(c.r.max_context); }, nullptr,
+                 [](const C& c) {
+                   return c.r.max_context_beyond_trained
+                              ? fmt::format("past the trained {}", grouped(c.in.scenario.model.max_seq_len))
+                              : std::string();
+                 },
+                 nullptr, [](const C& c) { return fmt::format("longest context at batch {}", grouped(c.r.batch)); }}),
+    in_brief<C>(kBriefMemory,
+                {"devices_needed", "devices the weights and KV need", "S003-3.6",
+                 "ceil((M_w + B M_KV(T)) / (C_device - R_device))", [](const C& c) { return cell(c.r.devices_needed); },
+                 [](const C& c) {
+                   return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights), num(c.r.batch),
+                                      num(c.r.kv_per_sequence), num(c.r.device_capacity), num(c.r.reserve_per_device));
+                 }}),
 };
 
 // The fit check that decode and prefill carry: fits, and the devices it would take.
@@ -200,9 +210,10 @@ const std::vector<Field<D>> kDecode = {
      [](const D& d) {
        return fmt::format("{} x ({} + {})", num(d.r.batch), num(d.r.forward_per_token), num(d.r.attention_per_token));
      }},
-    {"intensity_flop_per_byte", "arithmetic intensity", "WI09", "I = F / Q",
-     [](const D& d) { return cell(d.r.step.intensity); },
-     [](const D& d) { return fmt::format("{} / {}", num(d.r.step.flops), num(d.r.step.bytes)); }},
+    in_brief<D>(kBriefDecode,
+                {"intensity_flop_per_byte", "arithmetic intensity", "WI09", "I = F / Q",
+                 [](const D& d) { return cell(d.r.step.intensity); },
+                 [](const D& d) { return fmt::format("{} / {}", num(d.r.step.flops), num(d.r.step.bytes)); }}),
     {"memory_time_s", "memory time", "WI09", "Q / BW", [](const D& d) { return cell(d.r.step.t_memory); },
      [](const D& d) { return fmt::format("{} / {}", num(d.r.step.bytes), num(d.r.machine.bandwidth)); }},
     {"compute_time_s", "compute time", "WI09", "F / P",
@@ -210,21 +221,25 @@ const std::vector<Field<D>> kDecode = {
      [](const D& d) {
        return d.r.has_peak ? fmt::format("{} / {}", num(d.r.step.flops), peak_text(d.r.machine)) : std::string();
      }},
-    {"step_time_s", "step floor", "WI09", "max(F/P, Q/BW)", [](const D& d) { return cell(d.r.step.t_step); },
-     [](const D& d) { return fmt::format("max({}, {})", num(d.r.step.t_compute), num(d.r.step.t_memory)); },
-     [](const D& d) {
-       return std::string(!d.r.has_peak                     ? "memory side only"
-                          : d.r.step.bound == Bound::memory ? "memory-bound"
-                                                            : "compute-bound");
-     }},
-    {"decode_tokens_per_s_per_sequence", "per-sequence ceiling", "S003-2.5", "1 / t_step",
-     [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s_per_sequence}); },
-     [](const D& d) { return "1 / " + num(d.r.step.t_step); }},
-    {"decode_tokens_per_s", "aggregate ceiling", "S003-2.5", "B / t_step",
-     [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s}); },
-     [](const D& d) { return fmt::format("{} / {}", num(d.r.batch), num(d.r.step.t_step)); }},
-    {"bound", "bound", "WI09", "compute when F/P >= Q/BW, else memory",
-     [](const D& d) { return cell(bound_text(d.r.has_peak, d.r.step.bound)); }},
+    in_brief<D>(
+        kBriefDecode,
+        {"step_time_s", "step floor", "WI09", "max(F/P, Q/BW)", [](const D& d) { return cell(d.r.step.t_step); },
+         [](const D& d) { return fmt::format("max({}, {})", num(d.r.step.t_compute), num(d.r.step.t_memory)); },
+         [](const D& d) {
+           return std::string(!d.r.has_peak                     ? "memory side only"
+                              : d.r.step.bound == Bound::memory ? "memory-bound"
+                                                                : "compute-bound");
+         }}),
+    in_brief<D>(kBriefDecode, {"decode_tokens_per_s_per_sequence", "per-sequence ceiling", "S003-2.5", "1 / t_step",
+                               [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s_per_sequence}); },
+                               [](const D& d) { return "1 / " + num(d.r.step.t_step); }}),
+    in_brief<D>(kBriefReport | kBriefDecode,
+                {"decode_tokens_per_s", "aggregate ceiling", "S003-2.5", "B / t_step",
+                 [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s}); },
+                 [](const D& d) { return fmt::format("{} / {}", num(d.r.batch), num(d.r.step.t_step)); }}),
+    in_brief<D>(kBriefReport | kBriefDecode,
+                {"bound", "bound", "WI09", "compute when F/P >= Q/BW, else memory",
+                 [](const D& d) { return cell(bound_text(d.r.has_peak, d.r.step.bound)); }}),
     {"compute_utilisation_fraction", "arithmetic utilisation", "S004", "t_compute / t_step",
      [](const D& d) {
        return d.r.has_peak ? cell(units::Fraction{d.r.step.utilisation}) : cell(std::optional<units::Fraction>());
@@ -273,11 +288,12 @@ struct PF {
 };
 
 const std::vector<Field<PF>> kPrefill = {
-    {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
-     [](const PF& p) { return cell(p.r.pass.flops); },
-     [](const PF& p) {
-       return fmt::format("{} x {}", num(p.r.batch), num(p.r.pass.flops.base() / static_cast<double>(p.r.batch)));
-     }},
+    in_brief<PF>(kBriefPrefill, {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
+                                 [](const PF& p) { return cell(p.r.pass.flops); },
+                                 [](const PF& p) {
+                                   return fmt::format("{} x {}", num(p.r.batch),
+                                                      num(p.r.pass.flops.base() / static_cast<double>(p.r.batch)));
+                                 }}),
     {"prefill_attention_share_fraction", "attention share", "S004", "A / F",
      [](const PF& p) { return cell(p.r.attention_share); },
      [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.attention_flops), num(p.r.pass.flops)); }},
@@ -285,15 +301,17 @@ const std::vector<Field<PF>> kPrefill = {
      [](const PF& p) { return cell(p.r.pass.weight_bytes); }},
     {"prefill_kv_written_bytes", "KV written", "S004", "B M_KV(S)",
      [](const PF& p) { return cell(p.r.pass.kv_written); }},
-    {"prefill_intensity_flop_per_byte", "arithmetic intensity", "S004", "I = F / Q",
-     [](const PF& p) { return cell(p.r.pass.intensity); },
-     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.flops), num(p.r.pass.bytes)); }},
-    {"prefill_ridge_ratio", "  x the ridge", "S004", "I / I*", [](const PF& p) { return cell(p.r.ridge_ratio); },
-     [](const PF& p) {
-       return fmt::format("{} / ({} / {})", num(p.r.pass.intensity), peak_text(p.r.machine),
-                          num(p.r.machine.bandwidth));
-     },
-     nullptr, [](const PF& p) { return p.r.has_peak; }},
+    in_brief<PF>(kBriefPrefill,
+                 {"prefill_intensity_flop_per_byte", "arithmetic intensity", "S004", "I = F / Q",
+                  [](const PF& p) { return cell(p.r.pass.intensity); },
+                  [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.flops), num(p.r.pass.bytes)); }}),
+    in_brief<PF>(kBriefPrefill, {"prefill_ridge_ratio", "  x the ridge", "S004", "I / I*",
+                                 [](const PF& p) { return cell(p.r.ridge_ratio); },
+                                 [](const PF& p) {
+                                   return fmt::format("{} / ({} / {})", num(p.r.pass.intensity), peak_text(p.r.machine),
+                                                      num(p.r.machine.bandwidth));
+                                 },
+                                 nullptr, [](const PF& p) { return p.r.has_peak; }}),
     {"prefill_compute_time_s", "compute time", "WI09", "F / P",
      [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_compute) : cell(std::optional<units::Seconds>()); },
      [](const PF& p) {
@@ -301,15 +319,17 @@ const std::vector<Field<PF>> kPrefill = {
      }},
     {"prefill_memory_time_s", "memory time", "WI09", "Q / BW", [](const PF& p) { return cell(p.r.pass.t_memory); },
      [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.bytes), num(p.r.machine.bandwidth)); }},
-    {"ttft_floor_s", "time floor (TTFT floor)", "WI09", "max(F/P, Q/BW)",
-     [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_floor) : cell(std::optional<units::Seconds>()); },
-     [](const PF& p) {
-       return p.r.has_peak ? fmt::format("max({}, {})", num(p.r.pass.t_compute), num(p.r.pass.t_memory))
-                           : std::string();
-     },
-     [](const PF& p) {
-       return std::string(!p.r.has_peak ? "" : p.r.pass.bound == Bound::compute ? "compute-bound" : "memory-bound");
-     }},
+    in_brief<PF>(
+        kBriefPrefill,
+        {"ttft_floor_s", "time floor (TTFT floor)", "WI09", "max(F/P, Q/BW)",
+         [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_floor) : cell(std::optional<units::Seconds>()); },
+         [](const PF& p) {
+           return p.r.has_peak ? fmt::format("max({}, {})", num(p.r.pass.t_compute), num(p.r.pass.t_memory))
+                               : std::string();
+         },
+         [](const PF& p) {
+           return std::string(!p.r.has_peak ? "" : p.r.pass.bound == Bound::compute ? "compute-bound" : "memory-bound");
+         }}),
     {"score_matrix_bytes", "unfused score matrix per layer", "S003-3.2", "h S² b",
      [](const PF& p) { return cell(p.r.score_matrix_bytes); },
      [](const PF& p) {
@@ -334,30 +354,35 @@ struct S {
 };
 
 const std::vector<Field<S>> kLatency = {
-    {"ttft_floor_s", "TTFT floor", "S004", "max(F/P, Q/BW)",
-     [](const S& s) { return s.r.has_peak ? cell(s.r.prefill.t_floor) : cell(std::optional<units::Seconds>()); },
-     [](const S& s) {
-       return s.r.has_peak ? fmt::format("max({}, {})", num(s.r.prefill.t_compute), num(s.r.prefill.t_memory))
-                           : std::string();
-     }},
+    in_brief<S>(
+        kBriefServe,
+        {"ttft_floor_s", "TTFT floor", "S004", "max(F/P, Q/BW)",
+         [](const S& s) { return s.r.has_peak ? cell(s.r.prefill.t_floor) : cell(std::optional<units::Seconds>()); },
+         [](const S& s) {
+           return s.r.has_peak ? fmt::format("max({}, {})", num(s.r.prefill.t_compute), num(s.r.prefill.t_memory))
+                               : std::string();
+         }}),
     {"decode_time_s", "decode of the output", "S003-2.5", "sum_{i<O} t_step(T = S + i), closed form per segment",
      [](const S& s) { return cell(s.r.decode_time); }},
-    {"tpot_floor_s", "TPOT floor (mean over the output)", "S003-2.5", "(1/O) sum_{i<O} t_step(T = S + i)",
-     [](const S& s) { return cell(s.r.tpot); },
-     [](const S& s) {
-       return s.r.output > 0 ? fmt::format("{} / {}", num(s.r.decode_time), num(s.r.output)) : num(s.r.tpot_last);
-     }},
+    in_brief<S>(kBriefServe, {"tpot_floor_s", "TPOT floor (mean over the output)", "S003-2.5",
+                              "(1/O) sum_{i<O} t_step(T = S + i)", [](const S& s) { return cell(s.r.tpot); },
+                              [](const S& s) {
+                                return s.r.output > 0 ? fmt::format("{} / {}", num(s.r.decode_time), num(s.r.output))
+                                                      : num(s.r.tpot_last);
+                              }}),
     {"tpot_last_token_s", "  last token", "S003-2.5", "t_step(T = S + O) = max(F/P, Q/BW)",
      [](const S& s) { return cell(s.r.tpot_last); },
      [](const S& s) { return fmt::format("max({}, {})", num(s.r.last_step.t_compute), num(s.r.last_step.t_memory)); }},
-    {"e2e_floor_s", "end-to-end floor", "S004", "TTFT + sum_i t_step(S + i)",
-     [](const S& s) { return s.r.has_peak ? cell(s.r.e2e) : cell(std::optional<units::Seconds>()); },
-     [](const S& s) {
-       return s.r.has_peak ? fmt::format("{} + {}", num(s.r.prefill.t_floor), num(s.r.decode_time)) : std::string();
-     }},
-    {"output_tokens_per_s", "output tokens/s (aggregate ceiling)", "S003-2.5", "B / t_step(S + O)",
-     [](const S& s) { return cell(s.r.output_tokens_per_s); },
-     [](const S& s) { return fmt::format("{} / {}", num(s.r.batch), num(s.r.tpot_last)); }},
+    in_brief<S>(kBriefServe,
+                {"e2e_floor_s", "end-to-end floor", "S004", "TTFT + sum_i t_step(S + i)",
+                 [](const S& s) { return s.r.has_peak ? cell(s.r.e2e) : cell(std::optional<units::Seconds>()); },
+                 [](const S& s) {
+                   return s.r.has_peak ? fmt::format("{} + {}", num(s.r.prefill.t_floor), num(s.r.decode_time))
+                                       : std::string();
+                 }}),
+    in_brief<S>(kBriefServe, {"output_tokens_per_s", "output tokens/s (aggregate ceiling)", "S003-2.5",
+                              "B / t_step(S + O)", [](const S& s) { return cell(s.r.output_tokens_per_s); },
+                              [](const S& s) { return fmt::format("{} / {}", num(s.r.batch), num(s.r.tpot_last)); }}),
     {"full_batch_sequences", "at the most sequences that fit", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(S + O)))",
      [](const S& s) {
        return cell(s.r.full_batch ? std::optional(units::Sequences{*s.r.full_batch})
@@ -411,12 +436,16 @@ const std::vector<Field<S>> kSteady = {
      nullptr, [](const S& s) { return s.in.scenario.serving.ttft_target_s.has_value(); }},
     {"concurrency_limit", "concurrency limited by", "", "",
      [](const S& s) { return cell(serve_limit_name(s.r.limit)); }},
-    {"concurrency_sequences", "sequences in flight N", "", "",
-     [](const S& s) {
-       return cell(s.r.steady ? std::optional(units::Sequences{saturated_count(steady(s).concurrency)}) : std::nullopt);
-     },
-     nullptr,
-     [](const S& s) { return std::string(s.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed"); }},
+    in_brief<S>(kBriefServe,
+                {"concurrency_sequences", "sequences in flight N", "", "",
+                 [](const S& s) {
+                   return cell(s.r.steady ? std::optional(units::Sequences{saturated_count(steady(s).concurrency)})
+                                          : std::nullopt);
+                 },
+                 nullptr,
+                 [](const S& s) {
+                   return std::string(s.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed");
+                 }}),
     {"mean_context_tokens", "mean cache read", "S003-2.5", "S + O/2",
      [](const S& s) { return cell(units::Tokens{steady(s).mean_context}); },
      [](const S& s) { return fmt::format("{} + {} / 2", s.r.prompt, s.r.output); }, nullptr, has_steady},
@@ -439,18 +468,21 @@ const std::vector<Field<S>> kSteady = {
                           num(steady(s).kv_written));
      },
      nullptr, has_steady},
-    {"steady_tpot_s", "TPOT every user sees", "S003-2.5", "t_step = max(Q/BW, F/P)",
-     [](const S& s) { return cell(steady(s).t_step); },
-     [](const S& s) { return fmt::format("max({}, {})", num(steady(s).t_memory), num(steady(s).t_compute)); },
-     [](const S& s) { return std::string(steady(s).bound == Bound::memory ? "memory-bound" : "compute-bound"); },
-     has_steady},
+    in_brief<S>(
+        kBriefServe,
+        {"steady_tpot_s", "TPOT every user sees", "S003-2.5", "t_step = max(Q/BW, F/P)",
+         [](const S& s) { return cell(steady(s).t_step); },
+         [](const S& s) { return fmt::format("max({}, {})", num(steady(s).t_memory), num(steady(s).t_compute)); },
+         [](const S& s) { return std::string(steady(s).bound == Bound::memory ? "memory-bound" : "compute-bound"); },
+         has_steady}),
     {"tokens_per_s_per_user", "tokens/s per user", "S003-2.5", "1 / t_step",
      [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s_per_user}); },
      [](const S& s) { return fmt::format("1 / {}", num(steady(s).t_step)); }, nullptr, has_steady},
-    {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
-     [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s}); },
-     [](const S& s) { return fmt::format("{} / {}", num(steady(s).concurrency), num(steady(s).t_step)); }, nullptr,
-     has_steady},
+    in_brief<S>(kBriefServe,
+                {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
+                 [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s}); },
+                 [](const S& s) { return fmt::format("{} / {}", num(steady(s).concurrency), num(steady(s).t_step)); },
+                 nullptr, has_steady}),
     {"requests_per_s", "requests/s", "S003-2.5", "N / (O t_step)",
      [](const S& s) { return number(steady(s).requests_per_s); },
      [](const S& s) {
@@ -696,26 +728,10 @@ void add_serve(Report& rep, const Subject& in, const ServeResult& r, const ViewO
 
 // report: the size of the model and its cache, then the device's answer: ridge, decode ceiling and
 // bound, the weights and whether they fit with the cache.
-const Brief kReportBrief{
-    "report",
-    {"params.total_params", "params.active_params", "kv.kv_cache_bytes_per_token", "hardware.ridge_flop_per_byte",
-     "decode.decode_tokens_per_s", "decode.bound", "capacity.weight_bytes", "fit.fits"}};
-const Brief kMemoryBrief{
-    "memory",
-    {"capacity.weight_bytes", "capacity.free_for_kv_bytes", "capacity.max_concurrent_sequences",
-     "capacity.max_context_tokens", "capacity.devices_needed", "deployment.required_bytes_per_device", "fit.fits"}};
-const Brief kDecodeBrief{
-    "decode",
-    {"decode.step_time_s", "decode.decode_tokens_per_s_per_sequence", "decode.decode_tokens_per_s", "decode.bound",
-     "decode.intensity_flop_per_byte", "deployment.step_time_s", "deployment.tokens_per_s", "fit.fits"}};
-const Brief kPrefillBrief{"prefill",
-                          {"prefill.prefill_flop", "prefill.prefill_intensity_flop_per_byte",
-                           "prefill.prefill_ridge_ratio", "prefill.ttft_floor_s", "fit.fits"}};
-const Brief kServeBrief{
-    "serve",
-    {"latency.ttft_floor_s", "latency.tpot_floor_s", "latency.e2e_floor_s", "latency.output_tokens_per_s",
-     "steady_state.concurrency_sequences", "steady_state.steady_tpot_s", "steady_state.steady_tokens_per_s",
-     "steady_state_layout.concurrency_sequences", "steady_state_layout.steady_tpot_s",
-     "steady_state_layout.steady_tokens_per_s", "fit.fits"}};
+const Brief kReportBrief{"report", kBriefReport};
+const Brief kMemoryBrief{"memory", kBriefMemory};
+const Brief kDecodeBrief{"decode", kBriefDecode};
+const Brief kPrefillBrief{"prefill", kBriefPrefill};
+const Brief kServeBrief{"serve", kBriefServe};
 
 }  // namespace roofline::format

@@ -38,9 +38,11 @@ std::string basis_note(const F& x) {
 std::string fits_label(const F& x) { return x.fit.activations_excluded ? "fits, activations excluded" : "fits"; }
 
 const std::vector<Field<F>> kFitFields = {
-    {"fits", "fits", "S003-3.4", "needed <= capacity, on the basis below", [](const F& x) { return cell(x.fit.fits); },
-     [](const F& x) { return fmt::format("{} <= {}", num(x.fit.required), num(x.fit.capacity)); }, nullptr, nullptr,
-     fits_label},
+    in_brief<F>(kBriefReport | kBriefMemory | kBriefDecode | kBriefPrefill | kBriefServe | kBriefTrain,
+                {"fits", "fits", "S003-3.4", "needed <= capacity, on the basis below",
+                 [](const F& x) { return cell(x.fit.fits); },
+                 [](const F& x) { return fmt::format("{} <= {}", num(x.fit.required), num(x.fit.capacity)); }, nullptr,
+                 nullptr, fits_label}),
     {"basis", "checked on", "", "", [](const F& x) { return cell(std::string(basis_name(x.fit.basis))); }, nullptr,
      basis_note},
 };

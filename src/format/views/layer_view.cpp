@@ -37,10 +37,11 @@ const std::vector<Field<L>> kLayer = {
      [](const L& l) { return fmt::format("{} / {}", num(l.r.machine.peak), num(l.r.machine.bandwidth)); },
      [](const L&) { return std::string("an operator below it is memory-bound"); },
      [](const L& l) { return l.r.has_peak; }},
-    {"flop", "", "", "sum_k L_k F_k + F_head", [](const L& l) { return cell(l.r.totals.flops); },
-     [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.flops.base(); }); },
-     [](const L& l) { return fmt::format("= the {} command's", l.decode() ? "decode" : "prefill"); }, nullptr,
-     [](const L& l) { return fmt::format("FLOPs of the {}", pass_name(l)); }},
+    in_brief<L>(kBriefLayer,
+                {"flop", "", "", "sum_k L_k F_k + F_head", [](const L& l) { return cell(l.r.totals.flops); },
+                 [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.flops.base(); }); },
+                 [](const L& l) { return fmt::format("= the {} command's", l.decode() ? "decode" : "prefill"); },
+                 nullptr, [](const L& l) { return fmt::format("FLOPs of the {}", pass_name(l)); }}),
     {"weight_bytes", "weights read", "", "sum_k L_k W_k + W_head",
      [](const L& l) { return cell(l.r.totals.weight_bytes); },
      [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.weight_bytes.base(); }); }},
@@ -55,42 +56,47 @@ const std::vector<Field<L>> kLayer = {
      [](const L& l) { return cell(l.r.totals.activation_bytes_fused); },
      [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.activation_bytes_fused.base(); }); },
      [](const L&) { return std::string("flash attention, elementwise fused"); }},
-    {"bytes_unfused", "bytes moved, unfused", "S003-3.3", "Q = W + KV + A",
-     [](const L& l) { return cell(l.r.bytes_unfused); },
-     [](const L& l) {
-       return fmt::format("{} + {} + {}", num(l.r.totals.weight_bytes), num(l.r.totals.kv_bytes),
-                          num(l.r.totals.activation_bytes));
-     }},
-    {"bytes_fused", "bytes moved, fused", "DA22", "Q = W + KV + A_fused",
-     [](const L& l) { return cell(l.r.bytes_fused); },
-     [](const L& l) {
-       return fmt::format("{} + {} + {}", num(l.r.totals.weight_bytes), num(l.r.totals.kv_bytes),
-                          num(l.r.totals.activation_bytes_fused));
-     }},
+    in_brief<L>(kBriefLayer, {"bytes_unfused", "bytes moved, unfused", "S003-3.3", "Q = W + KV + A",
+                              [](const L& l) { return cell(l.r.bytes_unfused); },
+                              [](const L& l) {
+                                return fmt::format("{} + {} + {}", num(l.r.totals.weight_bytes),
+                                                   num(l.r.totals.kv_bytes), num(l.r.totals.activation_bytes));
+                              }}),
+    in_brief<L>(kBriefLayer, {"bytes_fused", "bytes moved, fused", "DA22", "Q = W + KV + A_fused",
+                              [](const L& l) { return cell(l.r.bytes_fused); },
+                              [](const L& l) {
+                                return fmt::format("{} + {} + {}", num(l.r.totals.weight_bytes),
+                                                   num(l.r.totals.kv_bytes), num(l.r.totals.activation_bytes_fused));
+                              }}),
     {"fusion_traffic_ratio", "traffic, unfused / fused", "S002-fusion", "Q_unfused / Q_fused",
      [](const L& l) { return cell(units::Ratio{l.r.fusion_traffic_ratio}); },
      [](const L& l) { return fmt::format("{} / {}", num(l.r.bytes_unfused), num(l.r.bytes_fused)); }},
-    {"time_unfused_s", "operator floors summed, unfused", "WI09", "sum_k L_k sum_ops max(F/P, Q/BW) + head",
-     [](const L& l) { return cell(l.r.totals.time); },
-     [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.time.base(); }); }},
-    {"time_fused_s", "operator floors summed, fused", "WI09", "sum_k L_k sum_ops max(F/P, Q_fused/BW) + head",
-     [](const L& l) { return cell(l.r.totals.time_fused); },
-     [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.time_fused.base(); }); }},
+    in_brief<L>(kBriefLayer,
+                {"time_unfused_s", "operator floors summed, unfused", "WI09", "sum_k L_k sum_ops max(F/P, Q/BW) + head",
+                 [](const L& l) { return cell(l.r.totals.time); },
+                 [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.time.base(); }); }}),
+    in_brief<L>(
+        kBriefLayer,
+        {"time_fused_s", "operator floors summed, fused", "WI09", "sum_k L_k sum_ops max(F/P, Q_fused/BW) + head",
+         [](const L& l) { return cell(l.r.totals.time_fused); },
+         [](const L& l) { return over_kinds(l, [](const LayerTotals& t) { return t.time_fused.base(); }); }}),
     // Without a peak the floor is the pass command's: decode's step floor is the memory side
     // alone, prefill's TTFT floor n/a (N15).
-    {"whole_pass_time_s", "", "WI09", "max(F/P, (W + KV)/BW)", [](const L& l) { return cell(l.r.whole_time); },
-     [](const L& l) {
-       if (!l.r.whole_time) return std::string();
-       if (!l.r.has_peak) return fmt::format("{} / {}", num(l.r.whole_bytes), num(l.r.machine.bandwidth));
-       return fmt::format("max({} / {}, {} / {})", num(l.r.whole_flops), num(l.r.machine.peak), num(l.r.whole_bytes),
-                          num(l.r.machine.bandwidth));
-     },
-     [](const L& l) {
-       if (!l.r.whole_time) return std::string("no compute peak, as prefill's TTFT floor");
-       if (!l.r.has_peak) return std::string("memory side only");
-       return std::string(l.r.whole_bound == Bound::memory ? "memory-bound" : "compute-bound");
-     },
-     nullptr, [](const L& l) { return fmt::format("one roofline for the whole {}", pass_name(l)); }},
+    in_brief<L>(
+        kBriefLayer,
+        {"whole_pass_time_s", "", "WI09", "max(F/P, (W + KV)/BW)", [](const L& l) { return cell(l.r.whole_time); },
+         [](const L& l) {
+           if (!l.r.whole_time) return std::string();
+           if (!l.r.has_peak) return fmt::format("{} / {}", num(l.r.whole_bytes), num(l.r.machine.bandwidth));
+           return fmt::format("max({} / {}, {} / {})", num(l.r.whole_flops), num(l.r.machine.peak),
+                              num(l.r.whole_bytes), num(l.r.machine.bandwidth));
+         },
+         [](const L& l) {
+           if (!l.r.whole_time) return std::string("no compute peak, as prefill's TTFT floor");
+           if (!l.r.has_peak) return std::string("memory side only");
+           return std::string(l.r.whole_bound == Bound::memory ? "memory-bound" : "compute-bound");
+         },
+         nullptr, [](const L& l) { return fmt::format("one roofline for the whole {}", pass_name(l)); }}),
 };
 
 // The FLOPs and weight rows cite the pass they split: S003-2.5 (decode) or S004 (prefill).
@@ -350,8 +356,6 @@ void add_layer(Report& rep, const Subject& in, const LayerResult& r, const ViewO
 }
 
 // --brief: the pass's FLOPs and traffic, and its floors unfused, fused and as one roofline.
-const Brief kLayerBrief{"layer",
-                        {"layer.flop", "layer.bytes_unfused", "layer.bytes_fused", "layer.time_unfused_s",
-                         "layer.time_fused_s", "layer.whole_pass_time_s"}};
+const Brief kLayerBrief{"layer", kBriefLayer};
 
 }  // namespace roofline::format

@@ -29,32 +29,34 @@ const std::vector<Field<G>> kGemm = {
        return fmt::format("{} x ({} x {} + {} x {} + {} x {})", num(g.r.element_bytes), num(g.r.in.m), num(g.r.in.k),
                           num(g.r.in.k), num(g.r.in.n), num(g.r.in.m), num(g.r.in.n));
      }},
-    {"intensity_flop_per_byte", "arithmetic intensity", "S002-intensity", "2mnk / (b (mk + kn + mn))",
-     [](const G& g) { return cell(g.r.intensity); },
-     [](const G& g) { return fmt::format("{} / {}", num(g.r.flops), num(g.r.bytes)); }},
+    in_brief<G>(kBriefGemm, {"intensity_flop_per_byte", "arithmetic intensity", "S002-intensity",
+                             "2mnk / (b (mk + kn + mn))", [](const G& g) { return cell(g.r.intensity); },
+                             [](const G& g) { return fmt::format("{} / {}", num(g.r.flops), num(g.r.bytes)); }}),
     {"ridge_flop_per_byte", "ridge point", "WI09", "P_peak / B_peak", [](const G& g) { return cell(g.r.ridge); },
      [](const G& g) { return g.r.peak ? fmt::format("{} / {}", num(*g.r.peak), num(g.r.bandwidth)) : std::string(); },
      nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }},
-    {"attainable_flop_per_s", "attainable", "WI09", "min(P_peak, I B_peak)",
-     [](const G& g) { return cell(g.r.attainable); },
-     [](const G& g) {
-       return g.r.peak ? fmt::format("min({}, {} x {})", num(*g.r.peak), num(g.r.intensity), num(g.r.bandwidth))
-                       : std::string();
-     },
-     nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }},
-    {"time_s", "time floor", "WI09", "max(F/P, Q/BW)", [](const G& g) { return cell(g.r.time); },
-     [](const G& g) {
-       return g.r.peak ? fmt::format("max({} / {}, {} / {})", num(g.r.flops), num(*g.r.peak), num(g.r.bytes),
-                                     num(g.r.bandwidth))
-                       : std::string();
-     },
-     nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }},
-    {"bound", "bound", "WI09", "compute when I >= P_peak / B_peak, else memory",
-     [](const G& g) {
-       if (!g.r.bound) return cell(std::optional<std::string>());
-       return cell(std::string(*g.r.bound == Bound::compute ? "compute" : "memory"));
-     },
-     nullptr, nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }},
+    in_brief<G>(kBriefGemm, {"attainable_flop_per_s", "attainable", "WI09", "min(P_peak, I B_peak)",
+                             [](const G& g) { return cell(g.r.attainable); },
+                             [](const G& g) {
+                               return g.r.peak ? fmt::format("min({}, {} x {})", num(*g.r.peak), num(g.r.intensity),
+                                                             num(g.r.bandwidth))
+                                               : std::string();
+                             },
+                             nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }}),
+    in_brief<G>(kBriefGemm,
+                {"time_s", "time floor", "WI09", "max(F/P, Q/BW)", [](const G& g) { return cell(g.r.time); },
+                 [](const G& g) {
+                   return g.r.peak ? fmt::format("max({} / {}, {} / {})", num(g.r.flops), num(*g.r.peak),
+                                                 num(g.r.bytes), num(g.r.bandwidth))
+                                   : std::string();
+                 },
+                 nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }}),
+    in_brief<G>(kBriefGemm, {"bound", "bound", "WI09", "compute when I >= P_peak / B_peak, else memory",
+                             [](const G& g) {
+                               if (!g.r.bound) return cell(std::optional<std::string>());
+                               return cell(std::string(*g.r.bound == Bound::compute ? "compute" : "memory"));
+                             },
+                             nullptr, nullptr, [](const G& g) { return g.r.bandwidth.base() > 0.0; }}),
 };
 
 }  // namespace
@@ -96,7 +98,6 @@ Report gemm_report(const GemmResult& r, const std::optional<HardwareConfig>& gpu
 }
 
 // --brief: one matrix multiply's intensity, rate, time and bound.
-const Brief kGemmBrief{"gemm",
-                       {"gemm.intensity_flop_per_byte", "gemm.attainable_flop_per_s", "gemm.time_s", "gemm.bound"}};
+const Brief kGemmBrief{"gemm", kBriefGemm};
 
 }  // namespace roofline::format

@@ -108,15 +108,17 @@ const std::vector<Field<P>> kParams = {
     {"final_norm_params", "final norm", "S000-T1.1", "d per gain or bias, 0 without parameters",
      [](const P& p) { return cell(p.c().final_norm); }, [](const P& p) { return num(p.c().final_norm); }, nullptr,
      architecture},
-    {"non_embedding_params", "non-embedding", "KA20-2.1", "N = sum_l P_layer + final norm + embedding norm/projection",
-     [](const P& p) { return cell(p.c().non_embedding); },
-     [](const P& p) {
-       std::string s = fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm),
-                                   num(p.c().embedding_norm), num(p.c().embed_proj));
-       if (p.c().cross_attention > 0) s += " + " + num(p.c().cross_attention);
-       return s;
-     },
-     nullptr, architecture},
+    in_brief<P>(kBriefParams, {"non_embedding_params", "non-embedding", "KA20-2.1",
+                               "N = sum_l P_layer + final norm + embedding norm/projection",
+                               [](const P& p) { return cell(p.c().non_embedding); },
+                               [](const P& p) {
+                                 std::string s =
+                                     fmt::format("{} + {} + {} + {}", num(p.c().blocks), num(p.c().final_norm),
+                                                 num(p.c().embedding_norm), num(p.c().embed_proj));
+                                 if (p.c().cross_attention > 0) s += " + " + num(p.c().cross_attention);
+                                 return s;
+                               },
+                               nullptr, architecture}),
     // ---- multimodal wrappers: mllama's cross-attention layers, the vision tower + projector ----
     {"cross_attention_params", "cross-attention layers", "HFT-mllama", "n_x (P_layer + 2 norm(d_h) + 2 gates)",
      [](const P& p) { return cell(p.c().cross_attention); },
@@ -130,25 +132,28 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) { return std::string(vision_tower_name(p.m().vision.tower)); },
      [](const P& p) { return p.c().vision > 0; }},
     // ---- end of the multimodal block ----
-    {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions (+ vision)",
-     [](const P& p) { return cell(p.c().total); },
-     [](const P& p) {
-       std::string s = fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding),
-                                   num(p.c().lm_head), num(p.c().positions));
-       if (p.c().vision > 0) s += " + " + num(p.c().vision);
-       return s;
-     }},
-    {"active_params", "active per token", "SH17", "N_active = N_total - sum_l (P_layer - P_layer,active)",
-     [](const P& p) { return cell(p.c().active); },
-     [](const P& p) {
-       std::string s = num(p.c().total);
-       for (const LayerKindParams& k : p.c().layer_kinds) {
-         if (k.total != k.active) s += fmt::format(" - {} x ({} - {})", num(k.n_layers), num(k.total), num(k.active));
-       }
-       if (p.c().vision > 0) s += " - " + num(p.c().vision);  // the vision tower is not read per token
-       return s;
-     },
-     nullptr, [](const P& p) { return p.m().moe.enabled() || p.c().vision > 0; }},
+    in_brief<P>(kBriefReport | kBriefParams,
+                {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions (+ vision)",
+                 [](const P& p) { return cell(p.c().total); },
+                 [](const P& p) {
+                   std::string s = fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding),
+                                               num(p.c().lm_head), num(p.c().positions));
+                   if (p.c().vision > 0) s += " + " + num(p.c().vision);
+                   return s;
+                 }}),
+    in_brief<P>(kBriefReport | kBriefParams,
+                {"active_params", "active per token", "SH17", "N_active = N_total - sum_l (P_layer - P_layer,active)",
+                 [](const P& p) { return cell(p.c().active); },
+                 [](const P& p) {
+                   std::string s = num(p.c().total);
+                   for (const LayerKindParams& k : p.c().layer_kinds) {
+                     if (k.total != k.active)
+                       s += fmt::format(" - {} x ({} - {})", num(k.n_layers), num(k.total), num(k.active));
+                   }
+                   if (p.c().vision > 0) s += " - " + num(p.c().vision);  // the vision tower is not read per token
+                   return s;
+                 },
+                 nullptr, [](const P& p) { return p.m().moe.enabled() || p.c().vision > 0; }}),
     {"mtp_params_excluded", "MTP layers (excluded)", "DS24", "n_mtp (P_moe_layer + 3 norms + 2 d² + 2 V d)",
      [](const P& p) { return cell(p.c().mtp_excluded); }, nullptr, nullptr,
      [](const P& p) { return p.c().mtp_excluded > 0; }},
@@ -159,13 +164,16 @@ const std::vector<Field<P>> kParams = {
 };
 
 const std::vector<Field<P>> kWeights = {
-    {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8", [](const P& p) { return cell(p.r.weight_bytes); },
-     [](const P& p) { return fmt::format("{} x {} / 8", num(p.c().total), num(p.in.scenario.workload.weight_bits)); },
-     nullptr, nullptr,
-     [](const P& p) {
-       const Workload& w = p.in.scenario.workload;
-       return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
-     }},
+    in_brief<P>(kBriefParams,
+                {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8", [](const P& p) { return cell(p.r.weight_bytes); },
+                 [](const P& p) {
+                   return fmt::format("{} x {} / 8", num(p.c().total), num(p.in.scenario.workload.weight_bits));
+                 },
+                 nullptr, nullptr,
+                 [](const P& p) {
+                   const Workload& w = p.in.scenario.workload;
+                   return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
+                 }}),
     {"checkpoint_bytes", "checkpoint as published", "OCP23-5.3", "M_ckpt = (N - W_e) b_o / 8 + W_e (b_v + b_s / B) / 8",
      [](const P& p) { return cell(units::Bytes{static_cast<double>(p.c().checkpoint_bytes)}); },
      [](const P& p) {
@@ -237,7 +245,6 @@ void add_params(Report& rep, const Subject& in, const ParamsResult& r, const Vie
 }
 
 // --brief: the counts people quote, and what the weights weigh.
-const Brief kParamsBrief{
-    "params", {"params.total_params", "params.active_params", "params.non_embedding_params", "weights.weight_bytes"}};
+const Brief kParamsBrief{"params", kBriefParams};
 
 }  // namespace roofline::format
