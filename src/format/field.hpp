@@ -69,8 +69,40 @@ struct Field {
   std::string (*note)(const C&) = nullptr;
   bool (*present)(const C&) = nullptr;  ///< nullptr: always
   std::string (*label_fn)(const C&) = nullptr;
-  unsigned brief = 0;  ///< the commands whose --brief shows this row (kBrief bits)
+  unsigned brief = 0;                   ///< the commands whose --brief shows this row (kBrief bits)
+  unsigned sweep = 0;                   ///< the sweep tables that show this row as a column (kSweep bits)
+  const char* column = nullptr;         ///< the column's label in a sweep table
+  const char* layout_column = nullptr;  ///< its label under an explicit layout, where it differs
 };
+
+/// The sweep tables that show a row as a column: one bit per command, and one per command under
+/// an explicit layout where its columns are the layout's (in_sweep).
+enum SweepOf : unsigned {
+  kSweepReport = 1U << 0U,
+  kSweepParams = 1U << 1U,
+  kSweepFlops = 1U << 2U,
+  kSweepKv = 1U << 3U,
+  kSweepMemory = 1U << 4U,
+  kSweepMemoryLayout = 1U << 5U,
+  kSweepDecode = 1U << 6U,
+  kSweepDecodeLayout = 1U << 7U,
+  kSweepPrefill = 1U << 8U,
+  kSweepServe = 1U << 9U,
+  kSweepServeLayout = 1U << 10U,
+  kSweepTrain = 1U << 11U,
+};
+inline constexpr unsigned kSweepTables = 12;
+inline constexpr unsigned kSweepLayouts = kSweepMemoryLayout | kSweepDecodeLayout | kSweepServeLayout;
+
+/// A field the given sweep tables show as a column labelled `column` (`layout_column` under an
+/// explicit layout, when given).
+template <typename C>
+Field<C> in_sweep(unsigned sweeps, const char* column, Field<C> f, const char* layout_column = nullptr) {
+  f.sweep = sweeps;
+  f.column = column;
+  f.layout_column = layout_column;
+  return f;
+}
 
 /// The commands whose --brief shows a row: one bit each, set on the row's field (in_brief).
 enum BriefOf : unsigned {
@@ -143,16 +175,6 @@ Section make_section(std::string key, std::string title, const std::vector<Field
   s.rows.reserve(fields.size() + more);
   append_fields(s, fields, c, view);
   return s;
-}
-
-/// The field of `fields` with this key: a sweep's column reads a single run's field, so it shows
-/// the single run's value. A key that names no field is a programming error.
-template <typename C>
-const Field<C>& field_named(const std::vector<Field<C>>& fields, std::string_view key) {
-  for (const Field<C>& f : fields) {
-    if (key == f.key) return f;
-  }
-  throw std::logic_error("no field " + std::string(key));
 }
 
 /// One field's cell for context c, as make_section would show it (no value where it is absent).

@@ -37,19 +37,16 @@ std::string serve_limit_name(ServeLimit l);
 void add_fit(Report& rep, const Fit& fit, const ViewOptions& view);
 /// "pooled", "per_device" or "training", as the fit section's basis reads.
 const char* fit_basis_name(FitBasis b);
-/// The fit section's "fits" value, for a sweep's column.
-Cell fit_cell(const Fit& fit);
 /// The notes about the model itself (multi-token-prediction layers, checkpoint tensors).
 void add_model_notes(Report& rep, const Subject& in);
 
 // --- sweeps: a compact row per point ------------------------------------------------------------
 
 /// A column of a sweep table after its axes: `key` is the single run's "section.key" in JSON and
-/// CSV, and the cell is that field's own value (each view reads it through field_named()). Each
-/// sweep_figures() fills the cells of its command's columns, and commands without one have no
-/// sweep table (JSON and CSV hold the single runs' sections).
+/// CSV, and the cell is that field's own value. The columns are the fields flagged for the sweep
+/// (in_sweep), in the order the command's sweep_figures() reads the tables.
 struct SweepColumn {
-  const char* key;
+  std::string key;
   const char* label;
 };
 
@@ -73,6 +70,45 @@ struct SweepFigures {
   bool knee_wanted = true;
 };
 
+/// A sweep table's cells from field tables: every field that carries the table's bit, in order.
+/// The columns are recorded on the first point of each table's bit and are the same at every point
+/// (a table a point lacks gives n/a cells: none()).
+class SweepCells {
+ public:
+  SweepCells(unsigned bit, SweepFigures& f);
+  template <typename C>
+  SweepCells& add(const char* section, const std::vector<Field<C>>& fields, const C& c) {
+    for (const Field<C>& field : fields) {
+      if ((field.sweep & bit_) == 0U) continue;
+      f_.cells.push_back(cell_of(field, c));
+      if (recording_ != nullptr) record(section, field.key, field.column, field.layout_column);
+    }
+    return *this;
+  }
+  template <typename C>
+  SweepCells& none(const char* section, const std::vector<Field<C>>& fields) {
+    for (const Field<C>& field : fields) {
+      if ((field.sweep & bit_) == 0U) continue;
+      f_.cells.emplace_back();
+      if (recording_ != nullptr) record(section, field.key, field.column, field.layout_column);
+    }
+    return *this;
+  }
+
+ private:
+  void record(const char* section, const char* key, const char* label, const char* layout_label);
+  unsigned bit_;
+  SweepFigures& f_;
+  std::vector<SweepColumn>* recording_ = nullptr;
+};
+
+/// The cells other views' sweeps read: the KV cache, a layout, a layout's steady state, the verdict.
+void sweep_cells(SweepCells& s, const Subject& in, const KvResult& r);
+void sweep_cells(SweepCells& s, const Subject& in, const DeploymentResult& r);
+void sweep_cells(SweepCells& s, const Subject& in, const std::optional<LayoutSteadyState>& r);
+void sweep_cells(SweepCells& s, const Fit& fit);
+void sweep_cells(SweepCells& s, const std::optional<Fit>& fit);  ///< n/a cells without a verdict
+
 void sweep_figures(const Subject& in, const ParamsResult& r, SweepFigures& f);
 void sweep_figures(const Subject& in, const FlopsResult& r, SweepFigures& f);
 void sweep_figures(const Subject& in, const KvResult& r, SweepFigures& f);
@@ -86,10 +122,6 @@ void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f);
 /// report: the KV per sequence, and with an accelerator the decode step, its rate, the TTFT floor
 /// and the fit (n/a without one).
 void sweep_figures(const Subject& in, const ReportAnswer& a, SweepFigures& f);
-/// One field of the layout's steady state (steady_state_layout.KEY); n/a without one.
-Cell layout_steady_cell(const Subject& in, const std::optional<LayoutSteadyState>& r, std::string_view key);
-/// One field of the layout's section (deployment.KEY), as add_deployment shows it.
-Cell deployment_cell(const Subject& in, const DeploymentResult& r, std::string_view key);
 
 /// Warnings a training result raises (a measured rate past the peak), for add_train and sweeps.
 void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings);

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <bit>
+
 #include "text/names.hpp"
 
 namespace roofline::format {
@@ -104,6 +107,20 @@ void add_model_notes(Report& rep, const Subject& in) {
     rep.notes.push_back(fmt::format("multi-token-prediction layers hold {} parameters; excluded from the total",
                                     grouped(c.mtp_excluded)));
   }
+}
+
+SweepCells::SweepCells(unsigned bit, SweepFigures& f) : bit_(bit), f_(f) {
+  // One list of columns per sweep table, recorded by its first point.
+  static std::array<std::vector<SweepColumn>, kSweepTables> columns;
+  std::vector<SweepColumn>& mine = columns.at(static_cast<std::size_t>(std::countr_zero(bit)));
+  if (mine.empty()) recording_ = &mine;
+  f.columns = &mine;
+  f.cells.clear();
+}
+
+void SweepCells::record(const char* section, const char* key, const char* label, const char* layout_label) {
+  const bool layout = (bit_ & kSweepLayouts) != 0U && layout_label != nullptr;
+  recording_->push_back({fmt::format("{}.{}", section, key), layout ? layout_label : label});
 }
 
 }  // namespace roofline::format

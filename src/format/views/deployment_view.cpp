@@ -90,18 +90,20 @@ const std::vector<Field<D>> kDeployment = {
        if (!has_state(x)) return std::string("KV per sequence per device");
        return std::string(attention_kv(x) ? "KV and state per sequence per device" : "state per sequence per device");
      }},
-    in_brief<D>(kBriefMemory, {"required_bytes_per_device", "needed per device", "S003-3.4",
-                               "M_w,dev + M B M_KV,dev + R", [](const D& x) { return cell(x.r.required_per_device); },
-                               [](const D& x) {
-                                 return fmt::format("{} + {} x {} x {} + {}", num(x.r.weights_per_device),
-                                                    x.r.micro_batches, x.r.batch, num(x.r.kv_per_sequence_per_device),
-                                                    num(x.r.reserve_per_device));
-                               },
-                               [](const D& x) {
-                                 return x.r.micro_batches > 1 ? fmt::format("{} batches of {} in flight",
-                                                                            x.r.micro_batches, grouped(x.r.batch))
-                                                              : fmt::format("batch {} per replica", grouped(x.r.batch));
-                               }}),
+    in_sweep<D>(kSweepMemoryLayout | kSweepDecodeLayout | kSweepServeLayout, "needed per device",
+                in_brief<D>(kBriefMemory,
+                            {"required_bytes_per_device", "needed per device", "S003-3.4", "M_w,dev + M B M_KV,dev + R",
+                             [](const D& x) { return cell(x.r.required_per_device); },
+                             [](const D& x) {
+                               return fmt::format("{} + {} x {} x {} + {}", num(x.r.weights_per_device),
+                                                  x.r.micro_batches, x.r.batch, num(x.r.kv_per_sequence_per_device),
+                                                  num(x.r.reserve_per_device));
+                             },
+                             [](const D& x) {
+                               return x.r.micro_batches > 1 ? fmt::format("{} batches of {} in flight",
+                                                                          x.r.micro_batches, grouped(x.r.batch))
+                                                            : fmt::format("batch {} per replica", grouped(x.r.batch));
+                             }})),
     {"layers_per_stage", "layers per stage", "NA21-2.2", "L / p",
      [](const D& x) { return number(x.r.layers_per_stage); },
      [](const D& x) { return fmt::format("{} / {}", x.in.scenario.model.n_layers, x.r.pipeline); }, nullptr, pipelined},
@@ -115,22 +117,26 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) { return cell(x.r.capacity_per_device); }},
     {"fits_per_device", "fits on every device", "S003-3.4", "needed <= C", [](const D& x) { return cell(x.r.fits); },
      [](const D& x) { return fmt::format("{} <= {}", num(x.r.required_per_device), num(x.r.capacity_per_device)); }},
-    {"max_sequences_per_replica", "most sequences per replica", "S003-3.4",
-     "max(0, floor((C - M_w,dev - R) / M_KV,dev))",
-     [](const D& x) {
-       return cell(x.r.max_sequences ? std::optional(units::Sequences{*x.r.max_sequences}) : std::nullopt);
-     },
-     [](const D& x) {
-       return capped(x.r.max_sequences, fmt::format("max(0, floor(({} - {} - {}) / {}))", num(x.r.capacity_per_device),
-                                                    num(x.r.weights_per_device), num(x.r.reserve_per_device),
-                                                    num(x.r.kv_per_sequence_per_device)));
-     },
-     [](const D& x) { return std::string(saturated(x.r.max_sequences) ? kSaturatedNote : ""); }},
-    {"smallest_fitting_layout", "smallest t x p that fits", "NA21", "least t p with t | h, p | L and needed <= C",
-     [](const D& x) {
-       if (!x.r.smallest_fitting) return cell(std::optional<std::string>());
-       return cell(fmt::format("{} x {}", x.r.smallest_fitting->tensor, x.r.smallest_fitting->pipeline));
-     }},
+    in_sweep<D>(kSweepMemoryLayout, "most sequences per replica",
+                {"max_sequences_per_replica", "most sequences per replica", "S003-3.4",
+                 "max(0, floor((C - M_w,dev - R) / M_KV,dev))",
+                 [](const D& x) {
+                   return cell(x.r.max_sequences ? std::optional(units::Sequences{*x.r.max_sequences}) : std::nullopt);
+                 },
+                 [](const D& x) {
+                   return capped(x.r.max_sequences,
+                                 fmt::format("max(0, floor(({} - {} - {}) / {}))", num(x.r.capacity_per_device),
+                                             num(x.r.weights_per_device), num(x.r.reserve_per_device),
+                                             num(x.r.kv_per_sequence_per_device)));
+                 },
+                 [](const D& x) { return std::string(saturated(x.r.max_sequences) ? kSaturatedNote : ""); }}),
+    in_sweep<D>(
+        kSweepMemoryLayout, "smallest t x p that fits",
+        {"smallest_fitting_layout", "smallest t x p that fits", "NA21", "least t p with t | h, p | L and needed <= C",
+         [](const D& x) {
+           if (!x.r.smallest_fitting) return cell(std::optional<std::string>());
+           return cell(fmt::format("{} x {}", x.r.smallest_fitting->tensor, x.r.smallest_fitting->pipeline));
+         }}),
     {"stage_flop", "decode FLOPs per device", "S003-2.5", "B (C_fwd + A(T)) / (t p)",
      [](const D& x) { return cell(x.r.flops_per_device); }},
     {"expert_tokens", "tokens a device's experts see", "SH17", "n_e = B max(1, e / t)",
@@ -175,25 +181,30 @@ const std::vector<Field<D>> kDeployment = {
     {"hop_time_s", "stage hand-off", "TH05-4", "alpha + B d e / BW_link", [](const D& x) { return cell(x.r.t_hop); },
      [](const D& x) { return fmt::format("{} + {} / {}", num(x.r.latency), num(x.r.hop_bytes), num(x.r.link)); },
      nullptr, [](const D& x) { return pipelined(x) && linked(x); }},
-    in_brief<D>(
-        kBriefDecode,
-        {"step_time_s", "decode step through the layout", "NA21-2.2",
-         "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
-         [](const D& x) {
-           return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage),
-                              num(x.r.t_allreduce), num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
-         },
-         [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }}),
-    {"comm_share_fraction", "  communication share", "TH05-4",
-     "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",
-     [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }},
+    in_sweep<D>(
+        kSweepDecodeLayout | kSweepServeLayout, "step through the layout",
+        in_brief<D>(
+            kBriefDecode,
+            {"step_time_s", "decode step through the layout", "NA21-2.2",
+             "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
+             [](const D& x) {
+               return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage),
+                                  num(x.r.t_allreduce), num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
+             },
+             [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }})),
+    in_sweep<D>(kSweepDecodeLayout, "communication share",
+                {"comm_share_fraction", "  communication share", "TH05-4",
+                 "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",
+                 [](const D& x) { return cell(units::Fraction{x.r.comm_share}); }}),
     {"tokens_per_s_replica", "tokens/s per replica", "S003-2.5", "B / t_step",
      [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s_replica}); },
      [](const D& x) { return fmt::format("{} / {}", x.r.batch, num(x.r.t_step)); }},
-    in_brief<D>(kBriefDecode,
-                {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
-                 [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
-                 [](const D& x) { return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica)); }}),
+    in_sweep<D>(kSweepDecodeLayout, "tokens/s, all replicas",
+                in_brief<D>(kBriefDecode, {"tokens_per_s", "tokens/s, all replicas", "S003-2.5", "d B / t_step",
+                                           [](const D& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+                                           [](const D& x) {
+                                             return fmt::format("{} x {}", x.r.data, num(x.r.tokens_per_s_replica));
+                                           }})),
     {"micro_batches", "batches in flight M", "", "", [](const D& x) { return cell(x.r.micro_batches); }, nullptr,
      nullptr, pipelined},
     {"pipelined_interval_s", "  a batch's token interval", "NA21-2.2", "max(M, p) (t_stage + t_comm + t_hop)",
@@ -235,12 +246,14 @@ const std::vector<Field<L>> kLayoutSteady = {
      nullptr, nullptr, [](const L& x) { return x.in.scenario.serving.tpot_target_s.has_value(); }},
     {"concurrency_limit", "concurrency limited by", "", "",
      [](const L& x) { return cell(serve_limit_name(x.r.limit)); }},
-    in_brief<L>(kBriefServe,
-                {"concurrency_sequences", "sequences in flight N", "", "",
-                 [](const L& x) { return cell(units::Sequences{saturated_count(x.r.concurrency)}); }, nullptr,
-                 [](const L& x) {
-                   return std::string(x.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed");
-                 }}),
+    in_sweep<L>(
+        kSweepServeLayout, "steady sequences",
+        in_brief<L>(kBriefServe,
+                    {"concurrency_sequences", "sequences in flight N", "", "",
+                     [](const L& x) { return cell(units::Sequences{saturated_count(x.r.concurrency)}); }, nullptr,
+                     [](const L& x) {
+                       return std::string(x.in.scenario.serving.concurrency ? "--concurrency" : "the most allowed");
+                     }})),
     {"sequences_per_replica", "sequences per replica n", "NA21", "N / d",
      [](const L& x) { return number(x.r.per_replica); },
      [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), x.in.scenario.deployment.data); }},
@@ -268,18 +281,22 @@ const std::vector<Field<L>> kLayoutSteady = {
      nullptr, [](const L& x) { return std::isfinite(x.r.device.peak.base()); }},
     {"allreduce_time_s", "  a stage's all-reduces", "TH05-4", "2 L / p ring all-reduces of the step's tokens",
      [](const L& x) { return cell(x.r.t_allreduce); }},
-    in_brief<L>(kBriefServe, {"steady_tpot_s", "TPOT every user sees, through the layout", "NA21-2.2",
-                              "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop",
-                              [](const L& x) { return cell(x.r.t_step); },
-                              [](const L& x) {
-                                const auto p = x.in.scenario.deployment.pipeline;
-                                return fmt::format("{} x ({} + {} + {}) + {} x {}", p, num(x.r.t_stage),
-                                                   num(x.r.t_allreduce), num(x.r.t_alltoall), p - 1, num(x.r.t_hop));
-                              }}),
-    in_brief<L>(kBriefServe,
-                {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
-                 [](const L& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
-                 [](const L& x) { return fmt::format("{} / {}", num(x.r.concurrency), num(x.r.t_step)); }}),
+    in_sweep<L>(kSweepServeLayout, "steady TPOT",
+                in_brief<L>(kBriefServe, {"steady_tpot_s", "TPOT every user sees, through the layout", "NA21-2.2",
+                                          "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop",
+                                          [](const L& x) { return cell(x.r.t_step); },
+                                          [](const L& x) {
+                                            const auto p = x.in.scenario.deployment.pipeline;
+                                            return fmt::format("{} x ({} + {} + {}) + {} x {}", p, num(x.r.t_stage),
+                                                               num(x.r.t_allreduce), num(x.r.t_alltoall), p - 1,
+                                                               num(x.r.t_hop));
+                                          }})),
+    in_sweep<L>(kSweepServeLayout, "steady tokens/s",
+                in_brief<L>(kBriefServe, {"steady_tokens_per_s", "output tokens/s, all users", "S003-2.5", "N / t_step",
+                                          [](const L& x) { return cell(units::PerSecond{x.r.tokens_per_s}); },
+                                          [](const L& x) {
+                                            return fmt::format("{} / {}", num(x.r.concurrency), num(x.r.t_step));
+                                          }})),
     {"requests_per_s", "requests/s", "S003-2.5", "N / (O t_step)",
      [](const L& x) { return number(x.r.requests_per_s); },
      [](const L& x) {
@@ -299,13 +316,16 @@ void add_layout_steady(Report& rep, const Subject& in, const LayoutSteadyState& 
                    kLayoutSteady, L{in, r}, view));
 }
 
-Cell layout_steady_cell(const Subject& in, const std::optional<LayoutSteadyState>& r, std::string_view key) {
-  if (!r) return cell(std::optional<units::Seconds>());
-  return cell_of(field_named(kLayoutSteady, key), L{in, *r});
+void sweep_cells(SweepCells& s, const Subject& in, const std::optional<LayoutSteadyState>& r) {
+  if (r) {
+    s.add("steady_state_layout", kLayoutSteady, L{in, *r});
+  } else {
+    s.none("steady_state_layout", kLayoutSteady);
+  }
 }
 
-Cell deployment_cell(const Subject& in, const DeploymentResult& r, std::string_view key) {
-  return cell_of(field_named(kDeployment, key), D{in, r});
+void sweep_cells(SweepCells& s, const Subject& in, const DeploymentResult& r) {
+  s.add("deployment", kDeployment, D{in, r});
 }
 
 void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, const ViewOptions& view) {

@@ -104,29 +104,34 @@ const std::vector<Field<C>> kCapacity = {
         {"free_for_kv_bytes", "free for KV", "S003-3.4", "C - M_w - R", [](const C& c) { return cell(c.r.free); },
          [](const C& c) { return fmt::format("{} - {} - {}", num(c.r.capacity), num(c.r.weights), num(c.r.reserve)); },
          [](const C& c) { return std::string(c.r.free.base() < 0.0 ? "the weights do not fit" : ""); }}),
-    {"required_bytes", "", "S003-3.4", "M_w + R + B M_KV(T)", [](const C& c) { return cell(c.r.required); },
-     [](const C& c) {
-       return fmt::format("{} + {} + {} x {}", num(c.r.weights), num(c.r.reserve), num(c.r.batch),
-                          num(c.r.kv_per_sequence));
-     },
-     nullptr, nullptr,
-     [](const C& c) { return fmt::format("needed: {} x {} tokens", grouped(c.r.batch), grouped(c.r.context)); }},
+    in_sweep<C>(
+        kSweepMemory | kSweepMemoryLayout, "needed",
+        {"required_bytes", "", "S003-3.4", "M_w + R + B M_KV(T)", [](const C& c) { return cell(c.r.required); },
+         [](const C& c) {
+           return fmt::format("{} + {} + {} x {}", num(c.r.weights), num(c.r.reserve), num(c.r.batch),
+                              num(c.r.kv_per_sequence));
+         },
+         nullptr, nullptr,
+         [](const C& c) { return fmt::format("needed: {} x {} tokens", grouped(c.r.batch), grouped(c.r.context)); }},
+        "needed, pooled"),
     {"fits", "fits", "S003-3.4", "M_w + R + B M_KV(T) <= C", [](const C& c) { return cell(c.r.fits); },
      [](const C& c) { return fmt::format("{} <= {}", num(c.r.required), num(c.r.capacity)); }},
-    in_brief<C>(kBriefMemory,
-                {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
-                 [](const C& c) { return cell(c.r.max_sequences); },
-                 [](const C& c) {
-                   return c.r.max_sequences
-                              ? capped(count_of(c.r.max_sequences),
-                                       fmt::format("max(0, floor({} / {}))", free_text(c), num(c.r.kv_per_sequence)))
-                              : std::string();
-                 },
-                 [](const C& c) {
-                   if (!c.r.max_sequences) return std::string("unbounded: no KV at this context");
-                   return std::string(saturated(count_of(c.r.max_sequences)) ? kSaturatedNote : "");
-                 },
-                 nullptr, [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }}),
+    in_sweep<C>(
+        kSweepMemory | kSweepServe, "most sequences",
+        in_brief<C>(kBriefMemory,
+                    {"max_concurrent_sequences", "", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(T)))",
+                     [](const C& c) { return cell(c.r.max_sequences); },
+                     [](const C& c) {
+                       return c.r.max_sequences ? capped(count_of(c.r.max_sequences),
+                                                         fmt::format("max(0, floor({} / {}))", free_text(c),
+                                                                     num(c.r.kv_per_sequence)))
+                                                : std::string();
+                     },
+                     [](const C& c) {
+                       if (!c.r.max_sequences) return std::string("unbounded: no KV at this context");
+                       return std::string(saturated(count_of(c.r.max_sequences)) ? kSaturatedNote : "");
+                     },
+                     nullptr, [](const C& c) { return fmt::format("sequences at {} tokens", grouped(c.r.context)); }})),
     {"max_concurrent_sequences_mha", "  same model with MHA", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV,MHA(T)))",
      [](const C& c) { return cell(c.r.max_sequences_mha); },
      [](const C& c) {
@@ -135,22 +140,27 @@ const std::vector<Field<C>> kCapacity = {
      },
      [](const C& c) { return std::string(saturated(count_of(c.r.max_sequences_mha)) ? kSaturatedNote : ""); },
      [](const C& c) { return c.r.max_sequences_mha.has_value(); }},
-    in_brief<C>(kBriefMemory,
-                {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
-                 [](const C& c) { return cell(c.r.max_context); }, nullptr,
-                 [](const C& c) {
-                   return c.r.max_context_beyond_trained
-                              ? fmt::format("past the trained {}", grouped(c.in.scenario.model.max_seq_len))
-                              : std::string();
-                 },
-                 nullptr, [](const C& c) { return fmt::format("longest context at batch {}", grouped(c.r.batch)); }}),
-    in_brief<C>(kBriefMemory,
-                {"devices_needed", "devices the weights and KV need", "S003-3.6",
-                 "ceil((M_w + B M_KV(T)) / (C_device - R_device))", [](const C& c) { return cell(c.r.devices_needed); },
-                 [](const C& c) {
-                   return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights), num(c.r.batch),
-                                      num(c.r.kv_per_sequence), num(c.r.device_capacity), num(c.r.reserve_per_device));
-                 }}),
+    in_sweep<C>(
+        kSweepMemory, "longest context",
+        in_brief<C>(
+            kBriefMemory,
+            {"max_context_tokens", "", "S003-3.4", "largest T with B M_KV(T) <= C - M_w - R",
+             [](const C& c) { return cell(c.r.max_context); }, nullptr,
+             [](const C& c) {
+               return c.r.max_context_beyond_trained
+                          ? fmt::format("past the trained {}", grouped(c.in.scenario.model.max_seq_len))
+                          : std::string();
+             },
+             nullptr, [](const C& c) { return fmt::format("longest context at batch {}", grouped(c.r.batch)); }})),
+    in_sweep<C>(kSweepMemory, "devices needed",
+                in_brief<C>(kBriefMemory, {"devices_needed", "devices the weights and KV need", "S003-3.6",
+                                           "ceil((M_w + B M_KV(T)) / (C_device - R_device))",
+                                           [](const C& c) { return cell(c.r.devices_needed); },
+                                           [](const C& c) {
+                                             return fmt::format("ceil(({} + {} x {}) / ({} - {}))", num(c.r.weights),
+                                                                num(c.r.batch), num(c.r.kv_per_sequence),
+                                                                num(c.r.device_capacity), num(c.r.reserve_per_device));
+                                           }})),
 };
 
 // The fit check that decode and prefill carry: fits, and the devices it would take.
@@ -184,12 +194,12 @@ struct D {
 };
 
 const std::vector<Field<D>> kDecode = {
-    {"weight_bytes_per_step", "weights read per step", "S003-2.5", "N_read b_w / 8",
+    in_sweep<D>(kSweepDecode, "weights read", {"weight_bytes_per_step", "weights read per step", "S003-2.5", "N_read b_w / 8",
      [](const D& d) { return cell(d.r.step.weight_bytes); },
      [](const D& d) { return fmt::format("{} x {} / 8", num(d.r.step.params_read), num(d.w().weight_bits)); },
      [](const D& d) {
        return std::string(d.w().decode_bytes == DecodeBytes::touched ? "weights actually read" : "all weights");
-     }},
+     }}),
     {"kv_bytes_per_step", "KV read per step", "S003-2.5", "B M_KV(T)",
      [](const D& d) { return cell(d.r.step.kv_bytes); },
      [](const D& d) {
@@ -221,7 +231,7 @@ const std::vector<Field<D>> kDecode = {
      [](const D& d) {
        return d.r.has_peak ? fmt::format("{} / {}", num(d.r.step.flops), peak_text(d.r.machine)) : std::string();
      }},
-    in_brief<D>(
+    in_sweep<D>(kSweepReport | kSweepDecode | kSweepDecodeLayout, "step floor", in_brief<D>(
         kBriefDecode,
         {"step_time_s", "step floor", "WI09", "max(F/P, Q/BW)", [](const D& d) { return cell(d.r.step.t_step); },
          [](const D& d) { return fmt::format("max({}, {})", num(d.r.step.t_compute), num(d.r.step.t_memory)); },
@@ -229,17 +239,17 @@ const std::vector<Field<D>> kDecode = {
            return std::string(!d.r.has_peak                     ? "memory side only"
                               : d.r.step.bound == Bound::memory ? "memory-bound"
                                                                 : "compute-bound");
-         }}),
-    in_brief<D>(kBriefDecode, {"decode_tokens_per_s_per_sequence", "per-sequence ceiling", "S003-2.5", "1 / t_step",
+         }}), "ideal device's step"),
+    in_sweep<D>(kSweepDecode, "per sequence", in_brief<D>(kBriefDecode, {"decode_tokens_per_s_per_sequence", "per-sequence ceiling", "S003-2.5", "1 / t_step",
                                [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s_per_sequence}); },
-                               [](const D& d) { return "1 / " + num(d.r.step.t_step); }}),
-    in_brief<D>(kBriefReport | kBriefDecode,
+                               [](const D& d) { return "1 / " + num(d.r.step.t_step); }})),
+    in_sweep<D>(kSweepReport | kSweepDecode, "aggregate", in_brief<D>(kBriefReport | kBriefDecode,
                 {"decode_tokens_per_s", "aggregate ceiling", "S003-2.5", "B / t_step",
                  [](const D& d) { return cell(units::PerSecond{d.r.step.tokens_per_s}); },
-                 [](const D& d) { return fmt::format("{} / {}", num(d.r.batch), num(d.r.step.t_step)); }}),
-    in_brief<D>(kBriefReport | kBriefDecode,
+                 [](const D& d) { return fmt::format("{} / {}", num(d.r.batch), num(d.r.step.t_step)); }})),
+    in_sweep<D>(kSweepDecode, "bound", in_brief<D>(kBriefReport | kBriefDecode,
                 {"bound", "bound", "WI09", "compute when F/P >= Q/BW, else memory",
-                 [](const D& d) { return cell(bound_text(d.r.has_peak, d.r.step.bound)); }}),
+                 [](const D& d) { return cell(bound_text(d.r.has_peak, d.r.step.bound)); }})),
     {"compute_utilisation_fraction", "arithmetic utilisation", "S004", "t_compute / t_step",
      [](const D& d) {
        return d.r.has_peak ? cell(units::Fraction{d.r.step.utilisation}) : cell(std::optional<units::Fraction>());
@@ -288,12 +298,14 @@ struct PF {
 };
 
 const std::vector<Field<PF>> kPrefill = {
-    in_brief<PF>(kBriefPrefill, {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
-                                 [](const PF& p) { return cell(p.r.pass.flops); },
-                                 [](const PF& p) {
-                                   return fmt::format("{} x {}", num(p.r.batch),
-                                                      num(p.r.pass.flops.base() / static_cast<double>(p.r.batch)));
-                                 }}),
+    in_sweep<PF>(kSweepPrefill, "FLOPs",
+                 in_brief<PF>(kBriefPrefill, {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
+                                              [](const PF& p) { return cell(p.r.pass.flops); },
+                                              [](const PF& p) {
+                                                return fmt::format(
+                                                    "{} x {}", num(p.r.batch),
+                                                    num(p.r.pass.flops.base() / static_cast<double>(p.r.batch)));
+                                              }})),
     {"prefill_attention_share_fraction", "attention share", "S004", "A / F",
      [](const PF& p) { return cell(p.r.attention_share); },
      [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.attention_flops), num(p.r.pass.flops)); }},
@@ -301,17 +313,20 @@ const std::vector<Field<PF>> kPrefill = {
      [](const PF& p) { return cell(p.r.pass.weight_bytes); }},
     {"prefill_kv_written_bytes", "KV written", "S004", "B M_KV(S)",
      [](const PF& p) { return cell(p.r.pass.kv_written); }},
-    in_brief<PF>(kBriefPrefill,
-                 {"prefill_intensity_flop_per_byte", "arithmetic intensity", "S004", "I = F / Q",
-                  [](const PF& p) { return cell(p.r.pass.intensity); },
-                  [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.flops), num(p.r.pass.bytes)); }}),
-    in_brief<PF>(kBriefPrefill, {"prefill_ridge_ratio", "  x the ridge", "S004", "I / I*",
-                                 [](const PF& p) { return cell(p.r.ridge_ratio); },
-                                 [](const PF& p) {
-                                   return fmt::format("{} / ({} / {})", num(p.r.pass.intensity), peak_text(p.r.machine),
-                                                      num(p.r.machine.bandwidth));
-                                 },
-                                 nullptr, [](const PF& p) { return p.r.has_peak; }}),
+    in_sweep<PF>(kSweepPrefill, "intensity",
+                 in_brief<PF>(kBriefPrefill, {"prefill_intensity_flop_per_byte", "arithmetic intensity", "S004",
+                                              "I = F / Q", [](const PF& p) { return cell(p.r.pass.intensity); },
+                                              [](const PF& p) {
+                                                return fmt::format("{} / {}", num(p.r.pass.flops), num(p.r.pass.bytes));
+                                              }})),
+    in_sweep<PF>(kSweepPrefill, "x ridge",
+                 in_brief<PF>(kBriefPrefill, {"prefill_ridge_ratio", "  x the ridge", "S004", "I / I*",
+                                              [](const PF& p) { return cell(p.r.ridge_ratio); },
+                                              [](const PF& p) {
+                                                return fmt::format("{} / ({} / {})", num(p.r.pass.intensity),
+                                                                   peak_text(p.r.machine), num(p.r.machine.bandwidth));
+                                              },
+                                              nullptr, [](const PF& p) { return p.r.has_peak; }})),
     {"prefill_compute_time_s", "compute time", "WI09", "F / P",
      [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_compute) : cell(std::optional<units::Seconds>()); },
      [](const PF& p) {
@@ -319,17 +334,23 @@ const std::vector<Field<PF>> kPrefill = {
      }},
     {"prefill_memory_time_s", "memory time", "WI09", "Q / BW", [](const PF& p) { return cell(p.r.pass.t_memory); },
      [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.bytes), num(p.r.machine.bandwidth)); }},
-    in_brief<PF>(
-        kBriefPrefill,
-        {"ttft_floor_s", "time floor (TTFT floor)", "WI09", "max(F/P, Q/BW)",
-         [](const PF& p) { return p.r.has_peak ? cell(p.r.pass.t_floor) : cell(std::optional<units::Seconds>()); },
-         [](const PF& p) {
-           return p.r.has_peak ? fmt::format("max({}, {})", num(p.r.pass.t_compute), num(p.r.pass.t_memory))
-                               : std::string();
-         },
-         [](const PF& p) {
-           return std::string(!p.r.has_peak ? "" : p.r.pass.bound == Bound::compute ? "compute-bound" : "memory-bound");
-         }}),
+    in_sweep<PF>(kSweepReport | kSweepPrefill, "TTFT floor",
+                 in_brief<PF>(kBriefPrefill, {"ttft_floor_s", "time floor (TTFT floor)", "WI09", "max(F/P, Q/BW)",
+                                              [](const PF& p) {
+                                                return p.r.has_peak ? cell(p.r.pass.t_floor)
+                                                                    : cell(std::optional<units::Seconds>());
+                                              },
+                                              [](const PF& p) {
+                                                return p.r.has_peak
+                                                           ? fmt::format("max({}, {})", num(p.r.pass.t_compute),
+                                                                         num(p.r.pass.t_memory))
+                                                           : std::string();
+                                              },
+                                              [](const PF& p) {
+                                                return std::string(!p.r.has_peak                      ? ""
+                                                                   : p.r.pass.bound == Bound::compute ? "compute-bound"
+                                                                                                      : "memory-bound");
+                                              }})),
     {"score_matrix_bytes", "unfused score matrix per layer", "S003-3.2", "h S² b",
      [](const PF& p) { return cell(p.r.score_matrix_bytes); },
      [](const PF& p) {
@@ -354,35 +375,44 @@ struct S {
 };
 
 const std::vector<Field<S>> kLatency = {
-    in_brief<S>(
-        kBriefServe,
-        {"ttft_floor_s", "TTFT floor", "S004", "max(F/P, Q/BW)",
-         [](const S& s) { return s.r.has_peak ? cell(s.r.prefill.t_floor) : cell(std::optional<units::Seconds>()); },
-         [](const S& s) {
-           return s.r.has_peak ? fmt::format("max({}, {})", num(s.r.prefill.t_compute), num(s.r.prefill.t_memory))
-                               : std::string();
-         }}),
+    in_sweep<S>(kSweepServe | kSweepServeLayout, "TTFT",
+                in_brief<S>(kBriefServe, {"ttft_floor_s", "TTFT floor", "S004", "max(F/P, Q/BW)",
+                                          [](const S& s) {
+                                            return s.r.has_peak ? cell(s.r.prefill.t_floor)
+                                                                : cell(std::optional<units::Seconds>());
+                                          },
+                                          [](const S& s) {
+                                            return s.r.has_peak ? fmt::format("max({}, {})", num(s.r.prefill.t_compute),
+                                                                              num(s.r.prefill.t_memory))
+                                                                : std::string();
+                                          }})),
     {"decode_time_s", "decode of the output", "S003-2.5", "sum_{i<O} t_step(T = S + i), closed form per segment",
      [](const S& s) { return cell(s.r.decode_time); }},
-    in_brief<S>(kBriefServe, {"tpot_floor_s", "TPOT floor (mean over the output)", "S003-2.5",
-                              "(1/O) sum_{i<O} t_step(T = S + i)", [](const S& s) { return cell(s.r.tpot); },
-                              [](const S& s) {
-                                return s.r.output > 0 ? fmt::format("{} / {}", num(s.r.decode_time), num(s.r.output))
-                                                      : num(s.r.tpot_last);
-                              }}),
+    in_sweep<S>(kSweepServe, "TPOT",
+                in_brief<S>(kBriefServe,
+                            {"tpot_floor_s", "TPOT floor (mean over the output)", "S003-2.5",
+                             "(1/O) sum_{i<O} t_step(T = S + i)", [](const S& s) { return cell(s.r.tpot); },
+                             [](const S& s) {
+                               return s.r.output > 0 ? fmt::format("{} / {}", num(s.r.decode_time), num(s.r.output))
+                                                     : num(s.r.tpot_last);
+                             }})),
     {"tpot_last_token_s", "  last token", "S003-2.5", "t_step(T = S + O) = max(F/P, Q/BW)",
      [](const S& s) { return cell(s.r.tpot_last); },
      [](const S& s) { return fmt::format("max({}, {})", num(s.r.last_step.t_compute), num(s.r.last_step.t_memory)); }},
-    in_brief<S>(kBriefServe,
-                {"e2e_floor_s", "end-to-end floor", "S004", "TTFT + sum_i t_step(S + i)",
-                 [](const S& s) { return s.r.has_peak ? cell(s.r.e2e) : cell(std::optional<units::Seconds>()); },
-                 [](const S& s) {
-                   return s.r.has_peak ? fmt::format("{} + {}", num(s.r.prefill.t_floor), num(s.r.decode_time))
-                                       : std::string();
-                 }}),
-    in_brief<S>(kBriefServe, {"output_tokens_per_s", "output tokens/s (aggregate ceiling)", "S003-2.5",
-                              "B / t_step(S + O)", [](const S& s) { return cell(s.r.output_tokens_per_s); },
-                              [](const S& s) { return fmt::format("{} / {}", num(s.r.batch), num(s.r.tpot_last)); }}),
+    in_sweep<S>(
+        kSweepServe, "end to end",
+        in_brief<S>(kBriefServe,
+                    {"e2e_floor_s", "end-to-end floor", "S004", "TTFT + sum_i t_step(S + i)",
+                     [](const S& s) { return s.r.has_peak ? cell(s.r.e2e) : cell(std::optional<units::Seconds>()); },
+                     [](const S& s) {
+                       return s.r.has_peak ? fmt::format("{} + {}", num(s.r.prefill.t_floor), num(s.r.decode_time))
+                                           : std::string();
+                     }})),
+    in_sweep<S>(kSweepServe, "output rate",
+                in_brief<S>(kBriefServe,
+                            {"output_tokens_per_s", "output tokens/s (aggregate ceiling)", "S003-2.5",
+                             "B / t_step(S + O)", [](const S& s) { return cell(s.r.output_tokens_per_s); },
+                             [](const S& s) { return fmt::format("{} / {}", num(s.r.batch), num(s.r.tpot_last)); }})),
     {"full_batch_sequences", "at the most sequences that fit", "S003-3.4", "max(0, floor((C - M_w - R) / M_KV(S + O)))",
      [](const S& s) {
        return cell(s.r.full_batch ? std::optional(units::Sequences{*s.r.full_batch})
@@ -468,13 +498,18 @@ const std::vector<Field<S>> kSteady = {
                           num(steady(s).kv_written));
      },
      nullptr, has_steady},
-    in_brief<S>(
-        kBriefServe,
-        {"steady_tpot_s", "TPOT every user sees", "S003-2.5", "t_step = max(Q/BW, F/P)",
-         [](const S& s) { return cell(steady(s).t_step); },
-         [](const S& s) { return fmt::format("max({}, {})", num(steady(s).t_memory), num(steady(s).t_compute)); },
-         [](const S& s) { return std::string(steady(s).bound == Bound::memory ? "memory-bound" : "compute-bound"); },
-         has_steady}),
+    in_sweep<S>(kSweepServe | kSweepServeLayout, "steady TPOT",
+                in_brief<S>(kBriefServe,
+                            {"steady_tpot_s", "TPOT every user sees", "S003-2.5", "t_step = max(Q/BW, F/P)",
+                             [](const S& s) { return cell(steady(s).t_step); },
+                             [](const S& s) {
+                               return fmt::format("max({}, {})", num(steady(s).t_memory), num(steady(s).t_compute));
+                             },
+                             [](const S& s) {
+                               return std::string(steady(s).bound == Bound::memory ? "memory-bound" : "compute-bound");
+                             },
+                             has_steady}),
+                "steady TPOT, ideal device"),
     {"tokens_per_s_per_user", "tokens/s per user", "S003-2.5", "1 / t_step",
      [](const S& s) { return cell(units::PerSecond{steady(s).tokens_per_s_per_user}); },
      [](const S& s) { return fmt::format("1 / {}", num(steady(s).t_step)); }, nullptr, has_steady},
@@ -496,95 +531,25 @@ const std::vector<Field<S>> kSteady = {
      [](const S& s) { return fmt::format("{} x {}", num(steady(s).requests_per_s), num(s.r.prefill.t_floor)); },
      nullptr, [](const S& s) { return s.r.prefill_replicas_per_decode.has_value(); }},
 };
-// --- sweep columns --------------------------------------------------------------------------------
-
-const std::vector<SweepColumn> kMemorySweep = {{"capacity.required_bytes", "needed"},
-                                               {"fit.fits", "fits"},
-                                               {"capacity.max_concurrent_sequences", "most sequences"},
-                                               {"capacity.max_context_tokens", "longest context"},
-                                               {"capacity.devices_needed", "devices needed"}};
-const std::vector<SweepColumn> kMemoryLayoutSweep = {
-    {"capacity.required_bytes", "needed, pooled"},
-    {"deployment.required_bytes_per_device", "needed per device"},
-    {"fit.fits", "fits"},
-    {"deployment.max_sequences_per_replica", "most sequences per replica"},
-    {"deployment.smallest_fitting_layout", "smallest t x p that fits"}};
-const std::vector<SweepColumn> kDecodeSweep = {{"decode.weight_bytes_per_step", "weights read"},
-                                               {"decode.step_time_s", "step floor"},
-                                               {"decode.decode_tokens_per_s_per_sequence", "per sequence"},
-                                               {"decode.decode_tokens_per_s", "aggregate"},
-                                               {"decode.bound", "bound"},
-                                               {"fit.fits", "fits"}};
-const std::vector<SweepColumn> kDecodeLayoutSweep = {{"decode.step_time_s", "ideal device's step"},
-                                                     {"deployment.step_time_s", "step through the layout"},
-                                                     {"deployment.tokens_per_s", "tokens/s, all replicas"},
-                                                     {"deployment.comm_share_fraction", "communication share"},
-                                                     {"deployment.required_bytes_per_device", "needed per device"},
-                                                     {"fit.fits", "fits"}};
-const std::vector<SweepColumn> kPrefillSweep = {{"prefill.prefill_flop", "FLOPs"},
-                                                {"prefill.prefill_intensity_flop_per_byte", "intensity"},
-                                                {"prefill.prefill_ridge_ratio", "x ridge"},
-                                                {"prefill.ttft_floor_s", "TTFT floor"},
-                                                {"fit.fits", "fits"}};
-const std::vector<SweepColumn> kServeSweep = {{"latency.ttft_floor_s", "TTFT"},
-                                              {"latency.tpot_floor_s", "TPOT"},
-                                              {"latency.e2e_floor_s", "end to end"},
-                                              {"latency.output_tokens_per_s", "output rate"},
-                                              {"fit.fits", "fits"},
-                                              {"capacity.max_concurrent_sequences", "most sequences"},
-                                              {"steady_state.steady_tpot_s", "steady TPOT"}};
-const std::vector<SweepColumn> kServeLayoutSweep = {{"latency.ttft_floor_s", "TTFT"},
-                                                    {"deployment.step_time_s", "last step through the layout"},
-                                                    {"deployment.required_bytes_per_device", "needed per device"},
-                                                    {"fit.fits", "fits"},
-                                                    {"steady_state_layout.concurrency_sequences", "steady sequences"},
-                                                    {"steady_state_layout.steady_tpot_s", "steady TPOT"},
-                                                    {"steady_state_layout.steady_tokens_per_s", "steady tokens/s"},
-                                                    {"steady_state.steady_tpot_s", "steady TPOT, ideal device"}};
-
 }  // namespace
 
 void sweep_figures(const Subject& in, const MemoryAnswer& a, SweepFigures& f) {
-  static const Field<C>& needed = field_named(kCapacity, "required_bytes");
-  static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
-  static const Field<C>& longest = field_named(kCapacity, "max_context_tokens");
-  static const Field<C>& devices = field_named(kCapacity, "devices_needed");
-  const C c{in, a.capacity};
+  SweepCells s(a.layout ? kSweepMemoryLayout : kSweepMemory, f);
+  s.add("capacity", kCapacity, C{in, a.capacity});
+  if (a.layout) sweep_cells(s, in, *a.layout);
+  sweep_cells(s, a.fit);
   f.fit = a.fit;
-  if (a.layout) {
-    f.columns = &kMemoryLayoutSweep;
-    f.cells = {cell_of(needed, c), deployment_cell(in, *a.layout, "required_bytes_per_device"), fit_cell(a.fit),
-               deployment_cell(in, *a.layout, "max_sequences_per_replica"),
-               deployment_cell(in, *a.layout, "smallest_fitting_layout")};
-    return;
-  }
-  f.columns = &kMemorySweep;
-  f.cells = {cell_of(needed, c), fit_cell(a.fit), cell_of(most, c), cell_of(longest, c), cell_of(devices, c)};
 }
 
 void sweep_figures(const Subject& in, const DecodeAnswer& a, SweepFigures& f) {
-  static const Field<D>& weights = field_named(kDecode, "weight_bytes_per_step");
-  static const Field<D>& step = field_named(kDecode, "step_time_s");
-  static const Field<D>& per_sequence = field_named(kDecode, "decode_tokens_per_s_per_sequence");
-  static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
-  static const Field<D>& bound = field_named(kDecode, "bound");
   const DecodeResult& r = a.decode;
-  const D d{in, r};
+  SweepCells s(a.layout ? kSweepDecodeLayout : kSweepDecode, f);
+  s.add("decode", kDecode, D{in, r});
+  if (a.layout) sweep_cells(s, in, *a.layout);
+  sweep_cells(s, a.fit);
   f.fit = a.fit;
-  if (a.layout) {
-    // The knee is the ideal device's: a layout's step has its own communication, so none is noted.
-    f.columns = &kDecodeLayoutSweep;
-    f.cells = {cell_of(step, d),
-               deployment_cell(in, *a.layout, "step_time_s"),
-               deployment_cell(in, *a.layout, "tokens_per_s"),
-               deployment_cell(in, *a.layout, "comm_share_fraction"),
-               deployment_cell(in, *a.layout, "required_bytes_per_device"),
-               fit_cell(a.fit)};
-    return;
-  }
-  f.columns = &kDecodeSweep;
-  f.cells = {cell_of(weights, d),   cell_of(step, d),  cell_of(per_sequence, d),
-             cell_of(aggregate, d), cell_of(bound, d), fit_cell(a.fit)};
+  // The knee is the ideal device's: a layout's step has its own communication, so none is noted.
+  if (a.layout) return;
   f.compute_bound = r.has_peak && r.step.bound == Bound::compute;
   SweepFigures::Knee k;
   k.context = r.context;
@@ -595,63 +560,39 @@ void sweep_figures(const Subject& in, const DecodeAnswer& a, SweepFigures& f) {
 }
 
 void sweep_figures(const Subject& in, const PrefillAnswer& a, SweepFigures& f) {
-  static const Field<PF>& flops = field_named(kPrefill, "prefill_flop");
-  static const Field<PF>& intensity = field_named(kPrefill, "prefill_intensity_flop_per_byte");
-  static const Field<PF>& ridge = field_named(kPrefill, "prefill_ridge_ratio");
-  static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
-  const PF p{in, a.prefill};
-  f.columns = &kPrefillSweep;
-  f.cells = {cell_of(flops, p), cell_of(intensity, p), cell_of(ridge, p), cell_of(ttft, p), fit_cell(a.fit)};
+  SweepCells s(kSweepPrefill, f);
+  s.add("prefill", kPrefill, PF{in, a.prefill});
+  sweep_cells(s, a.fit);
   f.fit = a.fit;
 }
 
 void sweep_figures(const Subject& in, const ServeAnswer& a, SweepFigures& f) {
-  static const Field<S>& ttft = field_named(kLatency, "ttft_floor_s");
-  static const Field<S>& tpot = field_named(kLatency, "tpot_floor_s");
-  static const Field<S>& e2e = field_named(kLatency, "e2e_floor_s");
-  static const Field<S>& rate = field_named(kLatency, "output_tokens_per_s");
-  static const Field<C>& most = field_named(kCapacity, "max_concurrent_sequences");
-  static const Field<S>& steady_tpot = field_named(kSteady, "steady_tpot_s");
-  const S s{in, a.serve};
-  const C c{in, a.serve.capacity};
-  f.fit = a.fit;
+  const S x{in, a.serve};
+  SweepCells s(a.layout ? kSweepServeLayout : kSweepServe, f);
+  s.add("latency", kLatency, x).add("capacity", kCapacity, C{in, a.serve.capacity});
   if (a.layout) {
-    f.columns = &kServeLayoutSweep;
-    f.cells = {cell_of(ttft, s),
-               deployment_cell(in, *a.layout, "step_time_s"),
-               deployment_cell(in, *a.layout, "required_bytes_per_device"),
-               fit_cell(a.fit),
-               layout_steady_cell(in, a.layout_steady, "concurrency_sequences"),
-               layout_steady_cell(in, a.layout_steady, "steady_tpot_s"),
-               layout_steady_cell(in, a.layout_steady, "steady_tokens_per_s"),
-               cell_of(steady_tpot, s)};
-    return;
+    sweep_cells(s, in, *a.layout);
+    sweep_cells(s, in, a.layout_steady);
   }
-  f.columns = &kServeSweep;
-  f.cells = {cell_of(ttft, s), cell_of(tpot, s), cell_of(e2e, s),        cell_of(rate, s),
-             fit_cell(a.fit),  cell_of(most, c), cell_of(steady_tpot, s)};
+  s.add("steady_state", kSteady, x);
+  sweep_cells(s, a.fit);
+  f.fit = a.fit;
 }
 
 void sweep_figures(const Subject& in, const ReportAnswer& a, SweepFigures& f) {
-  static const std::vector<SweepColumn> kReportSweep = {{"kv.kv_cache_bytes_per_sequence", "KV per sequence"},
-                                                        {"decode.step_time_s", "decode step"},
-                                                        {"decode.decode_tokens_per_s", "decode rate"},
-                                                        {"prefill.ttft_floor_s", "TTFT floor"},
-                                                        {"fit.fits", "fits"}};
-  static const Field<D>& step = field_named(kDecode, "step_time_s");
-  static const Field<D>& aggregate = field_named(kDecode, "decode_tokens_per_s");
-  static const Field<PF>& ttft = field_named(kPrefill, "ttft_floor_s");
-  SweepFigures kv_figures;
-  sweep_figures(in, a.kv, kv_figures);
-  f.columns = &kReportSweep;
-  f.cells = {kv_figures.cells.at(1), {}, {}, {}, {}};
+  SweepCells s(kSweepReport, f);
+  sweep_cells(s, in, a.kv);
   if (a.decode) {
-    const D d{in, *a.decode};
-    f.cells[1] = cell_of(step, d);
-    f.cells[2] = cell_of(aggregate, d);
+    s.add("decode", kDecode, D{in, *a.decode});
+  } else {
+    s.none("decode", kDecode);
   }
-  if (a.prefill) f.cells[3] = cell_of(ttft, PF{in, *a.prefill});
-  if (a.fit) f.cells[4] = fit_cell(*a.fit);
+  if (a.prefill) {
+    s.add("prefill", kPrefill, PF{in, *a.prefill});
+  } else {
+    s.none("prefill", kPrefill);
+  }
+  sweep_cells(s, a.fit);
   f.fit = a.fit;
 }
 

@@ -38,11 +38,15 @@ std::string basis_note(const F& x) {
 std::string fits_label(const F& x) { return x.fit.activations_excluded ? "fits, activations excluded" : "fits"; }
 
 const std::vector<Field<F>> kFitFields = {
-    in_brief<F>(kBriefReport | kBriefMemory | kBriefDecode | kBriefPrefill | kBriefServe | kBriefTrain,
-                {"fits", "fits", "S003-3.4", "needed <= capacity, on the basis below",
-                 [](const F& x) { return cell(x.fit.fits); },
-                 [](const F& x) { return fmt::format("{} <= {}", num(x.fit.required), num(x.fit.capacity)); }, nullptr,
-                 nullptr, fits_label}),
+    in_sweep<F>(
+        kSweepReport | kSweepMemory | kSweepMemoryLayout | kSweepDecode | kSweepDecodeLayout | kSweepPrefill |
+            kSweepServe | kSweepServeLayout | kSweepTrain,
+        "fits",
+        in_brief<F>(kBriefReport | kBriefMemory | kBriefDecode | kBriefPrefill | kBriefServe | kBriefTrain,
+                    {"fits", "fits", "S003-3.4", "needed <= capacity, on the basis below",
+                     [](const F& x) { return cell(x.fit.fits); },
+                     [](const F& x) { return fmt::format("{} <= {}", num(x.fit.required), num(x.fit.capacity)); },
+                     nullptr, nullptr, fits_label})),
     {"basis", "checked on", "", "", [](const F& x) { return cell(std::string(basis_name(x.fit.basis))); }, nullptr,
      basis_note},
 };
@@ -55,6 +59,14 @@ void add_fit(Report& rep, const Fit& fit, const ViewOptions& view) {
   rep.sections.push_back(make_section("fit", "Verdict", kFitFields, F{fit}, view));
 }
 
-Cell fit_cell(const Fit& fit) { return cell(fit.fits); }
+void sweep_cells(SweepCells& s, const Fit& fit) { s.add("fit", kFitFields, F{fit}); }
+
+void sweep_cells(SweepCells& s, const std::optional<Fit>& fit) {
+  if (fit) {
+    s.add("fit", kFitFields, F{*fit});
+  } else {
+    s.none("fit", kFitFields);
+  }
+}
 
 }  // namespace roofline::format

@@ -21,11 +21,13 @@ bool attends(const F& f) { return architecture(f) && f.r.flops_per_pair > 0.0; }
 std::string basis_label(const F& f) { return std::string(text::name_of(f.r.basis)); }
 
 const std::vector<Field<F>> kFlops = {
-    in_brief<F>(kBriefFlops, {"forward_flop_per_token", "forward per token (physical)", "KA20-2.1",
-                              "C_fwd = 2 (N_active - V e - n_pos d - head + V e)",
-                              [](const F& f) { return cell(f.fwd(FlopBasis::physical)); },
-                              [](const F& f) { return "2 x " + num(f.n(FlopBasis::physical)); },
-                              [](const F& f) { return std::string(architecture(f) ? "head in, gather out" : ""); }}),
+    in_sweep<F>(kSweepFlops, "forward/token",
+                in_brief<F>(kBriefFlops,
+                            {"forward_flop_per_token", "forward per token (physical)", "KA20-2.1",
+                             "C_fwd = 2 (N_active - V e - n_pos d - head + V e)",
+                             [](const F& f) { return cell(f.fwd(FlopBasis::physical)); },
+                             [](const F& f) { return "2 x " + num(f.n(FlopBasis::physical)); },
+                             [](const F& f) { return std::string(architecture(f) ? "head in, gather out" : ""); }})),
     {"forward_flop_per_token_non_embedding", "forward per token (2N, non-embedding)", "KA20-2.1", "C_fwd = 2 N",
      [](const F& f) { return cell(f.fwd(FlopBasis::non_embedding)); },
      [](const F& f) { return "2 x " + num(f.n(FlopBasis::non_embedding)); },
@@ -44,20 +46,24 @@ const std::vector<Field<F>> kFlops = {
     {"lm_head_flop_per_token", "lm_head per token", "S003-6", "2 V e",
      [](const F& f) { return cell(f.r.lm_head_per_token); },
      [](const F& f) { return fmt::format("2 x {} x {}", num(f.r.vocab), num(f.r.head_width)); }, nullptr, architecture},
-    {"attention_flop_per_token_at_context", "", "S003-2.4", "a sum_l min(T, W_l), a = 2 (w_qk + w_v)",
-     [](const F& f) { return cell(f.r.attention_per_decode_token); },
-     [](const F& f) { return fmt::format("{} x {}", num(f.r.flops_per_pair), num(f.r.attended_keys)); }, nullptr,
-     architecture, [](const F& f) { return fmt::format("attention per decode token at T={}", grouped(f.r.context)); }},
-    in_brief<F>(kBriefFlops, {"prefill_flop", "", "S004", "S (C_fwd - H) + n_head H + A(S)",
-                              [](const F& f) { return cell(f.r.prefill.total); },
-                              [](const F& f) {
-                                const PrefillFlopTerms& t = f.r.prefill;
-                                return fmt::format("{} x {} + {} x {} + {}", num(t.tokens),
-                                                   num(t.per_token_without_head), num(t.head_positions), num(t.head),
-                                                   num(t.attention));
-                              },
-                              nullptr, nullptr,
-                              [](const F& f) { return fmt::format("prefill of {} tokens", grouped(f.r.prompt)); }}),
+    in_sweep<F>(kSweepFlops, "attention/token",
+                {"attention_flop_per_token_at_context", "", "S003-2.4", "a sum_l min(T, W_l), a = 2 (w_qk + w_v)",
+                 [](const F& f) { return cell(f.r.attention_per_decode_token); },
+                 [](const F& f) { return fmt::format("{} x {}", num(f.r.flops_per_pair), num(f.r.attended_keys)); },
+                 nullptr, architecture,
+                 [](const F& f) { return fmt::format("attention per decode token at T={}", grouped(f.r.context)); }}),
+    in_sweep<F>(kSweepFlops, "prefill",
+                in_brief<F>(kBriefFlops,
+                            {"prefill_flop", "", "S004", "S (C_fwd - H) + n_head H + A(S)",
+                             [](const F& f) { return cell(f.r.prefill.total); },
+                             [](const F& f) {
+                               const PrefillFlopTerms& t = f.r.prefill;
+                               return fmt::format("{} x {} + {} x {} + {}", num(t.tokens),
+                                                  num(t.per_token_without_head), num(t.head_positions), num(t.head),
+                                                  num(t.attention));
+                             },
+                             nullptr, nullptr,
+                             [](const F& f) { return fmt::format("prefill of {} tokens", grouped(f.r.prompt)); }})),
     {"prefill_attention_flop", "  of which attention", "S004", "A(S) = a sum_l pairs_l(S)",
      [](const F& f) { return cell(f.r.prefill.attention); },
      [](const F& f) {
@@ -65,13 +71,15 @@ const std::vector<Field<F>> kFlops = {
                           num(f.r.flops_per_pair > 0.0 ? f.r.prefill.attention.base() / f.r.flops_per_pair : 0.0));
      },
      nullptr, architecture},
-    {"attention_share_fraction", "attention share of layer FLOPs", "S003-2.3", "A / (A + 2 S P̄ L)",
-     [](const F& f) { return cell(f.r.attention_share); },
-     [](const F& f) {
-       return fmt::format("{} / ({} + 2 x {} x {} x {})", num(f.r.prefill.attention), num(f.r.prefill.attention),
-                          num(f.r.prompt), num(f.r.mean_layer_matrix_params), num(f.r.layers));
-     },
-     nullptr, architecture},
+    in_sweep<F>(kSweepFlops, "attention share",
+                {"attention_share_fraction", "attention share of layer FLOPs", "S003-2.3", "A / (A + 2 S P̄ L)",
+                 [](const F& f) { return cell(f.r.attention_share); },
+                 [](const F& f) {
+                   return fmt::format("{} / ({} + 2 x {} x {} x {})", num(f.r.prefill.attention),
+                                      num(f.r.prefill.attention), num(f.r.prompt), num(f.r.mean_layer_matrix_params),
+                                      num(f.r.layers));
+                 },
+                 nullptr, architecture}),
     in_brief<F>(kBriefFlops, {"attention_crossover_tokens_causal", "attention = projections (causal)", "S003-2.3",
                               "N* = 4 P̄ / a", [](const F& f) { return cell(f.r.crossover_causal); },
                               [](const F& f) {
@@ -88,17 +96,7 @@ const std::vector<Field<F>> kFlops = {
 }  // namespace
 
 void sweep_figures(const Subject& in, const FlopsResult& r, SweepFigures& f) {
-  static const std::vector<SweepColumn> kFlopsSweep = {{"flops.forward_flop_per_token", "forward/token"},
-                                                       {"flops.attention_flop_per_token_at_context", "attention/token"},
-                                                       {"flops.prefill_flop", "prefill"},
-                                                       {"flops.attention_share_fraction", "attention share"}};
-  static const Field<F>& forward = field_named(kFlops, "forward_flop_per_token");
-  static const Field<F>& attention = field_named(kFlops, "attention_flop_per_token_at_context");
-  static const Field<F>& prefill = field_named(kFlops, "prefill_flop");
-  static const Field<F>& share = field_named(kFlops, "attention_share_fraction");
-  const F x{in, r};
-  f.columns = &kFlopsSweep;
-  f.cells = {cell_of(forward, x), cell_of(attention, x), cell_of(prefill, x), cell_of(share, x)};
+  SweepCells(kSweepFlops, f).add("flops", kFlops, F{in, r});
 }
 
 void add_flops(Report& rep, const Subject& in, const FlopsResult& r, const ViewOptions& view) {

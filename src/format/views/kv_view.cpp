@@ -19,14 +19,15 @@ const std::vector<Field<K>> kKv = {
        return k.r.mla ? fmt::format("{} + {}", num(m.mla.kv_lora_rank), num(m.mla.qk_rope_head_dim))
                       : fmt::format("2 x {} x {}", num(m.n_kv_heads), num(m.head_dim));
      }},
-    in_brief<K>(kBriefReport | kBriefKv,
-                {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L_attn e_kv b",
-                 [](const K& k) { return cell(k.r.per_token); },
-                 [](const K& k) {
-                   return fmt::format("{} x {} x {}", num(k.r.attention_layers), num(k.r.elements_per_token_per_layer),
-                                      num(k.r.bytes_per_element));
-                 },
-                 [](const K& k) { return fmt::format("{} B", grouped_number(k.r.per_token.base())); }}),
+    in_sweep<K>(kSweepKv, "KV per token",
+                in_brief<K>(kBriefReport | kBriefKv,
+                            {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L_attn e_kv b",
+                             [](const K& k) { return cell(k.r.per_token); },
+                             [](const K& k) {
+                               return fmt::format("{} x {} x {}", num(k.r.attention_layers),
+                                                  num(k.r.elements_per_token_per_layer), num(k.r.bytes_per_element));
+                             },
+                             [](const K& k) { return fmt::format("{} B", grouped_number(k.r.per_token.base())); }})),
     // A hybrid's recurrent state (issue 10): constant per sequence, beside the KV of its attention layers.
     {"state_bytes_per_sequence", "", "DAO24",
      "M_S = sum_l (b C_l + b_s R_l): conv C_l in the KV dtype, recurrent R_l in the state dtype",
@@ -46,26 +47,30 @@ const std::vector<Field<K>> kKv = {
      },
      [](const K& k) { return k.r.state_layers > 0; },
      [](const K&) { return std::string("recurrent state per sequence"); }},
-    in_brief<K>(kBriefKv,
-                {"kv_cache_bytes_per_sequence", "", "S000-eq1.1", "M_KV(T) = e_kv b sum_l min(T, W_l) + M_S",
-                 [](const K& k) { return cell(k.r.per_sequence); },
-                 [](const K& k) {
-                   std::string s = fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer),
-                                               num(k.r.bytes_per_element), num(k.r.cached_tokens));
-                   if (k.r.state_layers > 0) s += fmt::format(" + {}", num(k.r.state_per_sequence));
-                   return s;
-                 },
-                 [](const K& k) {
-                   return k.m().sliding_window > 0
-                              ? fmt::format("sliding layers hold {}", grouped(k.m().sliding_window))
-                              : std::string();
-                 },
-                 nullptr, [](const K& k) { return fmt::format("per sequence at {} tokens", grouped(k.r.context)); }}),
-    in_brief<K>(
-        kBriefKv,
-        {"kv_cache_bytes_batch", "", "S000-eq1.1", "B M_KV(T)", [](const K& k) { return cell(k.r.batch_bytes); },
-         [](const K& k) { return fmt::format("{} x {}", num(k.r.batch), num(k.r.per_sequence)); }, nullptr, nullptr,
-         [](const K& k) { return fmt::format("batch of {}", grouped(k.r.batch)); }}),
+    in_sweep<K>(
+        kSweepReport | kSweepKv, "KV per sequence",
+        in_brief<K>(
+            kBriefKv,
+            {"kv_cache_bytes_per_sequence", "", "S000-eq1.1", "M_KV(T) = e_kv b sum_l min(T, W_l) + M_S",
+             [](const K& k) { return cell(k.r.per_sequence); },
+             [](const K& k) {
+               std::string s = fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer),
+                                           num(k.r.bytes_per_element), num(k.r.cached_tokens));
+               if (k.r.state_layers > 0) s += fmt::format(" + {}", num(k.r.state_per_sequence));
+               return s;
+             },
+             [](const K& k) {
+               return k.m().sliding_window > 0 ? fmt::format("sliding layers hold {}", grouped(k.m().sliding_window))
+                                               : std::string();
+             },
+             nullptr, [](const K& k) { return fmt::format("per sequence at {} tokens", grouped(k.r.context)); }})),
+    in_sweep<K>(
+        kSweepKv, "KV, whole batch",
+        in_brief<K>(
+            kBriefKv,
+            {"kv_cache_bytes_batch", "", "S000-eq1.1", "B M_KV(T)", [](const K& k) { return cell(k.r.batch_bytes); },
+             [](const K& k) { return fmt::format("{} x {}", num(k.r.batch), num(k.r.per_sequence)); }, nullptr, nullptr,
+             [](const K& k) { return fmt::format("batch of {}", grouped(k.r.batch)); }})),
     {"kv_cache_bytes_per_token_mha", "per token if MHA (h_kv = h)", "S003-3.4", "2 L h d_h b",
      [](const K& k) { return cell(k.r.per_token_mha); },
      [](const K& k) {
@@ -85,16 +90,11 @@ std::string which_layers(const KvLayerGroup& g) {
 
 }  // namespace
 
+void sweep_cells(SweepCells& s, const Subject& in, const KvResult& r) { s.add("kv", kKv, K{in, r}); }
+
 void sweep_figures(const Subject& in, const KvResult& r, SweepFigures& f) {
-  static const std::vector<SweepColumn> kKvSweep = {{"kv.kv_cache_bytes_per_token", "per token"},
-                                                    {"kv.kv_cache_bytes_per_sequence", "per sequence"},
-                                                    {"kv.kv_cache_bytes_batch", "whole batch"}};
-  static const Field<K>& token = field_named(kKv, "kv_cache_bytes_per_token");
-  static const Field<K>& sequence = field_named(kKv, "kv_cache_bytes_per_sequence");
-  static const Field<K>& batch = field_named(kKv, "kv_cache_bytes_batch");
-  const K k{in, r};
-  f.columns = &kKvSweep;
-  f.cells = {cell_of(token, k), cell_of(sequence, k), cell_of(batch, k)};
+  SweepCells s(kSweepKv, f);
+  sweep_cells(s, in, r);
 }
 
 void add_kv(Report& rep, const Subject& in, const KvResult& r, const ViewOptions& view, bool tables) {

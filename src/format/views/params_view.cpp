@@ -132,15 +132,17 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) { return std::string(vision_tower_name(p.m().vision.tower)); },
      [](const P& p) { return p.c().vision > 0; }},
     // ---- end of the multimodal block ----
-    in_brief<P>(kBriefReport | kBriefParams,
-                {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions (+ vision)",
-                 [](const P& p) { return cell(p.c().total); },
-                 [](const P& p) {
-                   std::string s = fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding),
+    in_sweep<P>(kSweepParams, "parameters",
+                in_brief<P>(kBriefReport | kBriefParams,
+                            {"total_params", "total", "S000-T1.1", "N_total = N + V e + lm_head + positions (+ vision)",
+                             [](const P& p) { return cell(p.c().total); },
+                             [](const P& p) {
+                               std::string s =
+                                   fmt::format("{} + {} + {} + {}", num(p.c().non_embedding), num(p.c().embedding),
                                                num(p.c().lm_head), num(p.c().positions));
-                   if (p.c().vision > 0) s += " + " + num(p.c().vision);
-                   return s;
-                 }}),
+                               if (p.c().vision > 0) s += " + " + num(p.c().vision);
+                               return s;
+                             }})),
     in_brief<P>(kBriefReport | kBriefParams,
                 {"active_params", "active per token", "SH17", "N_active = N_total - sum_l (P_layer - P_layer,active)",
                  [](const P& p) { return cell(p.c().active); },
@@ -164,16 +166,19 @@ const std::vector<Field<P>> kParams = {
 };
 
 const std::vector<Field<P>> kWeights = {
-    in_brief<P>(kBriefParams,
-                {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8", [](const P& p) { return cell(p.r.weight_bytes); },
-                 [](const P& p) {
-                   return fmt::format("{} x {} / 8", num(p.c().total), num(p.in.scenario.workload.weight_bits));
-                 },
-                 nullptr, nullptr,
-                 [](const P& p) {
-                   const Workload& w = p.in.scenario.workload;
-                   return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
-                 }}),
+    in_sweep<P>(kSweepParams, "weights",
+                in_brief<P>(kBriefParams, {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8",
+                                           [](const P& p) { return cell(p.r.weight_bytes); },
+                                           [](const P& p) {
+                                             return fmt::format("{} x {} / 8", num(p.c().total),
+                                                                num(p.in.scenario.workload.weight_bits));
+                                           },
+                                           nullptr, nullptr,
+                                           [](const P& p) {
+                                             const Workload& w = p.in.scenario.workload;
+                                             return fmt::format("weights ({}, {} bits)", w.weight_format,
+                                                                num(w.weight_bits));
+                                           }})),
     {"checkpoint_bytes", "checkpoint as published", "OCP23-5.3", "M_ckpt = (N - W_e) b_o / 8 + W_e (b_v + b_s / B) / 8",
      [](const P& p) { return cell(units::Bytes{static_cast<double>(p.c().checkpoint_bytes)}); },
      [](const P& p) {
@@ -197,13 +202,8 @@ const std::vector<Field<P>> kWeights = {
 }  // namespace
 
 void sweep_figures(const Subject& in, const ParamsResult& r, SweepFigures& f) {
-  static const std::vector<SweepColumn> kParamsSweep = {{"params.total_params", "parameters"},
-                                                        {"weights.weight_bytes", "weights"}};
-  static const Field<P>& total = field_named(kParams, "total_params");
-  static const Field<P>& weights = field_named(kWeights, "weight_bytes");
   const P p{in, r};
-  f.columns = &kParamsSweep;
-  f.cells = {cell_of(total, p), cell_of(weights, p)};
+  SweepCells(kSweepParams, f).add("params", kParams, p).add("weights", kWeights, p);
 }
 
 void add_params(Report& rep, const Subject& in, const ParamsResult& r, const ViewOptions& view, bool tables) {

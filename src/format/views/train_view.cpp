@@ -385,19 +385,21 @@ const std::vector<Field<T>> kMemory = {
      [](const T& x) { return fmt::format("4 x {}", num(x.r.optimizer_params)); }, nullptr,
      [](const T& x) { return x.r.optimizer_temporary.base() > 0.0; }},
     {"reserve_bytes", "reserve", "", "", [](const T& x) { return cell(x.r.reserve); }},
-    in_brief<T>(kBriefTrain, {"total_bytes", "total per device", "RA20-5",
-                              "model states + max(activations + ZeRO-3 buffers, optimizer temporary) + reserve",
-                              [](const T& x) { return cell(x.r.total); },
-                              [](const T& x) {
-                                return fmt::format("{} + max({} + {}, {}) + {}", num(x.r.states.total()),
-                                                   num(x.r.activations), num(x.r.zero3_live.total()),
-                                                   num(x.r.optimizer_temporary), num(x.r.reserve));
-                              },
-                              [](const T& x) {
-                                if (!x.r.activations_known) return std::string("states, optimizer step, reserve");
-                                return std::string(x.r.optimizer_binds ? "optimizer step binds" : "");
-                              },
-                              nullptr, [](const T& x) { return without_activations(x, "total per device"); }}),
+    in_sweep<T>(
+        kSweepTrain, "memory/device",
+        in_brief<T>(kBriefTrain, {"total_bytes", "total per device", "RA20-5",
+                                  "model states + max(activations + ZeRO-3 buffers, optimizer temporary) + reserve",
+                                  [](const T& x) { return cell(x.r.total); },
+                                  [](const T& x) {
+                                    return fmt::format("{} + max({} + {}, {}) + {}", num(x.r.states.total()),
+                                                       num(x.r.activations), num(x.r.zero3_live.total()),
+                                                       num(x.r.optimizer_temporary), num(x.r.reserve));
+                                  },
+                                  [](const T& x) {
+                                    if (!x.r.activations_known) return std::string("states, optimizer step, reserve");
+                                    return std::string(x.r.optimizer_binds ? "optimizer step binds" : "");
+                                  },
+                                  nullptr, [](const T& x) { return without_activations(x, "total per device"); }})),
     {"capacity_bytes", "capacity per device", "", "", [](const T& x) { return cell(x.r.capacity); }},
     {"fits", "fits", "RA20-5", "total <= C", [](const T& x) { return cell(x.r.fits); },
      [](const T& x) { return fmt::format("{} <= {}", num(x.r.total), num(x.r.capacity)); }, nullptr, nullptr,
@@ -495,26 +497,29 @@ const std::vector<Field<T>> kCompute = {
     {"mfu_convention", "model FLOPs for MFU", "CH22-B",
      "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form; fine-tuning: 4 N + 6 N_lora",
      [](const T& x) { return cell(convention_name(x)); }},
-    in_brief<T>(kBriefTrain,
-                {"step_time_s", "", "S000-1.4",
-                 "mfu: F_model / (G P_peak mfu); hfu: F_executed / (G P_peak hfu); measured: t, or B s / tokens_per_s",
-                 [](const T& x) { return cell(x.r.step_time); },
-                 [](const T& x) {
-                   switch (x.r.basis) {
-                     case StepTimeBasis::mfu:
-                       return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step), num(x.r.devices),
-                                          peak_text(x), num(x.r.utilisation));
-                     case StepTimeBasis::hfu:
-                       return fmt::format("{} / ({} x {} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices),
-                                          peak_text(x), num(x.r.utilisation));
-                     case StepTimeBasis::measured_step:
-                       return num(*x.r.step_time);
-                     case StepTimeBasis::measured_tokens_s:
-                       return fmt::format("{} / {}", num(x.r.tokens_per_step), num(*x.r.measured_tokens_per_s));
-                   }
-                   return std::string();
-                 },
-                 nullptr, nullptr, step_time_label}),
+    in_sweep<T>(
+        kSweepTrain, "step time",
+        in_brief<T>(
+            kBriefTrain,
+            {"step_time_s", "", "S000-1.4",
+             "mfu: F_model / (G P_peak mfu); hfu: F_executed / (G P_peak hfu); measured: t, or B s / tokens_per_s",
+             [](const T& x) { return cell(x.r.step_time); },
+             [](const T& x) {
+               switch (x.r.basis) {
+                 case StepTimeBasis::mfu:
+                   return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step), num(x.r.devices),
+                                      peak_text(x), num(x.r.utilisation));
+                 case StepTimeBasis::hfu:
+                   return fmt::format("{} / ({} x {} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices),
+                                      peak_text(x), num(x.r.utilisation));
+                 case StepTimeBasis::measured_step:
+                   return num(*x.r.step_time);
+                 case StepTimeBasis::measured_tokens_s:
+                   return fmt::format("{} / {}", num(x.r.tokens_per_step), num(*x.r.measured_tokens_per_s));
+               }
+               return std::string();
+             },
+             nullptr, nullptr, step_time_label})),
     {"tokens_per_s", "tokens/s (measured step time)", "S000-1.4", "B s / t_step",
      [](const T& x) { return cell(units::PerSecond{x.r.measured_tokens_per_s.value_or(0.0)}); },
      [](const T& x) { return fmt::format("{} / {}", num(x.r.tokens_per_step), num(*x.r.step_time)); }, nullptr,
@@ -544,12 +549,14 @@ const std::vector<Field<T>> kCompute = {
     {"steps", "steps", "S000-1.4", "ceil(D / (B s))",
      [](const T& x) { return cell(static_cast<std::int64_t>(x.r.steps.value_or(0.0))); }, nullptr, nullptr,
      [](const T& x) { return x.r.steps.has_value(); }},
-    in_brief<T>(
-        kBriefTrain,
-        {"time_to_train_s", "", "S000-1.4", "steps x step time", [](const T& x) { return cell(x.r.time_to_train); },
-         [](const T& x) { return fmt::format("{} x {}", num(*x.r.steps), num(*x.r.step_time)); }, nullptr,
-         [](const T& x) { return x.r.time_to_train.has_value(); },
-         [](const T& x) { return fmt::format("time to train {} tokens", grouped(*x.t().tokens)); }}),
+    in_sweep<T>(
+        kSweepTrain, "time to train",
+        in_brief<T>(
+            kBriefTrain,
+            {"time_to_train_s", "", "S000-1.4", "steps x step time", [](const T& x) { return cell(x.r.time_to_train); },
+             [](const T& x) { return fmt::format("{} x {}", num(*x.r.steps), num(*x.r.step_time)); }, nullptr,
+             [](const T& x) { return x.r.time_to_train.has_value(); },
+             [](const T& x) { return fmt::format("time to train {} tokens", grouped(*x.t().tokens)); }})),
     {"device_hours", "device-hours", "S000-1.4", "G t / 3600",
      [](const T& x) { return number(x.r.device_hours.value_or(0.0)); },
      [](const T& x) { return fmt::format("{} x {} / 3600", num(x.r.devices), num(*x.r.time_to_train)); }, nullptr,
@@ -671,22 +678,25 @@ const std::vector<Field<T>> kComm = {
                           num(dp), num(*x.r.backward_time));
      },
      nullptr, has_floor},
-    in_brief<T>(kBriefTrain, {"step_time_floor_s", "step time floor", "NA21-2.2",
-                              "t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
-                              [](const T& x) { return cell(x.r.step_floor); },
-                              [](const T& x) {
-                                return fmt::format("{} x (1 + {}) + {} + {}", num(*x.r.compute_time),
-                                                   num(x.r.bubble_overhead), num(*x.r.exposed_comm),
-                                                   num(*x.r.optimizer_step_time));
-                              },
-                              nullptr, has_floor}),
-    in_brief<T>(kBriefTrain, {"mfu_ceiling_fraction", "MFU ceiling", "CH22-B", "F_model / (G P_peak t_floor)",
-                              [](const T& x) { return cell(x.r.mfu_ceiling); },
-                              [](const T& x) {
-                                return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step),
-                                                   num(x.r.devices), peak_text(x), num(*x.r.step_floor));
-                              },
-                              nullptr, has_floor}),
+    in_sweep<T>(kSweepTrain, "step floor",
+                in_brief<T>(kBriefTrain, {"step_time_floor_s", "step time floor", "NA21-2.2",
+                                          "t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
+                                          [](const T& x) { return cell(x.r.step_floor); },
+                                          [](const T& x) {
+                                            return fmt::format("{} x (1 + {}) + {} + {}", num(*x.r.compute_time),
+                                                               num(x.r.bubble_overhead), num(*x.r.exposed_comm),
+                                                               num(*x.r.optimizer_step_time));
+                                          },
+                                          nullptr, has_floor})),
+    in_sweep<T>(
+        kSweepTrain, "MFU ceiling",
+        in_brief<T>(kBriefTrain, {"mfu_ceiling_fraction", "MFU ceiling", "CH22-B", "F_model / (G P_peak t_floor)",
+                                  [](const T& x) { return cell(x.r.mfu_ceiling); },
+                                  [](const T& x) {
+                                    return fmt::format("{} / ({} x {} x {})", num(x.r.convention_flops_per_step),
+                                                       num(x.r.devices), peak_text(x), num(*x.r.step_floor));
+                                  },
+                                  nullptr, has_floor})),
 };
 
 }  // namespace
@@ -735,20 +745,11 @@ void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<
 }
 
 void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f) {
-  static const std::vector<SweepColumn> kTrainSweep = {
-      {"train_memory.total_bytes", "memory/device"},      {"fit.fits", "fits"},
-      {"train_compute.step_time_s", "step time"},         {"train_comm.step_time_floor_s", "step floor"},
-      {"train_comm.mfu_ceiling_fraction", "MFU ceiling"}, {"train_compute.time_to_train_s", "time to train"}};
-  static const Field<T>& total = field_named(kMemory, "total_bytes");
-  static const Field<T>& step = field_named(kCompute, "step_time_s");
-  static const Field<T>& floor = field_named(kComm, "step_time_floor_s");
-  static const Field<T>& ceiling = field_named(kComm, "mfu_ceiling_fraction");
-  static const Field<T>& time = field_named(kCompute, "time_to_train_s");
   const TrainResult& r = a.train;
   const T x{in, r};
-  f.columns = &kTrainSweep;
-  f.cells = {cell_of(total, x), fit_cell(a.fit),     cell_of(step, x),
-             cell_of(floor, x), cell_of(ceiling, x), cell_of(time, x)};
+  SweepCells s(kSweepTrain, f);
+  s.add("train_memory", kMemory, x).add("train_compute", kCompute, x).add("train_comm", kComm, x);
+  sweep_cells(s, a.fit);
   f.fit = a.fit;
   f.warnings.clear();
   train_warnings(r, in.scenario.training, f.warnings);
