@@ -694,6 +694,39 @@ CompletionSpec full_completion_spec() {
 
 }  // namespace
 
+std::string option_index_markdown() {
+  const CompletionSpec spec = full_completion_spec();
+  // Every option once, in the order the commands' helps list them, with the commands that take it
+  // (compare takes its question's, and says so in its own help).
+  struct Entry {
+    const OptionSpec* option;
+    std::vector<std::string> commands;
+  };
+  std::vector<Entry> entries;
+  for (const CommandSpec& c : spec.commands) {
+    if (c.name == "compare") continue;
+    for (const OptionSpec& o : c.options) {
+      const auto same = [&](const Entry& e) { return e.option->names == o.names; };
+      auto e = std::find_if(entries.begin(), entries.end(), same);
+      if (e == entries.end()) e = entries.insert(entries.end(), Entry{&o, {}});
+      e->commands.push_back(c.name);
+    }
+  }
+  std::string md;
+  for (const Entry& e : entries) {
+    std::string names;
+    for (const std::string& n : e.option->names) {
+      names += (names.empty() ? "" : ", ") + std::string("**") + (n.rfind("--", 0) == 0 ? "\\" : "") + n + "**";
+      if (e.option->takes_value && !e.option->value.name.empty()) names += " *" + e.option->value.name + "*";
+    }
+    const bool everywhere = e.commands.size() + 1 == spec.commands.size();
+    std::string where;
+    for (const std::string& c : e.commands) where += (where.empty() ? "" : ", ") + c;
+    md += names + "\n:   " + e.option->help + " (" + (everywhere ? std::string("every command") : where) + ")\n\n";
+  }
+  return md;
+}
+
 Run run_completion(Request& inv, const io::Resolved*) {
   return {{}, std::nullopt, completion_script(inv.shell, full_completion_spec())};
 }

@@ -24,6 +24,11 @@ struct Env {
 /// full one; "CLI11: ..." when CLI11 refuses the line. For tests: both must say the same.
 std::string parse_summary(const std::vector<std::string>& args, bool lean);
 
+/// The man page's option index (docs/roofline.1.md, "OPTION INDEX"): every option of every command
+/// once, as Markdown, from the table --help and the completions read: its names, its value, its help
+/// with its default, and the commands that take it.
+std::string option_index_markdown();
+
 /// Exit code of an internal error (a bug): EX_SOFTWARE from sysexits.h.
 inline constexpr int kInternalErrorExit = 70;
 
