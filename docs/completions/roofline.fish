@@ -242,7 +242,7 @@ complete -c roofline -n '__roofline_using train plot compare' -l lora-targets -x
 complete -c roofline -n '__roofline_using train plot compare' -l qlora -d 'QLoRA: the frozen base\'s linear layers in 4-bit NF4 with double quantisation [default: rank 64, all targets]'
 complete -c roofline -n '__roofline_using train plot compare' -l no-flash-attention -d 'Store the attention score matrix (no FlashAttention)'
 complete -c roofline -n '__roofline_using train plot compare' -l dropout -d 'Train with dropout (its masks are kept); modern recipes train without'
-complete -c roofline -n '__roofline_using train plan compare' -l price -x -d 'Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)'
+complete -c roofline -n '__roofline_using train plan compare' -l price -x -d 'Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens); with its currency (2.5USD, $2.5) each cost shows it'
 complete -c roofline -n '__roofline_using plan plot compare' -l gpu -x -a '(__roofline_list (__roofline_names gpus)) (__roofline_files)' -d 'Accelerator preset, alias or file (see `roofline gpus`)'
 complete -c roofline -n '__roofline_using plan' -l users -x -d 'Concurrent users the fleet serves'
 complete -c roofline -n '__roofline_using plan' -l tokens-per-s -x -d 'Decode rate each user gets (30): a step of at most 1/RATE'

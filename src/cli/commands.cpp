@@ -42,7 +42,8 @@ format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, un
            .flops_basis = reads(io::kFlopsBasis),
            .attention = reads(io::kAttentionMode),
            .lm_head = reads(io::kLmHead),
-           .decode_bytes = reads(io::kDecodeBytes)}};
+           .decode_bytes = reads(io::kDecodeBytes)},
+          spec.price_currency};
 }
 
 format::Subject subject(const io::Resolved& in) { return {in.scenario, in.model_label, in.notes, in.warnings}; }

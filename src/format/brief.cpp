@@ -11,6 +11,7 @@ Report brief(const Report& full, const Brief& b) {
   r.inputs = full.inputs;
   r.csv_inputs = full.csv_inputs;
   r.warnings = full.warnings;
+  r.currency = full.currency;
   r.compact = true;
   for (const Section& s : full.sections) {
     for (const Row& row : s.rows) {

@@ -184,6 +184,8 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
   // --brief: the figures alone, as a single command's brief.
   if (c.brief == nullptr) r.notes = compared_messages(c, &Report::notes);
   r.warnings = compared_messages(c, &Report::warnings);
+  const std::string currency = c.columns.empty() ? std::string() : c.columns.front().report.currency;
+  r.currency = currency;
   struct Line {
     std::string label;
     Unit unit;
@@ -243,7 +245,10 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
   RenderOptions plain = o;
   plain.color = false;
   const auto fits = [&](const Table& t) {
-    const std::string text = render(Report{{}, {}, {}, {}, {}, {t}, {}, {}}, plain);
+    Report table;
+    table.tables = {t};
+    table.currency = currency;
+    const std::string text = render(table, plain);
     std::size_t start = 0;
     while (start < text.size()) {
       const std::size_t end = std::min(text.find('\n', start), text.size());

@@ -47,6 +47,11 @@ inline Cell number(double v) { return {v, Unit::none}; }
 inline constexpr const char* kCurrencyNote =
     "costs are in the currency of --price, per device-hour; roofline assumes none and converts none";
 inline Cell money(double v) { return {v, Unit::money}; }
+/// The note under a cost: the currency --price named, or that it named none.
+inline std::string currency_note(const std::string& currency) {
+  return currency.empty() ? std::string(kCurrencyNote)
+                          : "costs are in " + currency + ", as --price gave it per device-hour; roofline converts none";
+}
 
 /// An unknown value keeps the unit its type would have had; it prints as n/a and JSON null.
 template <typename T>

@@ -63,6 +63,13 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
   return out + line + "\n";
 }
 
+// A value as display() shows it, and a cost with the currency --price named ("2,400.00 USD").
+std::string shown(const Value& v, Unit u, UnitSystem units, const std::string& currency) {
+  std::string text = display(v, u, units);
+  if (u == Unit::money && !currency.empty() && !std::holds_alternative<std::monostate>(v)) text += " " + currency;
+  return text;
+}
+
 std::string bold(const std::string& s, bool color) { return color ? "\033[1m" + s + "\033[0m" : s; }
 
 std::string render_table(const Report& r, const RenderOptions& o) {
@@ -87,7 +94,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     for (const Row& row : s.rows) {
       if (row.absent) continue;
       label_w = std::max(label_w, width(row.label));
-      value_w = std::max(value_w, width(display(row.value, row.unit, o.units)));
+      value_w = std::max(value_w, width(shown(row.value, row.unit, o.units, r.currency)));
     }
   }
   for (std::size_t i = 0; i < r.sections.size(); ++i) {
@@ -97,7 +104,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     out += (r.compact && i > 0 ? "" : "\n") + bold(s.title, o.color) + "\n";
     for (const Row& row : s.rows) {
       if (row.absent) continue;
-      const std::string v = display(row.value, row.unit, o.units);
+      const std::string v = shown(row.value, row.unit, o.units, r.currency);
       std::string line = "  " + pad_right(row.label, label_w) + "  " + pad_left(v, value_w);
       if (!row.note.empty()) {
         // A note past the width wraps under itself.
@@ -135,7 +142,7 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       const auto& row = t.rows[i];
       std::vector<std::string> line;
       for (std::size_t c = 0; c < t.columns.size(); ++c) {
-        line.push_back(c < row.size() ? display(row[c], cell_unit(t, i, c), o.units) : "");
+        line.push_back(c < row.size() ? shown(row[c], cell_unit(t, i, c), o.units, r.currency) : "");
         w[c] = std::max(w[c], width(line.back()));
       }
       cells.push_back(std::move(line));
@@ -245,7 +252,7 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
       if (o.explain && !row.formula.empty()) {
         note += fmt::format("{}{} = {} [{}]", note.empty() ? "" : "; ", row.formula, row.substituted, row.formula_id);
       }
-      out += "| " + md_cell(row.label) + " | " + md_cell(display(row.value, row.unit, o.units)) + " | " +
+      out += "| " + md_cell(row.label) + " | " + md_cell(shown(row.value, row.unit, o.units, r.currency)) + " | " +
              md_cell(note) + " |\n";
     }
   }
@@ -265,7 +272,7 @@ std::string render_markdown(const Report& r, const RenderOptions& o) {
       const auto& row = t.rows[i];
       out += "|";
       for (std::size_t c = 0; c < t.columns.size(); ++c) {
-        out += " " + md_cell(c < row.size() ? display(row[c], cell_unit(t, i, c), o.units) : "") + " |";
+        out += " " + md_cell(c < row.size() ? shown(row[c], cell_unit(t, i, c), o.units, r.currency) : "") + " |";
       }
       out += "\n";
     }

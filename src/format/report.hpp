@@ -95,6 +95,7 @@ struct Report {
   /// --brief: the table runs the sections together (each title, then its rows, no blank line) and
   /// Markdown makes them one table with a row per title, so the answer fits one screen.
   bool compact = false;
+  std::string currency;  ///< shown beside each cost in a table and Markdown ("" when --price named none)
 };
 
 enum class UnitSystem { si, iec };

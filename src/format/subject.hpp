@@ -31,6 +31,8 @@ struct Subject {
   /// The inputs echo (JSON "inputs"), built by whoever read them; null when the view leaves it out.
   std::shared_ptr<const nlohmann::json> inputs = nullptr;
   Reads reads = {};
+  /// The currency --price was given in ("USD"), shown beside every cost; "" when it gave none.
+  std::string currency = {};
 };
 
 }  // namespace roofline::format

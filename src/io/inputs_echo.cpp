@@ -117,7 +117,8 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
   if (reads(kPlan)) {
     j["plan"] = {{"users", spec.users ? nlohmann::json(*spec.users) : nlohmann::json()},
                  {"tokens_per_s_per_user", optional_json(spec.tokens_per_s_per_user)},
-                 {"price_per_device_hour", optional_json(spec.price)}};
+                 {"price_per_device_hour", optional_json(spec.price)},
+                 {"currency", spec.price_currency.empty() ? nlohmann::json() : nlohmann::json(spec.price_currency)}};
   }
   j["given"] = given_json(spec, groups);
   return j;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <unordered_map>
@@ -113,6 +114,61 @@ std::optional<double> plain_number(const std::string& text) {
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+// --price: a number per device-hour, with or without its currency: "2.5", "2.5USD", "2.5 eur",
+// "USD 2.5", "$2.5", "€2.5", "£2.5", "¥300". The code is upper-cased; roofline converts none.
+struct Price {
+  double per_device_hour = 0.0;
+  std::string currency;
+};
+
+constexpr std::array kCurrencySymbols = {std::pair{"$", "USD"}, std::pair{"\u20ac", "EUR"}, std::pair{"\u00a3", "GBP"},
+                                         std::pair{"\u00a5", "JPY"}};
+
+Price parse_price(const std::string& text) {
+  const std::string usage =
+      " is not a price; expected a number per device-hour, with or without its currency: "
+      "\"2.5\", \"2.5USD\", \"$2.5\"";
+  std::string number = text;
+  Price p;
+  for (const auto& [symbol, code] : kCurrencySymbols) {
+    const std::string_view sym(symbol);
+    if (number.rfind(sym, 0) == 0) {
+      number.erase(0, sym.size());
+      p.currency = code;
+      break;
+    }
+  }
+  const auto is_letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  if (p.currency.empty()) {
+    // A three-letter code before or after the number, a space between them or not.
+    std::size_t letters = 0;
+    while (letters < number.size() && is_letter(number[letters])) ++letters;
+    std::size_t tail = 0;
+    while (tail < number.size() && is_letter(number[number.size() - 1 - tail])) ++tail;
+    if (letters == 3 && tail < number.size()) {
+      p.currency = number.substr(0, 3);
+      number.erase(0, 3);
+    } else if (tail == 3 && letters == 0) {
+      p.currency = number.substr(number.size() - 3);
+      number.erase(number.size() - 3);
+    } else if (letters != 0 || tail != 0) {
+      throw InputError(quote(text) + usage);
+    }
+    const auto space = [](const std::string& s) { return s.find_first_not_of(' ') == std::string::npos; };
+    if (!p.currency.empty()) {
+      while (!number.empty() && number.front() == ' ') number.erase(0, 1);
+      while (!number.empty() && number.back() == ' ') number.pop_back();
+      if (space(number)) throw InputError(quote(text) + usage);
+    }
+    for (char& c : p.currency) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  const std::optional<double> n = plain_number(number);
+  if (!n) throw InputError(quote(text) + usage);
+  if (!(*n > 0.0)) throw InputError(quote(text) + " must be a positive price");
+  p.per_device_hour = *n;
+  return p;
 }
 
 WeightFormat weight_bits(const std::string& text) {
@@ -437,13 +493,12 @@ const std::vector<InputDef> kInputs = {
      "prompt; decode: 1)",
      [](ScenarioSpec& s, const std::string& t) { s.tokens = positive_count(t); }},
     {"price", nullptr, kPrice, "PRICE",
-     "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens)",
+     "Price per device-hour, for the cost (train: to train; plan: per hour and per million tokens); with its "
+     "currency (2.5USD, $2.5) each cost shows it",
      [](ScenarioSpec& s, const std::string& t) {
-       const std::optional<double> n = plain_number(t);
-       if (!n) throw InputError(quote(t) + " is not a price; expected a number per device-hour such as \"2.5\"");
-       const double v = *n;
-       if (!(v > 0.0)) throw InputError(quote(t) + " must be a positive price");
-       s.price = v;
+       const Price p = parse_price(t);
+       s.price = p.per_device_hour;
+       s.price_currency = p.currency;
      }},
     // Conventions.
     {"flops-basis", nullptr, kFlopsBasis, "BASIS", "{choices}",

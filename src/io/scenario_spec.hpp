@@ -141,6 +141,7 @@ struct ScenarioSpec {
   bool no_flash_attention = false;
   bool dropout = false;
   std::optional<double> price;
+  std::string price_currency;  ///< "USD", from --price 2.5USD or $2.5; "" when it names none
   /// Every input set through the input table, in order (a sweep's axes at the current point): the
   /// JSON echo's `inputs.given`, which a batch line takes back as it is.
   std::vector<GivenInput> given;

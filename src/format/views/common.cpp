@@ -98,6 +98,7 @@ Report start_report(const char* command, const Subject& in, const ViewOptions& v
   }
   r.notes = in.notes;
   r.warnings = in.warnings;
+  r.currency = in.currency;
   return r;
 }
 

@@ -83,7 +83,7 @@ const std::vector<Field<B>> kBest = {
 
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view) {
   const auto best = std::find_if(options.begin(), options.end(), [](const PlanOption& o) { return o.row.feasible(); });
-  if (in.price_per_device_hour) rep.notes.emplace_back(kCurrencyNote);
+  if (in.price_per_device_hour) rep.notes.push_back(currency_note(rep.currency));
   if (best != options.end()) {
     rep.sections.push_back(make_section("plan_best", "The cheapest plan", kBest, B{*best, in}, view));
   } else {

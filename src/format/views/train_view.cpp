@@ -702,7 +702,7 @@ const std::vector<Field<T>> kComm = {
 }  // namespace
 
 // The training inputs as resolved, every default filled in, for scripts (inputs.training).
-nlohmann::json training_inputs(const TrainingInputs& t) {
+nlohmann::json training_inputs(const TrainingInputs& t, const std::string& currency) {
   const auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
   nlohmann::json lora;
   if (t.lora) {
@@ -728,6 +728,7 @@ nlohmann::json training_inputs(const TrainingInputs& t) {
           {"hfu", opt(t.hfu)},
           {"measured_step_time_s", opt(t.measured_step_time_s)},
           {"price_per_device_hour", opt(t.price_per_device_hour)},
+          {"currency", currency.empty() ? nlohmann::json() : nlohmann::json(currency)},
           {"lora", lora}};
 }
 
@@ -757,10 +758,10 @@ void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f) {
 
 void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view) {
   const T x{in, r};
-  if (r.cost) rep.notes.emplace_back(kCurrencyNote);
+  if (r.cost) rep.notes.push_back(currency_note(rep.currency));
   if (rep.inputs) {
     nlohmann::json inputs = *rep.inputs;
-    inputs["training"] = training_inputs(in.scenario.training);
+    inputs["training"] = training_inputs(in.scenario.training, in.currency);
     rep.inputs = std::make_shared<const nlohmann::json>(std::move(inputs));
   }
   rep.sections.push_back(make_section("layout", "Layout", kLayout, x, view));
