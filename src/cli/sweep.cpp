@@ -309,6 +309,7 @@ std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& a
   rep.headline = head.headline;
   format::Table t;
   t.key = "sweep";
+  t.key_columns = axes.size();  // a block of a wide table is led by the point's values
   t.title = fmt::format("{} points over {}", grouped(static_cast<std::int64_t>(p.rows.size())), axes_text(axes));
   for (const io::SweepAxis& a : axes) {
     t.columns.push_back({a.def->name, a.def->name, a.counts.empty() ? format::Unit::text : format::Unit::count});

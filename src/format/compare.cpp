@@ -244,6 +244,7 @@ Report table_report(const Comparison& c, const std::vector<ComparedRow>& rows, c
   // Whether a table fits the width (COLUMNS, 100 when unset) as render() draws it.
   RenderOptions plain = o;
   plain.color = false;
+  plain.width = std::size_t{1} << 20U;  // drawn whole, not in blocks of columns, to measure it
   const auto fits = [&](const Table& t) {
     Report table;
     table.tables = {t};

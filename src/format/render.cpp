@@ -24,7 +24,7 @@ bool numeric(const Value& v) { return std::holds_alternative<std::int64_t>(v) ||
 
 // The table as people see it: machine-only columns dropped.
 Table visible(const Table& t) {
-  Table v{t.key, t.title, {}, {}, t.row_units};
+  Table v{t.key, t.title, {}, {}, t.row_units, t.key_columns};  // key columns are never machine-only
   std::vector<std::size_t> keep;
   for (std::size_t c = 0; c < t.columns.size(); ++c) {
     if (!t.columns[c].machine_only) {
@@ -147,9 +147,11 @@ std::string render_table(const Report& r, const RenderOptions& o) {
       }
       cells.push_back(std::move(line));
     }
-    const auto emit = [&](const std::vector<std::string>& line, const std::vector<Value>* vals) {
+    // One line of the columns `shown`: numbers (and right-aligned columns) to the right.
+    const auto emit = [&](const std::vector<std::size_t>& shown, const std::vector<std::string>& line,
+                          const std::vector<Value>* vals) {
       std::string s = " ";
-      for (std::size_t c = 0; c < line.size(); ++c) {
+      for (const std::size_t c : shown) {
         const bool right = vals != nullptr && c < vals->size() && (numeric((*vals)[c]) || t.columns[c].right);
         s += " " + (right ? pad_left(line[c], w[c]) : pad_right(line[c], w[c]));
       }
@@ -158,8 +160,24 @@ std::string render_table(const Report& r, const RenderOptions& o) {
     };
     std::vector<std::string> header;
     for (const Column& c : t.columns) header.push_back(c.label);
-    emit(header, nullptr);
-    for (std::size_t i = 0; i < cells.size(); ++i) emit(cells[i], &t.rows[i]);
+    // Wider than the width (COLUMNS): blocks of columns, each led by the key columns, so no column
+    // is cut and a row stays readable; each block holds at least one more column.
+    const std::size_t keys = std::min(t.key_columns, t.columns.size());
+    std::size_t key_width = 1;
+    for (std::size_t c = 0; c < keys; ++c) key_width += 1 + w[c];
+    std::size_t next = keys;
+    do {
+      std::vector<std::size_t> shown(keys);
+      for (std::size_t c = 0; c < keys; ++c) shown[c] = c;
+      std::size_t used = key_width;
+      while (next < t.columns.size() && (shown.size() == keys || used + 1 + w[next] <= o.width)) {
+        used += 1 + w[next];
+        shown.push_back(next++);
+      }
+      if (shown.size() > keys && shown[keys] != keys) out += "\n";  // a block after the first
+      emit(shown, header, nullptr);
+      for (std::size_t i = 0; i < cells.size(); ++i) emit(shown, cells[i], &t.rows[i]);
+    } while (next < t.columns.size());
   }
   if (!r.notes.empty()) {
     out += "\n" + bold("Notes", o.color) + "\n";

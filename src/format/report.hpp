@@ -74,6 +74,9 @@ struct Table {
   /// One per row, or empty: a cell in a column of Unit::none shows in its row's unit (compare's rows
   /// are figures of different units, its columns accelerators or models).
   std::vector<Unit> row_units = {};
+  /// The leading columns that name a row (a sweep's axes, a plan's accelerator): a table wider than
+  /// the width is shown in blocks of columns, each led by these.
+  std::size_t key_columns = 1;
 };
 
 /// The unit a table cell is shown in: its column's, or its row's where the column has none.

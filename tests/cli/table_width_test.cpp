@@ -126,3 +126,32 @@ TEST_CASE("a table follows COLUMNS: the headline, the rows' notes, the notes and
     }
   }
 }
+
+TEST_CASE("a column table wider than COLUMNS is shown in blocks, each led by its key columns", "[table]") {
+  const std::vector<std::string> args = {"serve", "llama3-70b", "--gpu", "h100-sxm", "--tp",
+                                         "4",     "--batch",    "1,8",   "--prompt", "1k,2k"};
+  for (const int width : {60, 80, 100}) {
+    std::istringstream in;
+    std::ostringstream out;
+    std::ostringstream err;
+    roofline::cli::Env env;
+    env.columns_variable = width;
+    REQUIRE(roofline::cli::run_cli(args, in, out, err, env) == 0);
+    const std::string text = out.str();
+    std::istringstream lines(text);
+    std::string line;
+    int headers = 0;
+    while (std::getline(lines, line)) {
+      INFO("COLUMNS=" << width << ": " << line);
+      CHECK(columns(line) <= static_cast<std::size_t>(width));
+      // Every block's header starts with the two axes.
+      if (line.rfind("  batch prompt ", 0) == 0) ++headers;
+    }
+    CHECK(headers >= 2);  // the serve layout sweep's ten figure columns do not fit in one block
+    // No column is cut: every label of the wide table is there.
+    for (const char* label : {"TTFT", "needed per device", "step through the layout", "steady sequences",
+                              "steady tokens/s", "steady TPOT, ideal device", "fits"}) {
+      CHECK(text.find(label) != std::string::npos);
+    }
+  }
+}

@@ -106,6 +106,7 @@ void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInp
            {"cost_per_hour", "cost/h", Unit::money},
            {"cost_per_million_tokens", "cost/M output tok", Unit::money, true}},
           {}};
+  t.key_columns = 2;  // the accelerator and the layout name a row
   for (const PlanOption& o : options) {
     const PlanRow& r = o.row;
     const bool ok = r.feasible();
