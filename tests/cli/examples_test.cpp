@@ -1,8 +1,10 @@
-// Every example shown in --help and in README.md runs, succeeds and prints something: a
-// documented command that fails is a bug in the docs or the code.
+// Every example shown in --help and in README.md runs, succeeds and prints an answer without nan or
+// inf, errors on stderr, or a JSON form that does not parse: a documented command that fails is a
+// bug in the docs or the code.
 #include "cli/app.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -68,6 +70,26 @@ void run_example(const std::string& line) {
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(!r.out.empty());
+  // A documented answer is a number, never nan or inf; stderr holds warnings at most.
+  const std::regex not_a_number(R"((^|[^A-Za-z])(nan|inf)([^A-Za-z]|$))", std::regex::icase);
+  CHECK_FALSE(std::regex_search(r.out, not_a_number));
+  std::istringstream err(r.err);
+  for (std::string e; std::getline(err, e);) CHECK(e.rfind("roofline: warning: ", 0) == 0);
+  // The same answer as JSON is one document with its results (where the command writes JSON).
+  const bool json_command = std::find_if(args.begin(), args.end(), [](const std::string& a) {
+                              return a == "completion" || a == "plot" || a == "batch" || a == "--format" ||
+                                     a.rfind("--format=", 0) == 0 || a == "--brief";
+                            }) == args.end();
+  if (json_command) {
+    std::vector<std::string> as_json = args;
+    as_json.insert(as_json.end(), {"--format", "json"});
+    const Result j = run(as_json);
+    INFO(j.err);
+    CHECK(j.code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(j.out, nullptr, false);
+    CHECK_FALSE(doc.is_discarded());
+    if (doc.is_object() && !doc.contains("models") && !doc.contains("gpus")) CHECK(doc.contains("results"));
+  }
 }
 
 }  // namespace
