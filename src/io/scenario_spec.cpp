@@ -126,49 +126,48 @@ struct Price {
 constexpr std::array kCurrencySymbols = {std::pair{"$", "USD"}, std::pair{"\u20ac", "EUR"}, std::pair{"\u00a3", "GBP"},
                                          std::pair{"\u00a5", "JPY"}};
 
+// The currency of a price, taken off `number`: a symbol before it, or a three-letter code before or
+// after it (a space between them or not); "" when it names none, nullopt when it is not a price.
+std::optional<std::string> take_currency(std::string& number) {
+  for (const auto& [symbol, code] : kCurrencySymbols) {
+    if (number.starts_with(symbol)) {
+      number.erase(0, std::string_view(symbol).size());
+      return std::string(code);
+    }
+  }
+  const auto is_letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  const auto lead =
+      static_cast<std::size_t>(std::find_if_not(number.begin(), number.end(), is_letter) - number.begin());
+  const auto tail =
+      static_cast<std::size_t>(std::find_if_not(number.rbegin(), number.rend(), is_letter) - number.rbegin());
+  if (lead == 0 && tail == 0) return std::string();
+  std::string code;
+  if (lead == 3 && tail < number.size()) {
+    code = number.substr(0, 3);
+    number.erase(0, 3);
+  } else if (tail == 3 && lead == 0) {
+    code = number.substr(number.size() - 3);
+    number.erase(number.size() - 3);
+  } else {
+    return std::nullopt;
+  }
+  const std::size_t first = number.find_first_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  number = number.substr(first, number.find_last_not_of(' ') - first + 1);
+  for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return code;
+}
+
 Price parse_price(const std::string& text) {
   const std::string usage =
       " is not a price; expected a number per device-hour, with or without its currency: "
       "\"2.5\", \"2.5USD\", \"$2.5\"";
   std::string number = text;
-  Price p;
-  for (const auto& [symbol, code] : kCurrencySymbols) {
-    const std::string_view sym(symbol);
-    if (number.rfind(sym, 0) == 0) {
-      number.erase(0, sym.size());
-      p.currency = code;
-      break;
-    }
-  }
-  const auto is_letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
-  if (p.currency.empty()) {
-    // A three-letter code before or after the number, a space between them or not.
-    std::size_t letters = 0;
-    while (letters < number.size() && is_letter(number[letters])) ++letters;
-    std::size_t tail = 0;
-    while (tail < number.size() && is_letter(number[number.size() - 1 - tail])) ++tail;
-    if (letters == 3 && tail < number.size()) {
-      p.currency = number.substr(0, 3);
-      number.erase(0, 3);
-    } else if (tail == 3 && letters == 0) {
-      p.currency = number.substr(number.size() - 3);
-      number.erase(number.size() - 3);
-    } else if (letters != 0 || tail != 0) {
-      throw InputError(quote(text) + usage);
-    }
-    const auto space = [](const std::string& s) { return s.find_first_not_of(' ') == std::string::npos; };
-    if (!p.currency.empty()) {
-      while (!number.empty() && number.front() == ' ') number.erase(0, 1);
-      while (!number.empty() && number.back() == ' ') number.pop_back();
-      if (space(number)) throw InputError(quote(text) + usage);
-    }
-    for (char& c : p.currency) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  const std::optional<double> n = plain_number(number);
+  const std::optional<std::string> currency = take_currency(number);
+  const std::optional<double> n = currency ? plain_number(number) : std::nullopt;
   if (!n) throw InputError(quote(text) + usage);
   if (!(*n > 0.0)) throw InputError(quote(text) + " must be a positive price");
-  p.per_device_hour = *n;
-  return p;
+  return {*n, *currency};
 }
 
 WeightFormat weight_bits(const std::string& text) {
