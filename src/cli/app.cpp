@@ -492,69 +492,102 @@ struct FlagShape {
 // value outside its choices, a second MODEL, a long option spelled with one dash). A line it does
 // not follow to its end (a value that starts with '-', a list option's further words) is left to
 // CLI11 from there on: this check fills nothing, the parse does.
-void check_words(const Command& cmd, const std::vector<std::string>& args, std::size_t at) {
-  if ((cmd.stage != Stage::model && cmd.stage != Stage::batch) || (cmd.own & kOwnPlot) != 0U) return;
-  const std::vector<Bound> inputs = cmd.stage == Stage::model ? command_inputs(cmd) : std::vector<Bound>{};
-  const auto shape = [&](std::string_view name) -> std::optional<FlagShape> {
-    for (const Bound& b : inputs) {
-      if (name == b.def->name)
+class WordCheck {
+ public:
+  WordCheck(const Command& cmd, const std::vector<std::string>& args, std::size_t at)
+      : cmd_(cmd),
+        args_(args),
+        at_(at),
+        inputs_(cmd.stage == Stage::model ? command_inputs(cmd) : std::vector<Bound>{}) {}
+
+  // Every word in turn, until one that CLI11 reads from there on.
+  void run() {
+    for (std::size_t i = 0; i < args_.size(); ++i) {
+      if (i == at_) continue;
+      const std::string& a = args_[i];
+      if (a == "--" || is_help_or_version(a)) return;
+      const bool go_on = a.size() < 3 || a.compare(0, 2, "--") != 0 ? bare(i) : flag(i);
+      if (!go_on) return;
+    }
+  }
+
+ private:
+  [[nodiscard]] std::optional<FlagShape> shape(std::string_view name) const {
+    for (const Bound& b : inputs_) {
+      if (name == b.def->name) {
         return FlagShape{b.def->value_name, b.def->repeatable, b.def->sweep != io::Sweep::none, {}};
+      }
     }
     if (const GlobalDef* d = global_spelled("--" + std::string(name))) {
       return FlagShape{d->value_name, d->list != nullptr, false, d->choices};
     }
     return std::nullopt;
-  };
-  std::vector<std::string_view> seen;
-  bool positional = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (i == at) continue;
-    const std::string& a = args[i];
-    if (a == "--" || is_help_or_version(a)) return;
-    if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
-      if (a.size() > 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])) != 0 &&
-          std::isalpha(static_cast<unsigned char>(a[2])) != 0) {
-        const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
-        if (shape(rest) && global_spelled(a) == nullptr) {
-          throw UsageError("unknown option " + text::quote(a) + "; did you mean --" + std::string(rest) + "?");
-        }
+  }
+
+  // A word without "--": a long option spelled with one dash, MODEL, or a second MODEL.
+  bool bare(std::size_t i) {
+    const std::string& a = args_[i];
+    const auto letter = [&](std::size_t k) { return std::isalpha(static_cast<unsigned char>(a[k])) != 0; };
+    if (a.size() > 2 && a[0] == '-' && letter(1) && letter(2)) {
+      const std::string_view rest = std::string_view(a).substr(1, a.find('=') - 1);
+      if (shape(rest) && global_spelled(a) == nullptr) {
+        throw UsageError("unknown option " + text::quote(a) + "; did you mean --" + std::string(rest) + "?");
       }
-      if (i < at || a.empty() || a[0] == '-' || is_command_name(a)) return;
-      if (positional && cmd.stage == Stage::model) {
-        throw UsageError(
-            "a second MODEL " + text::quote(a) + "; " + cmd.name + " takes one model" +
-            (cmd.comparable ? "; roofline compare " + std::string(cmd.name) + " A,B sets several side by side" : ""));
-      }
-      positional = true;
-      continue;
     }
+    if (i < at_ || a.empty() || a[0] == '-' || is_command_name(a)) return false;
+    if (positional_ && cmd_.stage == Stage::model) {
+      throw UsageError(
+          "a second MODEL " + text::quote(a) + "; " + cmd_.name + " takes one model" +
+          (cmd_.comparable ? "; roofline compare " + std::string(cmd_.name) + " A,B sets several side by side" : ""));
+    }
+    positional_ = true;
+    return true;
+  }
+
+  // A "--flag" or "--flag=value": given once, with its value, within its choices.
+  bool flag(std::size_t& i) {
+    const std::string& a = args_[i];
     const std::size_t eq = a.find('=');
     const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     const std::optional<FlagShape> f = shape(name);
-    if (!f) return;  // check_flags has named it, or it is CLI11's
+    if (!f) return false;                    // check_flags has named it, or it is CLI11's
+    if (f->value_name.empty()) return true;  // a switch
     const std::string flag = "--" + std::string(name);
-    if (f->value_name.empty()) continue;  // a switch
-    if (!f->repeatable && std::find(seen.begin(), seen.end(), name) != seen.end()) {
+    if (!f->repeatable && std::find(seen_.begin(), seen_.end(), name) != seen_.end()) {
       throw UsageError(flag + " is given twice; give it once" +
                        (f->sweeps ? ", or a list to sweep it (" + flag + " A,B)" : ""));
     }
-    seen.push_back(name);
+    seen_.push_back(name);
     std::string value;
     if (eq != std::string::npos) {
       value = a.substr(eq + 1);
       if (value.empty()) throw UsageError(flag + "= has no value; give " + flag + " " + std::string(f->value_name));
     } else {
-      if (i + 1 >= args.size() || i + 1 == at || args[i + 1].rfind("--", 0) == 0) {
+      if (i + 1 >= args_.size() || i + 1 == at_ || args_[i + 1].rfind("--", 0) == 0) {
         throw UsageError(flag + " needs a value (" + std::string(f->value_name) + ")");
       }
-      value = args[++i];
-      if (value.empty() || value[0] == '-') return;  // CLI11's to read
-      if (f->repeatable && i + 1 < args.size() && (args[i + 1].empty() || args[i + 1][0] != '-')) return;
+      value = args_[++i];
+      if (value.empty() || value[0] == '-') return false;  // CLI11's to read
+      const bool more = i + 1 < args_.size() && (args_[i + 1].empty() || args_[i + 1][0] != '-');
+      if (f->repeatable && more) return false;  // a list option takes the next words too
     }
     if (!f->choices.empty() && std::find(f->choices.begin(), f->choices.end(), value) == f->choices.end()) {
       throw UsageError(flag + ": " + text::quote(value) + " is not one of: " + choice_list(f->choices));
     }
+    return true;
   }
+
+  const Command& cmd_;
+  const std::vector<std::string>& args_;
+  std::size_t at_;
+  std::vector<Bound> inputs_;
+  std::vector<std::string_view> seen_;
+  bool positional_ = false;
+};
+
+void check_words(const Command& cmd, const std::vector<std::string>& args, std::size_t at) {
+  if ((cmd.stage != Stage::model && cmd.stage != Stage::batch) || (cmd.own & kOwnPlot) != 0U) return;
+  WordCheck(cmd, args, at).run();
 }
 
 // Pass 3 (setup): the command's own options, in its groups (those the line types: only), plus the
