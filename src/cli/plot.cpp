@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "text/enum_table.hpp"
 #include "text/user_text.hpp"
 
 namespace roofline::cli {
@@ -25,6 +26,15 @@ namespace {
 namespace plot = format::plot;
 
 const io::InputDef& input_named(std::string_view name) { return *io::input_def(name); }
+
+// The pictures plot draws: --kind's names, declared once (its check, its help's list, the code).
+enum class Kind { roofline, memory, train, decode, serve };
+constexpr text::EnumTable<Kind, 5> kKinds = {std::pair{"roofline", Kind::roofline}, std::pair{"memory", Kind::memory},
+                                             std::pair{"train", Kind::train}, std::pair{"decode", Kind::decode},
+                                             std::pair{"serve", Kind::serve}};
+
+// --kind as given: CLI11 checks it against kKinds, so it is one of them.
+Kind kind_of(const PlotRequest& req) { return text::find_enum(kKinds, req.options.kind).value_or(Kind::roofline); }
 
 // The inputs each kind reads beyond the model, the accelerator and the types: a flag of another
 // kind would change nothing, so it is named instead of ignored.
@@ -37,9 +47,10 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
   const auto only = [&](bool given, const char* flag, const char* kinds) {
     if (given) diag.usage(fmt::format("--{}: applies to plot --kind {}, not --kind {}", flag, kinds, kind));
   };
-  const bool serve = kind == "serve";
-  const bool roofline = kind == "roofline";
-  const bool train = kind == "train";
+  const Kind k = kind_of(req);
+  const bool serve = k == Kind::serve;
+  const bool roofline = k == Kind::roofline;
+  const bool train = k == Kind::train;
   if (!serve) {
     only(spec.output.has_value() || listed("output"), "output", "serve");
     only(spec.concurrency.has_value() || listed("concurrency"), "concurrency", "serve");
@@ -80,8 +91,9 @@ struct Values {
 };
 
 Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
-  const bool serve = req.options.kind == "serve";
-  const bool train = req.options.kind == "train";
+  const Kind k = kind_of(req);
+  const bool serve = k == Kind::serve;
+  const bool train = k == Kind::train;
   const char* flag = serve ? "concurrency" : train ? "micro-batch" : "batch";
   Values v{&input_named(flag), {}};
   for (const io::SweepAxis& a : req.axes) {
@@ -95,9 +107,9 @@ Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
   const std::optional<std::int64_t> given = serve ? spec.concurrency : train ? spec.micro_batch : spec.batch;
   if (given) {
     v.texts = {std::to_string(*given)};
-  } else if (req.options.kind == "roofline") {
+  } else if (k == Kind::roofline) {
     v.texts = {"1", "8", "64", "512"};
-  } else if (req.options.kind == "memory" || train) {
+  } else if (k == Kind::memory || train) {
     v.texts = {"1"};
   } else {
     for (const std::int64_t n : io::expand_counts("1..1024*2")) v.texts.push_back(std::to_string(n));
@@ -165,7 +177,7 @@ void add_plot_options(CLI::App* sub, PlotOptions& o) {
          "What to draw: roofline (workloads on each accelerator's roofs), memory (capacity bars), train (a training "
          "device's memory bars, per --micro-batch), decode (tokens/s against --batch) or serve (TPOT against "
          "--concurrency) [default: roofline]")
-      ->check(CLI::IsMember({"roofline", "memory", "train", "decode", "serve"}))
+      ->check(CLI::IsMember(text::canonical_names(kKinds)))
       ->type_name("KIND")
       ->group(grp);
   sub->add_option("-o,--svg", o.svg_file,
@@ -207,13 +219,13 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
       }
     }
   }
-  const std::string& kind = req.options.kind;
+  const Kind kind = kind_of(req);
   std::vector<plot::RooflineSeries> roofs;
   std::vector<plot::MemorySeries> bars;
   std::vector<plot::DecodeCurve> decodes;
   std::vector<plot::ServeCurve> serves;
   std::vector<plot::TrainMemorySeries> trains;
-  const bool train = kind == "train";
+  const bool train = kind == Kind::train;
   for (io::Resolved& r : gpus) {
     const std::string& name = r.scenario.accelerator->hw.name;
     plot::RooflineSeries roof;
@@ -225,7 +237,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
       resolve_at(x, i, spec, r, train);
       add_warnings(r, out.warnings);
       const Scenario& s = r.scenario;
-      if (kind == "roofline") {
+      if (kind == Kind::roofline) {
         if (i == 0) {
           // The prefill, the layer's operators and a GEMM at the first batch; the roofs once.
           roof.roof = analyze_ceilings(s);
@@ -239,11 +251,11 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
           }
         }
         roof.points.push_back(decode_point(analyze_decode(s)));
-      } else if (kind == "memory") {
+      } else if (kind == Kind::memory) {
         memory.checks.push_back(memory_breakdown(analyze_capacity(s)));
       } else if (train) {
         trained.checks.emplace_back(s.training.micro_batch, train_memory_breakdown(analyze_train(s)));
-      } else if (kind == "decode") {
+      } else if (kind == Kind::decode) {
         decode.steps.push_back(analyze_decode(s));
       } else {
         serve.points.push_back(analyze_serve(s));
@@ -255,13 +267,13 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     serves.push_back(std::move(serve));
     trains.push_back(std::move(trained));
   }
-  if (kind == "roofline") {
+  if (kind == Kind::roofline) {
     out.chart = plot::roofline_chart(subject(first), roofs);
-  } else if (kind == "memory") {
+  } else if (kind == Kind::memory) {
     out.chart = plot::memory_chart(subject(first), bars, req.units);
   } else if (train) {
     out.chart = plot::train_memory_chart(subject(gpus.front()), trains, req.units);
-  } else if (kind == "decode") {
+  } else if (kind == Kind::decode) {
     out.chart = plot::decode_chart(subject(first), decodes);
   } else {
     out.chart = plot::serve_chart(subject(first), serves);
