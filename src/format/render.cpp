@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace roofline::format {
 
@@ -66,7 +67,10 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
 // A value as display() shows it, and a cost with the currency --price named ("2,400.00 USD").
 std::string shown(const Value& v, Unit u, UnitSystem units, const std::string& currency) {
   std::string text = display(v, u, units);
-  if (u == Unit::money && !currency.empty() && !std::holds_alternative<std::monostate>(v)) text += " " + currency;
+  // n/a (an unknown or an infinite cost) has no currency.
+  const auto* d = std::get_if<double>(&v);
+  const bool amount = std::holds_alternative<std::int64_t>(v) || (d != nullptr && std::isfinite(*d));
+  if (u == Unit::money && !currency.empty() && amount) text += " " + currency;
   return text;
 }
 

@@ -71,17 +71,22 @@ struct SweepFigures {
 };
 
 /// A sweep table's cells from field tables: every field that carries the table's bit, in order.
-/// The columns are recorded on the first point of each table's bit and are the same at every point
-/// (a table a point lacks gives n/a cells: none()).
+/// The columns are recorded by the first walk of each table's bit that completes (a walk that throws
+/// records none) and are the same at every point (a table a point lacks gives n/a cells: none()).
 class SweepCells {
  public:
   SweepCells(unsigned bit, SweepFigures& f);
+  ~SweepCells();
+  SweepCells(const SweepCells&) = delete;
+  SweepCells& operator=(const SweepCells&) = delete;
+  SweepCells(SweepCells&&) = delete;
+  SweepCells& operator=(SweepCells&&) = delete;
   template <typename C>
   SweepCells& add(const char* section, const std::vector<Field<C>>& fields, const C& c) {
     for (const Field<C>& field : fields) {
       if ((field.sweep & bit_) == 0U) continue;
       f_.cells.push_back(cell_of(field, c));
-      if (recording_ != nullptr) record(section, field.key, field.column, field.layout_column);
+      if (recording_) record(section, field.key, field.column, field.layout_column);
     }
     return *this;
   }
@@ -90,7 +95,7 @@ class SweepCells {
     for (const Field<C>& field : fields) {
       if ((field.sweep & bit_) == 0U) continue;
       f_.cells.emplace_back();
-      if (recording_ != nullptr) record(section, field.key, field.column, field.layout_column);
+      if (recording_) record(section, field.key, field.column, field.layout_column);
     }
     return *this;
   }
@@ -99,7 +104,9 @@ class SweepCells {
   void record(const char* section, const char* key, const char* label, const char* layout_label);
   unsigned bit_;
   SweepFigures& f_;
-  std::vector<SweepColumn>* recording_ = nullptr;
+  std::vector<SweepColumn>* columns_;  ///< the bit's columns, kept for the process
+  bool recording_ = false;             ///< none kept yet: this walk records them
+  std::vector<SweepColumn> recorded_;
 };
 
 /// The cells other views' sweeps read: the KV cache, a layout, a layout's steady state, the verdict.

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <bit>
+#include <exception>
 
 #include "text/names.hpp"
 
@@ -111,17 +112,21 @@ void add_model_notes(Report& rep, const Subject& in) {
 }
 
 SweepCells::SweepCells(unsigned bit, SweepFigures& f) : bit_(bit), f_(f) {
-  // One list of columns per sweep table, recorded by its first point.
+  // One list of columns per sweep table, recorded by its first walk that completes.
   static std::array<std::vector<SweepColumn>, kSweepTables> columns;
-  std::vector<SweepColumn>& mine = columns.at(static_cast<std::size_t>(std::countr_zero(bit)));
-  if (mine.empty()) recording_ = &mine;
-  f.columns = &mine;
+  columns_ = &columns.at(static_cast<std::size_t>(std::countr_zero(bit)));
+  recording_ = columns_->empty();
+  f.columns = columns_;
   f.cells.clear();
+}
+
+SweepCells::~SweepCells() {
+  if (recording_ && std::uncaught_exceptions() == 0) *columns_ = std::move(recorded_);
 }
 
 void SweepCells::record(const char* section, const char* key, const char* label, const char* layout_label) {
   const bool layout = (bit_ & kSweepLayouts) != 0U && layout_label != nullptr;
-  recording_->push_back({fmt::format("{}.{}", section, key), layout ? layout_label : label});
+  recorded_.push_back({fmt::format("{}.{}", section, key), layout ? layout_label : label});
 }
 
 }  // namespace roofline::format
