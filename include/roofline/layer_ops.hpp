@@ -5,6 +5,7 @@
 // cross-attention; dense, MoE or no FFN) plus the head sum to what decode_step and prefill_pass count.
 #pragma once
 
+#include "roofline/layer_stack.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
@@ -67,27 +68,6 @@ struct LayerPass {
 /// The pass a workload describes: prefill n = B S over a fresh cache, decode n = B at context T,
 /// the head on B positions (B S under --lm-head all, prefill only)  [S004] [S003-2.5]
 LayerPass layer_pass(const Workload& w, Phase phase, bool fused);
-
-/// Layers that share a mix (mixers and FFN) and an attention span (global, sliding).
-struct LayerKind {
-  bool moe = false;
-  bool sliding = false;
-  /// The layer's mixers and FFN: a transformer's attention + dense or MoE FFN, a hybrid's LayerMix.
-  LayerMix mix;
-  /// mllama's cross-attention layers: ModelConfig keeps their count, not their positions, so
-  /// first, last and every are 0 for this kind.
-  bool cross_attention = false;
-  std::int64_t layers = 0;  ///< how many
-  std::int64_t first = 0;   ///< the first such layer, the one the rows describe
-  std::int64_t last = 0;
-  std::int64_t every = 1;   ///< stride between them when regular, 0 when irregular
-  std::int64_t window = 0;  ///< W of a sliding kind, 0 for a global one
-};
-
-/// The kinds of layer a model has, in order of their first layer: the distinct (mix, is_sliding_layer)
-/// over the L layers (a transformer's mix: attention + is_moe_layer's FFN; a hybrid's:
-/// HybridConfig::layers), then mllama's cross-attention layers as one kind  [S000-eq1.1] [SH17]
-std::vector<LayerKind> layer_kinds(const ModelConfig& m);
 
 /// Query-key FLOPs per (query, key) pair of one layer: 2 w_qk, w_qk = h d_h, MLA h (d_nope + d_R)  [S003-2.3]
 double attention_score_flops_per_pair(const ModelConfig& m);

@@ -3,6 +3,7 @@
 #include "format/field.hpp"
 
 #include "roofline/errors.hpp"
+#include "roofline/layer_stack.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
 #include "roofline/roofline.hpp"
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <set>
 
+#include "text/names.hpp"
 #include "text/user_text.hpp"
 
 namespace roofline::cli {
@@ -136,6 +138,7 @@ Report models_report(const io::PresetRegistry& reg, std::string_view family) {
            {"active_params", "active", Unit::count},
            {"kv_cache_bytes_per_token_bf16", "KV/token", Unit::bytes},
            {"max_seq_len", "context", Unit::tokens},
+           {"layer_kinds", "layers", Unit::text},
            {"n_heads", "h", Unit::count, true},
            {"origin", "origin", Unit::text, true},
            {"display_name", "display name", Unit::text, true},
@@ -147,9 +150,9 @@ Report models_report(const io::PresetRegistry& reg, std::string_view family) {
     const ModelConfig& m = p.config;
     const ParamCounts pc = count_params(m);
     t.rows.push_back({m.name, m.family, m.n_layers, m.d_model, m.n_kv_heads, pc.total, pc.active,
-                      kv_bytes_per_token(m, 2.0).base(), m.max_seq_len > 0 ? Value{m.max_seq_len} : Value{}, m.n_heads,
-                      e->origin, p.display_name, p.published_params ? Value{*p.published_params} : Value{},
-                      join(reg.aliases(*e)), p.source});
+                      kv_bytes_per_token(m, 2.0).base(), m.max_seq_len > 0 ? Value{m.max_seq_len} : Value{},
+                      text::stack_summary(m, layer_stack(m)), m.n_heads, e->origin, p.display_name,
+                      p.published_params ? Value{*p.published_params} : Value{}, join(reg.aliases(*e)), p.source});
   }
   rep.tables.push_back(std::move(t));
   return rep;

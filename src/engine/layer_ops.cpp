@@ -556,46 +556,6 @@ LayerPass layer_pass(const Workload& w, Phase phase, bool fused) {
   return p;
 }
 
-std::vector<LayerKind> layer_kinds(const ModelConfig& m) {
-  std::vector<LayerKind> kinds;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) {
-    const bool moe = m.is_moe_layer(i);
-    const bool sliding = m.is_sliding_layer(i);
-    const LayerMix mix =
-        m.hybrid.enabled()
-            ? m.hybrid.layers[static_cast<std::size_t>(i)]
-            : LayerMix{.attention = true, .state = StateMixer::none, .ffn = moe ? LayerFfn::moe : LayerFfn::dense};
-    auto it = std::find_if(kinds.begin(), kinds.end(),
-                           [&](const LayerKind& k) { return k.mix == mix && k.sliding == sliding; });
-    if (it == kinds.end()) {
-      kinds.push_back({.moe = moe,
-                       .sliding = sliding,
-                       .mix = mix,
-                       .layers = 1,
-                       .first = i,
-                       .last = i,
-                       .every = 1,
-                       .window = sliding ? m.sliding_window : 0});
-      continue;
-    }
-    const std::int64_t step = i - it->last;
-    if (it->layers == 1) {
-      it->every = step;
-    } else if (it->every != step) {
-      it->every = 0;
-    }
-    it->last = i;
-    ++it->layers;
-  }
-  if (m.cross_attention_layers > 0) {
-    kinds.push_back({.mix = {.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense},
-                     .cross_attention = true,
-                     .layers = m.cross_attention_layers,
-                     .every = 0});
-  }
-  return kinds;
-}
-
 double attention_score_flops_per_pair(const ModelConfig& m) {
   const double h = as_double(m.n_heads);
   if (m.mla.enabled()) return 2.0 * h * as_double(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);

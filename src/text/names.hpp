@@ -102,4 +102,12 @@ inline std::string_view name_of(Phase v) { return enum_name(v, kPhaseNames); }
 /// A hybrid layer kind as its "+"-joined parts ("mamba2", "attention+moe"), as the JSON writes it.
 std::string layer_mix_name(const LayerMix& x);
 
+/// One layer kind as `models` lists it: its attention (MHA, GQA, MQA, MLA, cross-attention; a
+/// window as "(sliding W)"), a state mixer after "|" (Mamba-1, Mamba-2, GatedDeltaNet), then
+/// "+dense" or "+MoE" for its FFN: "GQA(sliding 1024)+dense", "Mamba-2", "GQA|Mamba-2+dense".
+std::string layer_kind_name(const ModelConfig& m, const LayerKind& k);
+/// The stack in one line, "3 x MLA+dense, 58 x MLA+MoE": each kind's count and name, in order of
+/// its first layer.
+std::string stack_summary(const ModelConfig& m, const LayerStack& s);
+
 }  // namespace roofline::text

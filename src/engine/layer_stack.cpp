@@ -1,0 +1,62 @@
+#include "roofline/layer_stack.hpp"
+
+#include <algorithm>
+
+namespace roofline {
+
+std::int64_t LayerStack::layers() const {
+  std::int64_t n = 0;
+  for (const LayerKind& k : kinds) n += k.layers;
+  return n;
+}
+
+LayerStack layer_stack(const ModelConfig& m) {
+  LayerStack s;
+  std::vector<LayerKind>& kinds = s.kinds;
+  for (std::int64_t i = 0; i < m.n_layers; ++i) {
+    const bool moe = m.is_moe_layer(i);
+    const bool sliding = m.is_sliding_layer(i);
+    const LayerMix mix =
+        m.hybrid.enabled()
+            ? m.hybrid.layers[static_cast<std::size_t>(i)]
+            : LayerMix{.attention = true, .state = StateMixer::none, .ffn = moe ? LayerFfn::moe : LayerFfn::dense};
+    auto it = std::find_if(kinds.begin(), kinds.end(),
+                           [&](const LayerKind& k) { return k.mix == mix && k.sliding == sliding; });
+    const auto index = static_cast<std::size_t>(it - kinds.begin());
+    if (!s.runs.empty() && s.runs.back().kind == index) {
+      ++s.runs.back().count;
+    } else {
+      s.runs.push_back({.kind = index, .first = i, .count = 1});
+    }
+    if (it == kinds.end()) {
+      kinds.push_back({.moe = moe,
+                       .sliding = sliding,
+                       .mix = mix,
+                       .layers = 1,
+                       .first = i,
+                       .last = i,
+                       .every = 1,
+                       .window = sliding ? m.sliding_window : 0});
+      continue;
+    }
+    const std::int64_t step = i - it->last;
+    if (it->layers == 1) {
+      it->every = step;
+    } else if (it->every != step) {
+      it->every = 0;
+    }
+    it->last = i;
+    ++it->layers;
+  }
+  if (m.cross_attention_layers > 0) {
+    kinds.push_back({.mix = {.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense},
+                     .cross_attention = true,
+                     .layers = m.cross_attention_layers,
+                     .every = 0});
+  }
+  return s;
+}
+
+std::vector<LayerKind> layer_kinds(const ModelConfig& m) { return layer_stack(m).kinds; }
+
+}  // namespace roofline
