@@ -26,6 +26,11 @@ struct LayerKind {
   std::int64_t last = 0;
   std::int64_t every = 1;   ///< stride between them when regular, 0 when irregular
   std::int64_t window = 0;  ///< W of a sliding kind, 0 for a global one
+  /// Norms of width d in one layer: 1 (parallel block), 2 (pre-norm), 4 (Gemma 2/3 sandwich); a
+  /// hybrid's layer one per sublayer (its mixers share one).
+  std::int64_t norms = 2;
+  bool sinks = false;        ///< attention sinks (gpt-oss): one learned logit per query head
+  bool output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid output gate of h d_h
 };
 
 /// `count` consecutive layers of kinds[kind], starting at layer `first`.
@@ -48,6 +53,10 @@ struct LayerStack {
 /// attention + is_moe_layer's FFN; a hybrid's: HybridConfig::layers), then mllama's
 /// cross-attention layers as one kind; O(L) with few kinds  [S000-eq1.1] [SH17]
 LayerStack layer_stack(const ModelConfig& m);
+
+/// One layer of `mix` with the model's features (norms, sinks, gate) as layer_stack() gives them:
+/// the kind of a layer outside the stack (a multi-token-prediction module's).
+LayerKind layer_kind_of(const ModelConfig& m, const LayerMix& mix);
 
 /// The kinds of layer_stack(m).
 std::vector<LayerKind> layer_kinds(const ModelConfig& m);

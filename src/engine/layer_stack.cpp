@@ -10,6 +10,25 @@ std::int64_t LayerStack::layers() const {
   return n;
 }
 
+namespace {
+
+// What a kind's layers carry beside their mix, from the model's flags: the flags are read here
+// once, so the formulas over the stack read kinds.
+void add_features(const ModelConfig& m, LayerKind& k) {
+  const bool mixer = k.mix.attention || k.mix.state != StateMixer::none;
+  k.norms = m.hybrid.enabled() ? (mixer ? 1 : 0) + (k.mix.ffn != LayerFfn::none ? 1 : 0) : m.norms_per_layer;
+  k.sinks = k.mix.attention && m.attention_sinks;
+  k.output_gate = k.mix.attention && m.hybrid.attn_output_gate;
+}
+
+}  // namespace
+
+LayerKind layer_kind_of(const ModelConfig& m, const LayerMix& mix) {
+  LayerKind k{.moe = mix.ffn == LayerFfn::moe, .mix = mix, .layers = 1};
+  add_features(m, k);
+  return k;
+}
+
 LayerStack layer_stack(const ModelConfig& m) {
   LayerStack s;
   std::vector<LayerKind>& kinds = s.kinds;
@@ -37,6 +56,7 @@ LayerStack layer_stack(const ModelConfig& m) {
                        .last = i,
                        .every = 1,
                        .window = sliding ? m.sliding_window : 0});
+      add_features(m, kinds.back());
       continue;
     }
     const std::int64_t step = i - it->last;
@@ -53,6 +73,7 @@ LayerStack layer_stack(const ModelConfig& m) {
                      .cross_attention = true,
                      .layers = m.cross_attention_layers,
                      .every = 0});
+    add_features(m, kinds.back());
   }
   return s;
 }

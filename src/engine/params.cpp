@@ -1,6 +1,7 @@
 #include "roofline/params.hpp"
 
 #include "roofline/checked.hpp"
+#include "roofline/layer_stack.hpp"
 
 #include <algorithm>
 #include <string>
@@ -150,24 +151,7 @@ i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
 
 // Attention sinks (gpt-oss): one learned logit per query head, added to the softmax's
 // denominator: P_sinks = h  [OA25 §2.1]
-i64 attention_sink_params(const ModelConfig& m) { return m.attention_sinks ? m.n_heads : 0; }
-
-LayerKindParams layer_kind(const ModelConfig& m, bool moe, i64 n_layers) {
-  LayerKindParams k;
-  k.moe = moe;
-  k.n_layers = n_layers;
-  LayerBuilder b(k);
-  counting("the attention parameters of one layer", [&] { add_attention(m, b); });
-  b.add("attn_sinks", attention_sink_params(m), false);
-  if (moe) {
-    k.routed_experts_params = counting("the MoE parameters of one layer", [&] { return add_moe_mlp(m, b); });
-  } else {
-    counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, b); });
-  }
-  counting("the parameters of one layer",
-           [&] { b.add("norms", checked_mul(m.norms_per_layer, norm_params(m.norm, m.d_model)), false); });
-  return k;
-}
+i64 attention_sink_params(const ModelConfig& m) { return m.n_heads; }
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
 
@@ -227,9 +211,10 @@ void add_gated_deltanet(const ModelConfig& m, LayerBuilder& b) {
   b.add("out_proj", checked_mul(v, d), true);
 }
 
-// One kind of hybrid layer: its mixers (attention, a state mixer, or both side by side), its FFN
-// (dense, MoE or none) and one pre-norm per sublayer (the mixers share one).
-LayerKindParams hybrid_layer_kind(const ModelConfig& m, const LayerMix& mix, i64 n_layers) {
+// One kind of layer: its mixers (attention, a state mixer, or both side by side), its FFN (dense,
+// MoE or none) and its norms, as the stack's kind describes it.
+LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_layers) {
+  const LayerMix& mix = kind.mix;
   LayerKindParams k;
   k.moe = mix.ffn == LayerFfn::moe;
   k.n_layers = n_layers;
@@ -239,8 +224,9 @@ LayerKindParams hybrid_layer_kind(const ModelConfig& m, const LayerMix& mix, i64
     counting("the attention parameters of one layer", [&] {
       add_attention(m, b);
       // Qwen3-Next: q_proj emits [q; gate], a second d x h d_h.
-      if (m.hybrid.attn_output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, m.head_dim), true);
+      if (kind.output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, m.head_dim), true);
     });
+    if (kind.sinks) b.add("attn_sinks", attention_sink_params(m), false);
   }
   counting("the state-space parameters of one layer", [&] {
     switch (mix.state) {
@@ -262,24 +248,24 @@ LayerKindParams hybrid_layer_kind(const ModelConfig& m, const LayerMix& mix, i64
   } else if (mix.ffn == LayerFfn::dense) {
     counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, b); });
   }
-  const i64 norms = ((mix.attention || mix.state != StateMixer::none) ? 1 : 0) + (mix.ffn != LayerFfn::none ? 1 : 0);
   counting("the parameters of one layer",
-           [&] { b.add("norms", checked_mul(norms, norm_params(m.norm, m.d_model)), false); });
+           [&] { b.add("norms", checked_mul(kind.norms, norm_params(m.norm, m.d_model)), false); });
   return k;
 }
 
-// The hybrid's layers grouped by kind, in order of each kind's first layer.
-void hybrid_layer_kinds(const ModelConfig& m, ParamCounts& c) {
-  std::vector<std::pair<LayerMix, i64>> kinds;
-  for (const LayerMix& mix : m.hybrid.layers) {
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == mix; });
-    if (it == kinds.end()) {
-      kinds.emplace_back(mix, 1);
+// The stack's kinds as count_params groups them: by mix (a window changes no parameter), in order
+// of each group's first layer; mllama's cross-attention kind apart.
+void stack_layer_kinds(const ModelConfig& m, const LayerStack& stack, ParamCounts& c) {
+  for (const LayerKind& kind : stack.kinds) {
+    if (kind.cross_attention) continue;
+    auto it = std::find_if(c.layer_kinds.begin(), c.layer_kinds.end(),
+                           [&](const LayerKindParams& k) { return k.mix == kind.mix; });
+    if (it == c.layer_kinds.end()) {
+      c.layer_kinds.push_back(layer_params(m, kind, kind.layers));
     } else {
-      ++it->second;
+      it->n_layers += kind.layers;
     }
   }
-  for (const auto& [mix, n] : kinds) c.layer_kinds.push_back(hybrid_layer_kind(m, mix, n));
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 
@@ -304,20 +290,14 @@ void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
 // state and the embedding, a 2d -> d projection and one full MoE layer.
 void count_mtp(const ModelConfig& m, ParamCounts& c) {
   const i64 d = m.d_model;
-  if (m.hybrid.enabled()) {
-    // Qwen3-Next mtp.*: one full-attention layer, pre-fc norms for the hidden state and the
-    // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own.
-    const LayerMix full{
-        .attention = true, .state = StateMixer::none, .ffn = m.moe.enabled() ? LayerFfn::moe : LayerFfn::dense};
-    i64 one = checked_add(hybrid_layer_kind(m, full, 1).total, checked_mul(3, norm_params(m.norm, d)));
-    one = checked_add(one, checked_mul(2, d, d));
-    c.mtp_excluded = checked_mul(m.mtp_layers, one);
-    return;
-  }
-  const LayerKindParams mtp_layer = layer_kind(m, m.moe.enabled(), 1);
+  const LayerMix full{
+      .attention = true, .state = StateMixer::none, .ffn = m.moe.enabled() ? LayerFfn::moe : LayerFfn::dense};
+  const LayerKindParams mtp_layer = layer_params(m, layer_kind_of(m, full), 1);
   i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
   one = checked_add(one, checked_mul(2, d, d));
-  one = checked_add(one, checked_mul(2, c.head_matmul));
+  // Qwen3-Next mtp.*: one full-attention layer, pre-fc norms for the hidden state and the
+  // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own.
+  if (!m.hybrid.enabled()) one = checked_add(one, checked_mul(2, c.head_matmul));
   c.mtp_excluded = checked_mul(m.mtp_layers, one);
 }
 
@@ -325,17 +305,8 @@ void count_mtp(const ModelConfig& m, ParamCounts& c) {
 
 ParamCounts count_params(const ModelConfig& m) {
   ParamCounts c;
-  if (m.hybrid.enabled()) {
-    hybrid_layer_kinds(m, c);
-  } else {
-    i64 n_moe = 0;
-    for (i64 i = 0; i < m.n_layers; ++i) {
-      if (m.is_moe_layer(i)) ++n_moe;
-    }
-    const i64 n_dense = m.n_layers - n_moe;
-    if (n_dense > 0) c.layer_kinds.push_back(layer_kind(m, false, n_dense));
-    if (n_moe > 0) c.layer_kinds.push_back(layer_kind(m, true, n_moe));
-  }
+  const LayerStack stack = layer_stack(m);
+  stack_layer_kinds(m, stack, c);
   counting("the parameters summed over the layers", [&] {
     for (const LayerKindParams& k : c.layer_kinds) {
       c.blocks = checked_add(c.blocks, checked_mul(k.n_layers, k.total));
@@ -360,16 +331,17 @@ ParamCounts count_params(const ModelConfig& m) {
   }
 
   // mllama: each cross-attention layer is a dense layer plus per-head q/k norms and two scalar gates.
-  if (m.cross_attention_layers > 0) {
+  for (const LayerKind& kind : stack.kinds) {
+    if (!kind.cross_attention) continue;
     counting("the parameters of the cross-attention layers", [&] {
-      LayerKindParams x = layer_kind(m, false, m.cross_attention_layers);
+      LayerKindParams x = layer_params(m, kind, kind.layers);
       LayerBuilder b(x);
       b.add("cross_qk_norm", checked_mul(2, norm_params(m.norm, m.head_dim)), false);
       b.add("cross_gates", 2, false);
       const i64 one = x.total;
       c.cross_attention_kind = std::move(x);
       c.cross_attention_layer = one;
-      c.cross_attention = checked_mul(m.cross_attention_layers, one);
+      c.cross_attention = checked_mul(kind.layers, one);
       c.non_embedding = checked_add(c.non_embedding, c.cross_attention);
       c.total = checked_add(c.total, c.cross_attention);
       c.active = checked_add(c.active, c.cross_attention);
