@@ -20,33 +20,35 @@ _roofline_options() {
       --quiet --no-header --yes" ;;
     report) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
       --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis \
       --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     params) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --params --dtype --weight-bits \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --dtype \
+      --weight-bits --format --explain --brief --units --color --preset-dir -q --quiet --no-header \
+      --yes" ;;
     flops) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --params -c --context -p --prompt \
-      --dtype --weight-bits --flops-basis --attention --lm-head --format --explain --brief --units \
-      --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params -c --context -p \
+      --prompt --dtype --weight-bits --flops-basis --attention --lm-head --format --explain \
+      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     kv) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense -b --batch -c --context --kv-dtype \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict -b --batch -c --context \
+      --kv-dtype --format --explain --brief --units --color --preset-dir -q --quiet --no-header \
+      --yes" ;;
     memory) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype \
       --reserve --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
       --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype \
       --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
       --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
@@ -54,14 +56,14 @@ _roofline_options() {
       --preset-dir -q --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits --kv-dtype \
       --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis --attention \
       --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype --weight-bits --kv-dtype \
       --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
       --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
@@ -70,29 +72,29 @@ _roofline_options() {
       --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-bandwidth \
-      --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --kv-dtype \
-      --compute-dtype --bw-efficiency --mfu --phase --fused --tokens --attention --lm-head \
-      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus \
+      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
+      --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --fused --tokens --attention \
+      --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     train) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --params --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak --compute-dtype --reserve --mfu --measured-tokens-per-s \
-      --measured-step-time --require-fit --tp --pp --dp --ep --sp --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
-      --tokens --price --flops-basis --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --gpu --gpus \
+      --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve --mfu \
+      --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep --sp --zero \
+      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
+      --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --tokens --price --flops-basis --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpu-memory --gpu-bandwidth \
-      --gpu-peak -c --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype \
-      --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format \
-      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpu-memory \
+      --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price \
+      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --gpu --gpus --gpu-memory \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
       --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
       --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero --fsdp \
@@ -103,8 +105,8 @@ _roofline_options() {
       -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --params --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --gpu --gpus \
+      --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
       --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
       --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
       --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency \

@@ -171,6 +171,7 @@ complete -c roofline -n '__roofline_using report params flops kv memory decode p
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot compare' -l shared-experts -x -d 'Always-on experts'
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot compare' -l shared-ffn -x -d 'Intermediate width of one shared expert'
 complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot compare' -l first-dense -x -d 'Leading dense layers before the MoE layers'
+complete -c roofline -n '__roofline_using report params flops kv memory decode prefill serve layer train plan plot compare' -l strict -d 'Refuse a config.json of a model_type roofline has no family for, instead of counting it by the generic decoder reading (labelled generic)'
 complete -c roofline -n '__roofline_using report memory decode prefill serve layer train' -l gpu -x -a '(__roofline_names gpus) (__roofline_files)' -d 'Accelerator preset, alias or file (see `roofline gpus`)'
 complete -c roofline -n '__roofline_using report memory decode prefill serve layer train plot compare' -l gpus -x -d 'Devices, acting as one ideal device [default: 1]; a list or range sweeps it'
 complete -c roofline -n '__roofline_using report memory decode prefill serve train plan plot compare' -l gpu-memory -x -d 'Capacity per device, e.g. 192GB or 80GiB'

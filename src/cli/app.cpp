@@ -223,6 +223,7 @@ const char* group_title(InputGroup g) {
     case io::kModelOverrides:
       return "Model overrides";
     case io::kParamsOnly:
+    case io::kStrict:
       return "Model";
     case io::kGpu:
     case io::kGpuMemory:

@@ -59,6 +59,12 @@ std::span<const Family> moe_2026_families();
 std::span<const Family> dense_2026_families();
 /// gpt_oss and llama4_text: attention sinks, MXFP4 experts, chunked attention (hf_families_special.cpp).
 std::span<const Family> special_2026_families();
+/// The generic decoder reading of an unknown model_type (hf_generic.cpp): the Llama layout of the
+/// standard keys, MoE and layer-type keys included.
+void import_generic(const Cfg& c, ModelConfig& m);
+/// A key the generic reading may leave unread: it changes no count (token ids, norm epsilons,
+/// rotary settings, dropout, the runtime's flags).
+bool generic_ignorable(std::string_view key);
 /// ---- Multimodal wrappers (hf_families_multimodal.cpp) ----
 /// gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4: the text model through its own
 /// family's reader, the vision tower into ModelConfig::vision.

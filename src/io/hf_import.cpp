@@ -588,8 +588,41 @@ const Family* hf::find_any_family(std::string_view model_type) {
   return nullptr;
 }
 
+namespace {
+
+// An unknown model_type: the generic reading when every key of the config is one it reads or one
+// that changes no count; otherwise refused with the keys it does not understand.
+void read_generic(const Cfg& c, const std::string& type, ModelConfig& m) {
+  std::string missing;
+  for (const char* key :
+       {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size"}) {
+    if (!c.has(key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
+  }
+  if (!missing.empty()) {
+    throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
+                     " is not supported, and the generic decoder reading needs hidden_size, num_hidden_layers, "
+                     "num_attention_heads, intermediate_size and vocab_size (missing " +
+                     missing + "); supported model_type values: " + supported_model_types());
+  }
+  hf::import_generic(c, m);
+  std::vector<std::string> unknown;
+  for (std::string& key : c.unread()) {
+    if (!hf::generic_ignorable(key)) unknown.push_back(std::move(key));
+  }
+  if (unknown.empty()) return;
+  std::string list;
+  const std::size_t shown = std::min<std::size_t>(unknown.size(), 12);
+  for (std::size_t i = 0; i < shown; ++i) list += (i == 0 ? "" : ", ") + unknown[i];
+  if (shown < unknown.size()) list += ", ... (" + std::to_string(unknown.size()) + " in all)";
+  throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
+                   " is not supported, and the generic decoder reading does not understand its keys " + list +
+                   "; supported model_type values: " + supported_model_types());
+}
+
+}  // namespace
+
 ModelConfig import_hf_config(const json& j, std::string_view where, std::string_view pointer,
-                             std::vector<std::string>* notes) {
+                             std::vector<std::string>* notes, bool* generic) {
   const Cfg c(j, std::string(where), std::string(pointer));
   std::string type = c.str("model_type", "");
   if (type.empty()) c.fail("model_type", "missing; roofline reads the architecture from model_type");
@@ -603,25 +636,35 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
                        ", which roofline does not model; " + hint);
     }
   }
-  for (const auto& table : kFamilyTables) {
-    const Family* f = find_family(table, type);
-    if (f == nullptr) continue;
-    ModelConfig m;
-    m.family = type.starts_with("Refined") ? "falcon" : type;
-    m.n_kv_heads = kDeriveFromHeads;
-    m.head_dim = kDeriveFromHeads;
+  const Family* f = hf::find_any_family(type);
+  ModelConfig m;
+  m.family = type.starts_with("Refined") ? "falcon" : type;
+  m.n_kv_heads = kDeriveFromHeads;
+  m.head_dim = kDeriveFromHeads;
+  if (f != nullptr) {
     f->import(c, m);
-    apply_head_defaults(m);
-    const auto problems = validate(m);
-    if (!problems.empty()) {
-      const std::string at = pointer.empty() ? std::string() : ": " + std::string(pointer);
-      throw InputError(std::string(where) + at + ": " + problems.front());
-    }
-    if (notes != nullptr) *notes = checkpoint_notes(c, m);
-    return m;
+  } else {
+    read_generic(c, type, m);
   }
-  throw InputError(std::string(where) + ": " + c.path("model_type") + ": " + quote(type) +
-                   " is not supported; supported model_type values: " + supported_model_types());
+  apply_head_defaults(m);
+  const auto problems = validate(m);
+  if (!problems.empty()) {
+    const std::string at = pointer.empty() ? std::string() : ": " + std::string(pointer);
+    throw InputError(std::string(where) + at + ": " + problems.front());
+  }
+  if (notes != nullptr) {
+    *notes = checkpoint_notes(c, m);
+    if (f == nullptr) notes->insert(notes->begin(), generic_note(type));
+  }
+  if (generic != nullptr) *generic = f == nullptr;
+  return m;
+}
+
+std::string generic_note(std::string_view model_type) {
+  return "model_type " + quote(model_type) +
+         " is not a family roofline knows: counted by the generic decoder reading (the Llama layout of its "
+         "standard keys: RMSNorm, a gated MLP, RoPE, biases only where attention_bias and mlp_bias say), exact "
+         "only if the model is built that way; --strict refuses it";
 }
 
 }  // namespace roofline::io

@@ -16,8 +16,15 @@ namespace roofline::io {
 /// `where` names the file, `pointer` the config's JSON pointer inside it ("" or "/hf_config").
 /// Every value is validated before anything is derived from it in a message. `checkpoint_notes`,
 /// when given, receives notes on checkpoint tensors that are not parameters (ModelPreset's).
+/// An unknown model_type whose keys are all ones the generic decoder reading understands (or ones
+/// that change no count) is read by it: `generic`, when given, is set true, and the notes start with
+/// generic_note(); a config with other keys is refused with the list of them.
 ModelConfig import_hf_config(const nlohmann::json& j, std::string_view where, std::string_view pointer = "",
-                             std::vector<std::string>* checkpoint_notes = nullptr);
+                             std::vector<std::string>* checkpoint_notes = nullptr, bool* generic = nullptr);
+
+/// The note every output of a generically read model carries: which model_type, what the reading
+/// assumes, and that --strict refuses it.
+std::string generic_note(std::string_view model_type);
 
 /// Comma-separated list of supported model_type values, for messages and --help.
 std::string supported_model_types();

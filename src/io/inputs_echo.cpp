@@ -45,6 +45,7 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
                 {"origin", in.model.origin},
                 {"input_format", name_of(in.model.input_format)},
                 {"modified", sc.provenance.modified},
+                {"exactness", in.model.generic ? "generic" : "exact"},
                 {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
   j["model"]["published_params"] =
       sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();

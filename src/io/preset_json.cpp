@@ -173,6 +173,14 @@ void ObjectReader::finish() const {
   }
 }
 
+std::vector<std::string> ObjectReader::unread() const {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : j_.items()) {
+    if (std::find(seen_.begin(), seen_.end(), key) == seen_.end()) out.push_back(escape(key));
+  }
+  return out;
+}
+
 namespace {
 
 template <typename F>
@@ -540,7 +548,7 @@ json architecture_to_json(const ModelConfig& m) {
 ModelPreset model_from_json(const json& j, std::string_view where, std::string_view fallback_name) {
   ModelPreset p;
   if (is_hf_config(j)) {
-    p.config = import_hf_config(j, where, "", &p.checkpoint_notes);
+    p.config = import_hf_config(j, where, "", &p.checkpoint_notes, &p.generic);
     p.config.name = std::string(fallback_name);
     p.input_format = InputFormat::hf_config;
     return p;
@@ -564,7 +572,7 @@ ModelPreset model_from_json(const json& j, std::string_view where, std::string_v
   }
   if (has_hf) {
     const std::string name = p.config.name;
-    p.config = import_hf_config(r.raw("hf_config"), where, "/hf_config", &p.checkpoint_notes);
+    p.config = import_hf_config(r.raw("hf_config"), where, "/hf_config", &p.checkpoint_notes, &p.generic);
     p.config.name = name;
     p.input_format = InputFormat::hf_config;
   } else {

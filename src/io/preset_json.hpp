@@ -31,6 +31,9 @@ struct ModelPreset {
   std::vector<std::string> checkpoint_notes;
   std::string origin;  ///< "builtin", a file path, "stdin" or "flags"
   InputFormat input_format = InputFormat::preset;
+  /// Read by the generic decoder reading (an unknown model_type): labelled in every output, refused
+  /// under --strict.
+  bool generic = false;
 };
 
 /// Reads a GPU preset object. `where` prefixes every error (a file name).
@@ -82,6 +85,8 @@ class ObjectReader {
   [[nodiscard]] std::vector<std::string> strings(const char* key) const;
   /// Throws naming the first key that no getter asked for.
   void finish() const;
+  /// The keys no getter has asked for, in the object's order (escaped for a message).
+  [[nodiscard]] std::vector<std::string> unread() const;
   [[noreturn]] void fail(const char* key, const std::string& what) const;
   /// fail() for a value roofline cannot represent, with the "refuses rather than guess" hint.
   [[noreturn]] void unsupported(const char* key, const std::string& what) const;

@@ -1,5 +1,6 @@
 // resolve(): a ScenarioSpec becomes a Scenario. Every default lives here, in one place, and every
 // problem with the inputs is collected and reported together.
+#include "io/hf_import.hpp"
 #include "io/scenario_spec.hpp"
 #include "io/text.hpp"
 
@@ -636,11 +637,18 @@ void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std
     }
   } else if (std::optional<ModelPreset> model = resolve_model(spec, reg, in, diag)) {
     r.model = std::move(*model);
+    if (r.model.generic && spec.strict) {
+      diag.input("--strict: model_type " + quote(r.model.config.family) +
+                 " has no family in roofline, and --strict refuses the generic decoder reading; supported "
+                 "model_type values: " +
+                 supported_model_types());
+    }
     sc.model = r.model.config;
     diag.capture("", [&] { sc.counts = count_params(sc.model); });
     sc.provenance.published_params = r.model.published_params;
     sc.provenance.modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
     r.model_label = sc.model.name + (sc.provenance.modified ? " modified: " + joined(spec.overrides.given, " ") : "");
+    if (r.model.generic) r.model_label += " (generic reading of " + sc.model.family + ")";
   }
   resolve_speculation(spec, reg, in, r, diag);
 }

@@ -256,6 +256,10 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.overrides.shared_ffn = parse_count(t); }},
     {"first-dense", nullptr, kModelOverrides, "N", "Leading dense layers before the MoE layers",
      [](ScenarioSpec& s, const std::string& t) { s.overrides.first_dense = parse_count(t); }},
+    {"strict", nullptr, kStrict, "",
+     "Refuse a config.json of a model_type roofline has no family for, instead of counting it by the generic "
+     "decoder reading (labelled generic)",
+     [](ScenarioSpec& s, const std::string&) { s.strict = true; }},
     {"params", nullptr, kParamsOnly, "N",
      "A model known only by its parameter count (70B), instead of MODEL: the rules that need N alone",
      [](ScenarioSpec& s, const std::string& t) { s.params_only = positive_count(t); }},

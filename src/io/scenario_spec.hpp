@@ -57,6 +57,7 @@ enum InputGroup : unsigned {
   kLayer = 1U << 28,        ///< layer: --phase, --fused
   kLink = 1U << 30,         ///< --link-latency, --link-efficiency (the serving layouts)
   kTokens = 1U << 29,       ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
+  kStrict = 1U << 31,       ///< --strict: refuse a model the generic decoder reading counts
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -111,6 +112,7 @@ struct ScenarioSpec {
   std::optional<DecodeBytes> decode_bytes;
   std::optional<MoeDecodeBytes> moe_decode;
   bool require_fit = false;
+  bool strict = false;  ///< --strict: a config read by the generic decoder reading is an error
   // a server at steady state
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;

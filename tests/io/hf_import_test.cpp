@@ -372,7 +372,11 @@ TEST_CASE("io: unsupported model types are refused naming the type and the suppo
            tail},
       {{{"model_type", "bert"}},
        "config.json: /model_type: \"bert\" is an encoder-only model, which roofline does not model; " + tail},
-      {{{"model_type", "foo"}}, "config.json: /model_type: \"foo\" is not supported; " + tail},
+      {{{"model_type", "foo"}},
+       "config.json: /model_type: \"foo\" is not supported, and the generic decoder reading needs hidden_size, "
+       "num_hidden_layers, num_attention_heads, intermediate_size and vocab_size (missing hidden_size, "
+       "num_hidden_layers, num_attention_heads, intermediate_size, vocab_size); " +
+           tail},
       {{{"architectures", {"FooForCausalLM"}}},
        "config.json: /model_type: missing; roofline reads the architecture from model_type"},
   };
@@ -381,6 +385,51 @@ TEST_CASE("io: unsupported model types are refused naming the type and the suppo
     REQUIRE_THROWS_AS(import_json(r.config), InputError);
     REQUIRE_THROWS_WITH(import_json(r.config), r.message);
   }
+}
+
+TEST_CASE("io: an invented model_type with only the standard keys is read by the generic decoder reading, labelled",
+          "[io][hf][generic]") {
+  // Llama 3 8B's published config.json under a model_type no family has: the generic reading is
+  // the Llama layout, so the count is Meta's 8,030,261,248 (the llama3-8b preset's published total).
+  json j = fixture_json("llama3-8b");
+  j["model_type"] = "acme_lm";
+  j["architectures"] = {"AcmeForCausalLM"};
+  std::vector<std::string> notes;
+  bool generic = false;
+  const ModelConfig m = import_hf_config(j, "config.json", "", &notes, &generic);
+  CHECK(generic);
+  CHECK(m.family == "acme_lm");
+  CHECK(count_params(m).total == 8030261248);
+  REQUIRE(!notes.empty());
+  CHECK(notes.front() == generic_note("acme_lm"));
+  CHECK(notes.front().find("--strict refuses it") != std::string::npos);
+  // A known family is never generic.
+  bool known = true;
+  (void)import_hf_config(fixture_json("llama3-8b"), "config.json", "", nullptr, &known);
+  CHECK(!known);
+  // Mixtral's keys under an invented type: the MoE keys are read too (Mistral AI's 46,702,792,704).
+  json moe = fixture_json("mixtral-8x7b");
+  moe["model_type"] = "acme_moe";
+  CHECK(count_params(import_hf_config(moe, "config.json")).total == 46702792704);
+}
+
+TEST_CASE("io: an invented model_type with keys the generic reading does not understand is refused, naming them",
+          "[io][hf][generic]") {
+  json j = fixture_json("llama3-8b");
+  j["model_type"] = "acme_lm";
+  j["num_nextn_predict_layers"] = 1;
+  j["block_configs"] = json::array();
+  const std::string tail = unsupported_tail();
+  REQUIRE_THROWS_WITH(import_json(j),
+                      "config.json: /model_type: \"acme_lm\" is not supported, and the generic "
+                      "decoder reading does not understand its keys block_configs, "
+                      "num_nextn_predict_layers; " +
+                          tail);
+  json act = fixture_json("llama3-8b");
+  act["model_type"] = "acme_lm";
+  act["hidden_act"] = "relu2";
+  REQUIRE_THROWS_WITH(import_json(act), Catch::Contains("/hidden_act: \"relu2\" is not an activation the generic "
+                                                        "reading takes for a gated MLP"));
 }
 
 TEST_CASE("io: a missing or mistyped required field names its JSON pointer", "[io][hf][errors]") {
