@@ -207,6 +207,17 @@ void import_glm4(const Cfg& c, ModelConfig& m) {
   m.norms_per_layer = 4;
 }
 
+// OLMo 3 (Olmo3Config extends Olmo2Config): OLMo 2's layout (post-norms, q/k RMSNorm over the
+// full projection widths, untied) with sliding attention. sliding_window defaults to 4096 and
+// layer_types, when absent, to three sliding layers then one full: full where (i + 1) mod 4 = 0.
+void import_olmo3(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qk_norm = QkNorm::full_width;
+  m.sliding_window = c.integer("sliding_window", 4096);
+  m.global_every = 4;
+  read_layer_types(c, m);
+}
+
 constexpr std::array kDense = {Family{"granite", import_granite},
                                Family{"smollm3", import_smollm3},
                                Family{"internlm2", import_internlm2},
@@ -220,7 +231,8 @@ constexpr std::array kDense = {Family{"granite", import_granite},
                                Family{"nemotron", import_nemotron},
                                Family{"ministral", import_ministral},
                                Family{"glm", import_glm},
-                               Family{"glm4", import_glm4}};
+                               Family{"glm4", import_glm4},
+                               Family{"olmo3", import_olmo3}};
 
 }  // namespace
 

@@ -38,7 +38,8 @@ const std::string kSupported =
     "cohere, dbrx, deepseek_v2, deepseek_v3"
     ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, hunyuan_v1_moe"
     ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
-    "nemotron, ministral, glm, glm4, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, "
+    "nemotron, ministral, glm, glm4, olmo3, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, "
+    "mllama, "
     "llama4, mamba, mamba2, nemotron_h, granitemoehybrid, bamba, qwen3_next, jamba, falcon_h1";
 
 const std::vector<BadPreset> kBad = {

@@ -344,3 +344,34 @@ TEST_CASE("io: exaone4: post-norms only, per-head q/k norms, sliding_window_patt
   REQUIRE_THROWS_AS(dense_import(odd), InputError);
   REQUIRE_THROWS_WITH(dense_import(odd), Catch::Contains("sliding_window_pattern"));
 }
+
+TEST_CASE("io: olmo3: OLMo 2's count plus a 4096 window on three layers of four, by class default",
+          "[io][hf][dense][olmo3]") {
+  // published-2025.tsv:2-3: the checkpoints' totals, to the parameter.
+  const json j = dense_fixture("olmo3-7b");
+  CHECK(dense_total(j) == 7'298'011'136);
+  CHECK(dense_total(dense_fixture("olmo3-32b")) == 32'233'522'176);
+  const ModelConfig m = dense_import(j);
+  CHECK(m.sliding_window == 4096);
+  CHECK(m.global_every == 4);
+  // q_norm and k_norm span the projections (h d_h and h_kv d_h), as in OLMo 2; the 32B's GQA
+  // makes k_norm 8 x 128 wide: 5120 + 1024.
+  CHECK(dense_part(m, "qk_norm") == 4096 + 4096);
+  CHECK(dense_part(dense_import(dense_fixture("olmo3-32b")), "qk_norm") == 5120 + 1024);
+  // Olmo3Config(sliding_window=4096, layer_types=None): the config's own layout is the default.
+  json defaults = j;
+  defaults.erase("layer_types");
+  defaults.erase("sliding_window");
+  const ModelConfig d = dense_import(defaults);
+  CHECK(d.sliding_window == 4096);
+  CHECK(d.global_every == 4);
+  // KV at 65,536 tokens: 8 full layers hold every token, 24 sliding layers 4,096; 2 h_kv d_h x 2 B.
+  const std::int64_t per_layer_token = 2LL * 32 * 128 * 2;
+  CHECK(kv_bytes_per_sequence(m, 65'536, 2.0).base() ==
+        static_cast<double>(per_layer_token * (8LL * 65'536 + 24LL * 4096)));
+  // All-full layer_types is OLMo 2's cache: every layer holds every token.
+  json full = j;
+  for (auto& t : full["layer_types"]) t = "full_attention";
+  CHECK(dense_import(full).sliding_window == 0);
+  CHECK(dense_total(full) == 7'298'011'136);
+}

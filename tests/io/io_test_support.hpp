@@ -99,6 +99,7 @@ inline std::vector<TsvRow> published_rows() {
   for (TsvRow& r : read_tsv("published-special.tsv")) all.push_back(std::move(r));
   for (TsvRow& r : read_tsv("published-multimodal.tsv")) all.push_back(std::move(r));
   for (TsvRow& r : read_tsv("published-hybrid.tsv")) all.push_back(std::move(r));
+  for (TsvRow& r : read_tsv("published-2025.tsv")) all.push_back(std::move(r));
   return all;
 }
 
