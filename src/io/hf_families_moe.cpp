@@ -14,6 +14,7 @@ namespace roofline::io::hf {
 namespace {
 
 using i64 = std::int64_t;
+using nlohmann::json;
 
 // GraniteMoe: a Llama-like attention, experts stored fused (input_linear E x 2f x d, output_linear
 // E x d x f) with intermediate_size as the expert width, a bias-free router. The embedding,
@@ -195,6 +196,47 @@ void import_deepseek_v3_alias(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// GLM-4.7-Flash (Glm4MoeLiteConfig): DeepSeek-V3's MLA attention and Glm4Moe's MoE (sigmoid router
+// with e_score_correction_bias, one shared expert), so the deepseek_v3 reader over the class's own
+// defaults (the GLM-4.7-Flash values). Dense or MoE per layer comes from mlp_layer_types (default
+// one dense layer, then MoE); the class does not read first_k_dense_replace. The checkpoint's
+// layer 47 is the MTP module the model skips on load (num_nextn_predict_layers).
+void import_glm4_moe_lite(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 154880},
+                                 {"hidden_size", 2048},
+                                 {"intermediate_size", 10240},
+                                 {"moe_intermediate_size", 1536},
+                                 {"num_hidden_layers", 47},
+                                 {"num_attention_heads", 20},
+                                 {"n_shared_experts", 1},
+                                 {"n_routed_experts", 64},
+                                 {"kv_lora_rank", 512},
+                                 {"q_lora_rank", 768},
+                                 {"qk_rope_head_dim", 64},
+                                 {"v_head_dim", 256},
+                                 {"qk_nope_head_dim", 192},
+                                 {"num_experts_per_tok", 4},
+                                 {"max_position_embeddings", 202752}};
+  const json merged = c.merged_over(kDefaults);
+  const Cfg d(merged, c.where(), c.pointer());
+  import_deepseek_v3_alias(d, m);
+  m.moe.first_dense_layers = 1;
+  if (!d.has("mlp_layer_types")) return;
+  const json& types = d.raw("mlp_layer_types");
+  if (!types.is_array() || static_cast<i64>(types.size()) != m.n_layers) {
+    d.fail("mlp_layer_types", "expected an array of " + std::to_string(m.n_layers) + " strings");
+  }
+  i64 dense = 0;
+  while (dense < m.n_layers && types[static_cast<std::size_t>(dense)] == "dense") ++dense;
+  for (std::size_t i = static_cast<std::size_t>(dense); i < types.size(); ++i) {
+    if (types[i] != "sparse") {
+      d.unsupported("mlp_layer_types", "entry " + std::to_string(i) + " is " + describe_json(types[i]) +
+                                           "; only dense layers first, then sparse ones");
+    }
+  }
+  m.moe.first_dense_layers = dense;
+}
+
 constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"granitemoeshared", import_granitemoeshared},
                                   Family{"olmoe", import_olmoe},
@@ -203,6 +245,7 @@ constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"glm4_moe", import_glm4_moe},
                                   Family{"minimax_m2", import_minimax_m2},
                                   Family{"kimi_k2", import_deepseek_v3_alias},
+                                  Family{"glm4_moe_lite", import_glm4_moe_lite},
                                   Family{"hunyuan_v1_moe", import_hunyuan_v1_moe}};
 
 }  // namespace

@@ -173,6 +173,14 @@ void ObjectReader::finish() const {
   }
 }
 
+nlohmann::json ObjectReader::merged_over(const nlohmann::json& defaults) const {
+  nlohmann::json merged = defaults;
+  for (const auto& [key, value] : j_.items()) {
+    if (!value.is_null()) merged[key] = value;
+  }
+  return merged;
+}
+
 std::vector<std::string> ObjectReader::unread() const {
   std::vector<std::string> out;
   for (const auto& [key, value] : j_.items()) {

@@ -92,6 +92,10 @@ class ObjectReader {
   [[noreturn]] void unsupported(const char* key, const std::string& what) const;
   [[nodiscard]] std::string path(const char* key) const;
   [[nodiscard]] const std::string& where() const { return where_; }
+  [[nodiscard]] const std::string& pointer() const { return pointer_; }
+  /// This object's keys laid over `defaults` (a null value keeps the default): a family whose
+  /// class defaults differ from the reader it shares reads through the merged object.
+  [[nodiscard]] nlohmann::json merged_over(const nlohmann::json& defaults) const;
 
  private:
   [[nodiscard]] std::int64_t to_integer(const char* key, const nlohmann::json& v) const;

@@ -325,3 +325,35 @@ TEST_CASE("moe: declared-but-uncounted MTP modules are said in the notes", "[io]
   // GLM's MTP layer is counted and excluded through ParamCounts::mtp_excluded, not a note.
   CHECK_THAT(notes_of("glm-4.5"), !Catch::Contains("MTP"));
 }
+
+TEST_CASE("moe: glm4_moe_lite is DeepSeek-V3's MLA over Glm4MoeLiteConfig's own defaults",
+          "[io][hf][moe][glm4_moe_lite][trap]") {
+  // published-2025.tsv:4: llama.cpp's n_params of the GGUF (the MTP layer not converted).
+  json j = fixture("glm-4.7-flash");
+  const ModelConfig m = import_json(j);
+  CHECK(m.family == "glm4_moe_lite");
+  CHECK(m.mla.enabled());
+  CHECK(m.moe.first_dense_layers == 1);
+  CHECK(m.mtp_layers == 1);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 29'943'393'920);
+  CHECK(c.active == 3'896'766'080);
+  CHECK(c.mtp_excluded == 1'278'094'656);
+  // MLA caches the latent and the rope key: 47 x (512 + 64) x 2 B (mlx-lm's cache, a public test).
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 47.0 * 576 * 2);
+  // The class defaults are GLM-4.7-Flash's own: a config of the shape keys alone counts the same.
+  json bare = {{"model_type", "glm4_moe_lite"}, {"num_nextn_predict_layers", 1}};
+  CHECK(count_params(import_json(bare)).total == c.total);
+  // The class reads mlp_layer_types, not first_k_dense_replace (DeepSeek's key is ignored).
+  json first3 = j;
+  first3["first_k_dense_replace"] = 3;
+  CHECK(import_json(first3).moe.first_dense_layers == 1);
+  json types = j;
+  types["mlp_layer_types"] = json::array();
+  for (int i = 0; i < 47; ++i) types["mlp_layer_types"].push_back(i < 3 ? "dense" : "sparse");
+  CHECK(import_json(types).moe.first_dense_layers == 3);
+  types["mlp_layer_types"][10] = "dense";  // a dense layer among MoE layers: not representable
+  REQUIRE_THROWS_AS(import_json(types), InputError);
+  types["mlp_layer_types"].erase(46);
+  REQUIRE_THROWS_AS(import_json(types), InputError);
+}
