@@ -237,6 +237,46 @@ void import_glm4_moe_lite(const Cfg& c, ModelConfig& m) {
   m.moe.first_dense_layers = dense;
 }
 
+// Ling / Ring (inclusionAI, remote code; model_type bailing_moe for both generations). Fused
+// query_key_value of (h + 2 h_kv) d_h (the count of q, k and v), `dense` output projection;
+// use_qkv_bias on the fused projection, use_bias on the output; MLPs never biased. MoE on every
+// layer after first_k_dense_replace dense ones: num_experts routed of moe_intermediate_size,
+// num_shared_experts of that width, a bias-free router. BailingMoeV2ForCausalLM (Ling 2.0) adds
+// per-head q/k RMSNorms (use_qk_norm) and the router's expert_bias
+// (moe_router_enable_expert_bias): both must be written, as the published V2 configs do.
+void import_bailing_moe(const Cfg& c, ModelConfig& m) {
+  read_llama_like(c, m, false);
+  m.qkv_bias = c.boolean("use_qkv_bias", false);
+  m.o_bias = c.boolean("use_bias", false);
+  m.mlp_bias = false;
+  m.moe.n_experts = c.integer("num_experts");
+  m.moe.top_k = c.integer("num_experts_per_tok");
+  m.moe.d_ff_expert = c.integer("moe_intermediate_size");
+  m.moe.n_shared_experts = c.integer("num_shared_experts", 0);
+  m.moe.d_ff_shared = m.moe.d_ff_expert;
+  if (c.has("moe_shared_expert_intermediate_size") &&
+      c.integer("moe_shared_expert_intermediate_size") != m.moe.d_ff_expert) {
+    c.unsupported("moe_shared_expert_intermediate_size", "a shared-expert width other than moe_intermediate_size");
+  }
+  m.moe.first_dense_layers = c.integer("first_k_dense_replace", 0);
+  bool v2 = false;
+  if (c.has("architectures")) {
+    const json& a = c.raw("architectures");
+    v2 = a.is_array() && !a.empty() && a.front() == "BailingMoeV2ForCausalLM";
+  }
+  if (v2) {
+    if (!c.has("use_qk_norm")) c.fail("use_qk_norm", "missing; a BailingMoeV2 config states it");
+    if (!c.has("moe_router_enable_expert_bias")) {
+      c.fail("moe_router_enable_expert_bias", "missing; a BailingMoeV2 config states it");
+    }
+    if (c.boolean("use_qk_norm", false)) m.qk_norm = QkNorm::per_head;
+    m.moe.correction_bias = c.boolean("moe_router_enable_expert_bias", false);
+  }
+  if (c.integer("num_nextn_predict_layers", 0) > 0) {
+    c.unsupported("num_nextn_predict_layers", "Ling's MTP layers, whose stored layout no source here gives");
+  }
+}
+
 constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"granitemoeshared", import_granitemoeshared},
                                   Family{"olmoe", import_olmoe},
@@ -246,6 +286,7 @@ constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"minimax_m2", import_minimax_m2},
                                   Family{"kimi_k2", import_deepseek_v3_alias},
                                   Family{"glm4_moe_lite", import_glm4_moe_lite},
+                                  Family{"bailing_moe", import_bailing_moe},
                                   Family{"hunyuan_v1_moe", import_hunyuan_v1_moe}};
 
 }  // namespace

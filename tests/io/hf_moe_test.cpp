@@ -357,3 +357,36 @@ TEST_CASE("moe: glm4_moe_lite is DeepSeek-V3's MLA over Glm4MoeLiteConfig's own 
   types["mlp_layer_types"].erase(46);
   REQUIRE_THROWS_AS(import_json(types), InputError);
 }
+
+TEST_CASE("moe: bailing_moe: Ling 2.0's fused qkv, q/k norms and expert bias; V1 without them",
+          "[io][hf][moe][bailing][trap]") {
+  // published-2025.tsv:5: the HF safetensors count of inclusionAI/Ling-mini-2.0.
+  json j = fixture("ling-mini-2.0");
+  const ModelConfig m = import_json(j);
+  CHECK(m.qk_norm == QkNorm::per_head);
+  CHECK(m.moe.correction_bias);
+  CHECK(m.moe.first_dense_layers == 1);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 16'255'643'392);
+  CHECK(c.active == 1'432'973'056);
+  // The fused query_key_value counts as q, k and v: (16 + 2 x 4) x 128 x 2048.
+  CHECK(part(c.layer_kinds.front(), "q_proj") + part(c.layer_kinds.front(), "k_proj") +
+            part(c.layer_kinds.front(), "v_proj") ==
+        (16LL + 2 * 4) * 128 * 2048);
+  // GQA cache: 2 x 4 x 128 x 2 B per layer, every layer.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 20.0 * 2 * 4 * 128 * 2);
+  // BailingMoeForCausalLM (Ling 1.x): no q/k norms, no expert bias: 20 x 256 + 19 x 256 fewer.
+  json v1 = j;
+  v1["architectures"] = json::array({"BailingMoeForCausalLM"});
+  CHECK(count_params(import_json(v1)).total == c.total - 20LL * 2 * 128 - 19LL * 256);
+  // A V2 config must state the two switches; an MTP module or a second shared width is refused.
+  json silent = j;
+  silent.erase("use_qk_norm");
+  REQUIRE_THROWS_AS(import_json(silent), InputError);
+  json mtp = j;
+  mtp["num_nextn_predict_layers"] = 1;
+  REQUIRE_THROWS_AS(import_json(mtp), InputError);
+  json wide = j;
+  wide["moe_shared_expert_intermediate_size"] = 1024;
+  REQUIRE_THROWS_AS(import_json(wide), InputError);
+}
