@@ -92,7 +92,7 @@ struct VisionConfig {
 /// ---- end of the vision block ----
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
 /// The recurrent mixer of a layer, beside or instead of attention.
-enum class StateMixer { none, mamba1, mamba2, gated_deltanet };
+enum class StateMixer { none, mamba1, mamba2, gated_deltanet, short_conv };
 /// The feed-forward sublayer of a hybrid layer: dense MLP, MoE block, or none (Mamba, Nemotron-H).
 enum class LayerFfn { dense, moe, none };
 
@@ -131,10 +131,18 @@ struct DeltaNetConfig {
   std::int64_t conv_kernel = 0;     ///< k_conv
 };
 
+/// LFM2's gated short convolution (Lfm2ShortConv): in_proj d -> [B; C; x] 3d, a depthwise causal
+/// conv of kernel L over B x, C times its output, out_proj d -> d.
+struct ShortConvConfig {
+  std::int64_t l_cache = 0;  ///< L: the conv kernel, and the tokens its cache holds
+  bool bias = false;         ///< biases on in_proj, conv and out_proj (conv_bias)
+};
+
 struct HybridConfig {
   std::vector<LayerMix> layers;  ///< one per layer; empty: every layer is attention + FFN
   SsmConfig ssm;
   DeltaNetConfig deltanet;
+  ShortConvConfig conv;
   bool attn_output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid gate of h d_h
   /// The recurrent (SSM / delta) state's dtype when the config declares one (Nemotron-H's
   /// mamba_ssm_cache_dtype); unset: the KV dtype. The conv state stays in the KV dtype.

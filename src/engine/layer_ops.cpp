@@ -463,6 +463,25 @@ void add_gated_deltanet(const ModelConfig& m, const LayerKindParams& k, OpList& 
   ops.matmul("out_proj", "out_proj", out.active, out.count, vw, d);
 }
 
+// LFM2's gated short convolution (LFM2, HF Lfm2ShortConv): in_proj d -> [B; C; x] 3d, B x, the
+// depthwise causal conv1d over d channels reading its cache of L tokens, C times its output,
+// out_proj d -> d. conv_bias's 5d biases go with out_proj's row.
+void add_short_conv(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const double d = as_double(m.d_model);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::short_conv, p.kv_bytes);
+  const Part in = part(k, "in_proj");
+  ops.matmul("in_proj", "in_proj (B, C, x)", in.active, in.count, d, 3.0 * d);
+  ops.elementwise("conv_input_gate", "B x", OpKind::activation,
+                  gated_activation_bytes_per_token(d, p.activation_bytes));
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active, d, d, state.conv);
+  ops.elementwise("conv_output_gate", "C x conv", OpKind::activation,
+                  gated_activation_bytes_per_token(d, p.activation_bytes));
+  const Part out = part(k, "out_proj");
+  const Part bias = part(k, "conv_bias");
+  ops.matmul("out_proj", "out_proj", out.active + bias.active, out.count + bias.count, d, d);
+}
+
 // Attention as a hybrid's mixer: Q/K/V, RoPE and the core as in a transformer; Qwen3-Next's q_proj
 // also emits a gate of h d_h (the part "attn_gate") that scales the attention output by
 // sigmoid(gate) before o_proj: read the gate and O, write O  [S003-3.3]
@@ -510,6 +529,9 @@ void add_hybrid_layer(const ModelConfig& m, const LayerKindParams& k, const Laye
         break;
       case StateMixer::gated_deltanet:
         add_gated_deltanet(m, k, ops);
+        break;
+      case StateMixer::short_conv:
+        add_short_conv(m, k, ops);
         break;
     }
     if (mix.attention && mix.state != StateMixer::none) {

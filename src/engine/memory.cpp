@@ -31,6 +31,8 @@ std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k) {
     case StateMixer::gated_deltanet:  // HF Qwen3-Next cache: conv [2 h_k d_k + h_v d_v, k_conv], state [h_v, d_k, d_v]
       return (2 * g.n_key_heads * g.key_head_dim + g.n_value_heads * g.value_head_dim) * g.conv_kernel +
              g.n_value_heads * g.key_head_dim * g.value_head_dim;
+    case StateMixer::short_conv:  // HF Lfm2HybridConvCache: conv [d, L_cache]
+      return m.d_model * m.hybrid.conv.l_cache;
   }
   return 0;
 }
@@ -47,6 +49,8 @@ std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k) {
       return s.n_heads * s.head_dim * s.d_state;
     case StateMixer::gated_deltanet:
       return g.n_value_heads * g.key_head_dim * g.value_head_dim;
+    case StateMixer::short_conv:
+      return 0;
   }
   return 0;
 }

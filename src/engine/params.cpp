@@ -211,6 +211,17 @@ void add_gated_deltanet(const ModelConfig& m, LayerBuilder& b) {
   b.add("out_proj", checked_mul(v, d), true);
 }
 
+// LFM2's gated short convolution (HF Lfm2ShortConv): in_proj d -> 3d, a depthwise conv1d of d
+// channels and kernel L, out_proj d -> d; with conv_bias, 3d + d + d biases.  [LFM2]
+void add_short_conv(const ModelConfig& m, LayerBuilder& b) {
+  const ShortConvConfig& s = m.hybrid.conv;
+  const i64 d = m.d_model;
+  b.add("in_proj", checked_mul(3, d, d), true);
+  b.add("conv1d", checked_mul(d, s.l_cache), true);
+  b.add("out_proj", checked_mul(d, d), true);
+  if (s.bias) b.add("conv_bias", checked_mul(5, d), true);
+}
+
 // One kind of layer: its mixers (attention, a state mixer, or both side by side), its FFN (dense,
 // MoE or none) and its norms, as the stack's kind describes it.
 LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_layers) {
@@ -240,6 +251,9 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
         break;
       case StateMixer::gated_deltanet:
         add_gated_deltanet(m, b);
+        break;
+      case StateMixer::short_conv:
+        add_short_conv(m, b);
         break;
     }
   });

@@ -57,6 +57,7 @@ void validate_hybrid(const ModelConfig& m, std::vector<std::string>& e) {
     in_range(e, "hybrid.deltanet.value_head_dim", h.deltanet.value_head_dim, 1, kMaxWidth);
     in_range(e, "hybrid.deltanet.conv_kernel", h.deltanet.conv_kernel, 1, 1024);
   }
+  if (uses(StateMixer::short_conv)) in_range(e, "hybrid.conv.l_cache", h.conv.l_cache, 1, 1024);
   const bool moe =
       std::any_of(h.layers.begin(), h.layers.end(), [](const LayerMix& x) { return x.ffn == LayerFfn::moe; });
   need(e, !moe || m.moe.enabled(), "hybrid.layers: a MoE layer without moe.n_experts");

@@ -479,11 +479,75 @@ void import_falcon_h1(const Cfg& c, ModelConfig& m) {
   s.gated_norm = c.boolean("mamba_rms_norm", false);
 }
 
-constexpr std::array kFamilies = {
-    Family{"mamba", import_mamba},           Family{"mamba2", import_mamba2},
-    Family{"nemotron_h", import_nemotron_h}, Family{"granitemoehybrid", import_granitemoehybrid},
-    Family{"bamba", import_bamba},           Family{"qwen3_next", import_qwen3_next},
-    Family{"jamba", import_jamba},           Family{"falcon_h1", import_falcon_h1}};
+// LFM2 / LFM2.5 (Lfm2Config, transformers): layers are "conv" (Lfm2ShortConv: in_proj d -> 3d,
+// depthwise conv1d of conv_L_cache, out_proj; conv_bias on all three) or "full_attention" (GQA of
+// d/h, per-head q/k RMSNorm, no biases), each with a gated MLP and two RMSNorms; a final norm
+// (embedding_norm) and a head tied by class default. The MLP width is adjusted as Lfm2MLP does:
+// f' = multiple_of x ceil(int(multiplier x int(2f/3)) / multiple_of) when block_auto_adjust_ff_dim.
+// Without layer_types, full_attn_idxs places attention; without either, every layer attends.
+void import_lfm2(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 65536},
+                                 {"hidden_size", 2560},
+                                 {"intermediate_size", 12288},
+                                 {"num_hidden_layers", 32},
+                                 {"num_attention_heads", 32},
+                                 {"num_key_value_heads", 8},
+                                 {"max_position_embeddings", 128000},
+                                 {"conv_L_cache", 3}};
+  json merged = c.merged_over(kDefaults);
+  // The original LFM2 key names the class still accepts.
+  if (c.has("block_ff_dim")) merged["intermediate_size"] = c.raw("block_ff_dim");
+  if (c.has("tie_embedding")) merged["tie_word_embeddings"] = c.raw("tie_embedding");
+  const Cfg d(merged, c.where(), c.pointer());
+  read_llama_like(d, m, true);
+  m.qk_norm = QkNorm::per_head;
+  m.qkv_bias = m.o_bias = m.mlp_bias = false;
+  m.head_dim = kDeriveFromHeads;
+  if (d.boolean("block_auto_adjust_ff_dim", true)) {
+    const i64 multiple = d.integer("block_multiple_of", 256);
+    if (multiple < 1) d.fail("block_multiple_of", "must be at least 1");
+    if (m.d_ff > (i64{1} << 40)) d.fail("intermediate_size", "is out of range; allowed 1 to 2^40");
+    i64 f = 2 * m.d_ff / 3;
+    if (auto mult = d.opt_number("block_ffn_dim_multiplier")) {
+      if (!(*mult > 0.0 && *mult <= 64.0)) d.fail("block_ffn_dim_multiplier", "must be above 0 and at most 64");
+      f = static_cast<i64>(*mult * static_cast<double>(f));
+    }
+    m.d_ff = multiple * ((f + multiple - 1) / multiple);
+  }
+  m.hybrid.conv.l_cache = d.integer("conv_L_cache", 3);
+  m.hybrid.conv.bias = d.boolean("conv_bias", false);
+  check_layer_count(d, m.n_layers);
+  constexpr LayerMix kConv{.attention = false, .state = StateMixer::short_conv, .ffn = LayerFfn::dense};
+  if (d.has("layer_types")) {
+    m.hybrid.layers = read_type_list(d, "layer_types", m.n_layers, [&](const std::string& t) {
+      if (t == "conv") return kConv;
+      if (t == "full_attention") return kAttention;
+      d.fail("layer_types", "unknown layer type " + quote(t) + "; expected conv or full_attention");
+    });
+  } else {
+    m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), d.has("full_attn_idxs") ? kConv : kAttention);
+    if (d.has("full_attn_idxs")) {
+      const json& l = d.raw("full_attn_idxs");
+      if (!l.is_array()) d.fail("full_attn_idxs", "expected an array of layer indices");
+      for (const json& v : l) {
+        if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.n_layers) {
+          d.fail("full_attn_idxs", "layer index " + describe_json(v) + " is out of range");
+        }
+        m.hybrid.layers[v.get<std::size_t>()] = kAttention;
+      }
+    }
+  }
+}
+
+constexpr std::array kFamilies = {Family{"mamba", import_mamba},
+                                  Family{"mamba2", import_mamba2},
+                                  Family{"nemotron_h", import_nemotron_h},
+                                  Family{"granitemoehybrid", import_granitemoehybrid},
+                                  Family{"bamba", import_bamba},
+                                  Family{"qwen3_next", import_qwen3_next},
+                                  Family{"jamba", import_jamba},
+                                  Family{"falcon_h1", import_falcon_h1},
+                                  Family{"lfm2", import_lfm2}};
 
 }  // namespace
 

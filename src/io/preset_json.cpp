@@ -229,6 +229,8 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
       x.state = StateMixer::mamba2;
     } else if (part == "gated_deltanet") {
       x.state = StateMixer::gated_deltanet;
+    } else if (part == "short_conv") {
+      x.state = StateMixer::short_conv;
     } else if (part == "mlp") {
       x.ffn = LayerFfn::dense;
     } else if (part == "moe") {
@@ -236,7 +238,7 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
     } else {
       r.fail("layers", quote(text) +
                            ": each layer is parts joined by +: attention, mamba1, mamba2, "
-                           "gated_deltanet, mlp, moe");
+                           "gated_deltanet, short_conv, mlp, moe");
     }
     start = end + 1;
   }
@@ -279,6 +281,12 @@ void hybrid_from_json(ObjectReader& r, std::string_view where, ModelConfig& m) {
     set_int(g, "conv_kernel", c.conv_kernel);
     g.finish();
   }
+  if (h.has("conv")) {
+    ObjectReader s(h.raw("conv"), std::string(where), "/architecture/hybrid/conv");
+    set_int(s, "l_cache", m.hybrid.conv.l_cache);
+    set_bool(s, "bias", m.hybrid.conv.bias);
+    s.finish();
+  }
   h.finish();
 }
 
@@ -307,7 +315,8 @@ json hybrid_to_json(const HybridConfig& h) {
                 {"n_value_heads", g.n_value_heads},
                 {"key_head_dim", g.key_head_dim},
                 {"value_head_dim", g.value_head_dim},
-                {"conv_kernel", g.conv_kernel}}}};
+                {"conv_kernel", g.conv_kernel}}},
+              {"conv", {{"l_cache", h.conv.l_cache}, {"bias", h.conv.bias}}}};
   if (s.out_proj_bias) out["ssm"]["out_proj_bias"] = *s.out_proj_bias;
   if (h.state_dtype) out["state_dtype"] = std::string(dtype_name(*h.state_dtype));
   return out;

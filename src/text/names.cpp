@@ -2,7 +2,8 @@
 
 namespace roofline::text {
 
-// A hybrid layer as "+"-joined parts: attention, mamba1, mamba2 or gated_deltanet, then mlp or moe.
+// A hybrid layer as "+"-joined parts: attention, mamba1, mamba2, gated_deltanet or short_conv, then
+// mlp or moe.
 std::string layer_mix_name(const LayerMix& x) {
   std::string s = x.attention ? "attention" : "";
   const auto add = [&](const char* part) { s += (s.empty() ? "" : "+") + std::string(part); };
@@ -17,6 +18,9 @@ std::string layer_mix_name(const LayerMix& x) {
       break;
     case StateMixer::gated_deltanet:
       add("gated_deltanet");
+      break;
+    case StateMixer::short_conv:
+      add("short_conv");
       break;
   }
   if (x.ffn == LayerFfn::dense) add("mlp");
@@ -56,6 +60,8 @@ const char* state_name(StateMixer s) {
       return "Mamba-2";
     case StateMixer::gated_deltanet:
       return "GatedDeltaNet";
+    case StateMixer::short_conv:
+      return "ShortConv";
   }
   return "";
 }

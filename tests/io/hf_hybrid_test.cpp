@@ -420,3 +420,51 @@ TEST_CASE("hybrid: granitemoehybrid: granite-4.0-h-tiny, 64 experts top-6 beside
   // Active: top-6 of 64 routed experts (3 x 1536 x 512 each) per layer, all else dense.
   CHECK(c.total - c.active == 40LL * (64 - 6) * 3 * 1536 * 512);
 }
+
+TEST_CASE("hybrid: lfm2: short convolutions beside GQA, the MLP width adjusted as Lfm2MLP does",
+          "[io][hf][hybrid][lfm2][trap]") {
+  // published-2025.tsv:6: 1,170,340,608 for LiquidAI/LFM2-1.2B.
+  json j = fixture_json("lfm2-1.2b");
+  const ModelConfig m = import_json(j);
+  REQUIRE(m.hybrid.layers.size() == 16);
+  CHECK(std::count_if(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                      [](const LayerMix& x) { return x.state == StateMixer::short_conv; }) == 10);
+  CHECK(m.d_ff == 8192);  // block_ff_dim 12288 -> int(2 x 12288 / 3) = 8192, a multiple of 256
+  CHECK(m.head_dim == 64);
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 1'170'340'608);
+  // A conv layer: in_proj 3d^2, conv d x L_cache, out_proj d^2.
+  const std::int64_t d = 2048;
+  for (std::size_t i = 0; i < c.layer_kinds.size(); ++i) {
+    if (c.layer_kinds[i].mix.state != StateMixer::short_conv) continue;
+    CHECK(part(c, i, "in_proj") == 3 * d * d);
+    CHECK(part(c, i, "conv1d") == d * 3);
+    CHECK(part(c, i, "out_proj") == d * d);
+  }
+  // Cache: KV in the 6 attention layers (2 x 8 x 64 x 2 B), a [d, L_cache] conv state in the 10
+  // conv layers (HF Lfm2HybridConvCache).
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 6.0 * 2 * 8 * 64 * 2);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 10.0 * 2048 * 3 * 2);
+  // conv_bias puts 3d + d + d biases on each conv layer.
+  json biased = j;
+  biased["conv_bias"] = true;
+  CHECK(count_params(import_json(biased)).total == c.total + 10 * 5 * d);
+  // The adjustment: a multiplier scales 2f/3 before the rounding up to block_multiple_of.
+  json scaled = j;
+  scaled["block_ffn_dim_multiplier"] = 1.5;  // int(1.5 x 8192) = 12288
+  CHECK(import_json(scaled).d_ff == 12288);
+  scaled["block_auto_adjust_ff_dim"] = false;
+  CHECK(import_json(scaled).d_ff == 12288);  // block_ff_dim as written
+  // Without layer_types, full_attn_idxs places attention; without either, every layer attends.
+  json idxs = j;
+  idxs.erase("layer_types");
+  idxs["full_attn_idxs"] = json::array({2, 5, 8, 10, 12, 14});
+  CHECK(count_params(import_json(idxs)).total == c.total);
+  idxs.erase("full_attn_idxs");
+  const ModelConfig all = import_json(idxs);
+  CHECK(std::all_of(all.hybrid.layers.begin(), all.hybrid.layers.end(), [](const LayerMix& x) { return x.attention; }));
+  json bad = j;
+  bad["layer_types"][0] = "mamba";
+  REQUIRE_THROWS_AS(import_json(bad), InputError);
+}
