@@ -5,6 +5,7 @@
 #include "io/hf_family.hpp"
 #include "io/text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -168,7 +169,8 @@ void import_mamba2(const Cfg& c, ModelConfig& m) {
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::none));
 }
 
-// ---- Nemotron-H: one mixer per block (M Mamba-2, * attention, - squared-ReLU MLP), one norm each.
+// ---- Nemotron-H: one mixer per block (M Mamba-2, * attention, - squared-ReLU MLP, E MoE of
+// squared-ReLU experts: Nemotron 3), one norm each.
 LayerMix nemotron_layer(const Cfg& c, const char* key, char ch) {
   switch (ch) {
     case 'M':
@@ -178,7 +180,7 @@ LayerMix nemotron_layer(const Cfg& c, const char* key, char ch) {
     case '-':
       return mix(false, StateMixer::none, LayerFfn::dense);
     case 'E':
-      c.unsupported(key, "MoE blocks ('E', Nemotron 3) are not modelled yet");
+      return mix(false, StateMixer::none, LayerFfn::moe);
     default:
       c.fail(key, "unknown block " + quote(std::string(1, ch)) + "; expected M, *, - or E");
   }
@@ -229,6 +231,22 @@ void import_nemotron_h(const Cfg& c, ModelConfig& m) {
   s.proj_bias = c.boolean("use_bias", false);
   s.gated_norm = true;
   read_state_dtype(c, "mamba_ssm_cache_dtype", m);
+  // NemotronHMOE (Nemotron 3): n_routed_experts squared-ReLU experts (up_proj, down_proj) of
+  // moe_intermediate_size, n_shared_experts of moe_shared_expert_intermediate_size, and
+  // NemotronHTopkRouter's d x E weight with its e_score_correction_bias.
+  const bool moe = std::any_of(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                               [](const LayerMix& x) { return x.ffn == LayerFfn::moe; });
+  if (moe) {
+    m.moe.n_experts = c.integer("n_routed_experts");
+    m.moe.top_k = c.integer("num_experts_per_tok");
+    m.moe.d_ff_expert = c.integer("moe_intermediate_size");
+    m.moe.n_shared_experts = c.integer("n_shared_experts", 1);
+    m.moe.d_ff_shared = c.integer("moe_shared_expert_intermediate_size", m.moe.d_ff_expert);
+    m.moe.correction_bias = true;
+  }
+  if (c.integer("num_nextn_predict_layers", 0) > 0) {
+    c.unsupported("num_nextn_predict_layers", "Nemotron-H's MTP layers (mtp_layers_block_type), not modelled yet");
+  }
 }
 
 // The Mamba-2 keys of Granite 4.0-H and Bamba, every one prefixed mamba_.

@@ -80,7 +80,7 @@ TEST_CASE("hybrid: nemotron_h: hybrid_override_pattern gives one mixer per block
   CHECK(part(c, 0, "norms") == 4096);
 }
 
-TEST_CASE("hybrid: nemotron_h: a pattern that disagrees with num_hidden_layers, and MoE blocks, are refused",
+TEST_CASE("hybrid: nemotron_h: a pattern that disagrees with num_hidden_layers is refused; E blocks need the MoE keys",
           "[io][hf][hybrid][nemotron_h]") {
   json j = fixture_json("nemotron-h-8b");
   j["num_hidden_layers"] = 50;
@@ -88,7 +88,7 @@ TEST_CASE("hybrid: nemotron_h: a pattern that disagrees with num_hidden_layers, 
   j = fixture_json("nemotron-h-8b");
   j["hybrid_override_pattern"] = "MEM*";
   j.erase("num_hidden_layers");
-  CHECK_THROWS_WITH(import_json(j), Catch::Contains("MoE blocks"));
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("n_routed_experts"));  // an E block without experts
   // The layers_block_type list that newer transformers writes reads the same as the pattern.
   j = fixture_json("nemotron-h-8b");
   const std::string pattern = j["hybrid_override_pattern"].get<std::string>();
@@ -467,4 +467,37 @@ TEST_CASE("hybrid: lfm2: short convolutions beside GQA, the MLP width adjusted a
   json bad = j;
   bad["layer_types"][0] = "mamba";
   REQUIRE_THROWS_AS(import_json(bad), InputError);
+}
+
+TEST_CASE(
+    "hybrid: nemotron_h with MoE blocks (Nemotron 3 Nano): squared-ReLU experts, a shared expert, a biased router",
+    "[io][hf][hybrid][nemotron_h][nemotron3]") {
+  // published-2025.tsv:7: llama-bench's model_n_params of the Nemotron-3-Nano-30B-A3B GGUF.
+  json j = fixture_json("nemotron-3-nano-30b-a3b");
+  const ModelConfig m = import_json(j);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 31'577'940'288);
+  const auto blocks = [&](LayerFfn f, StateMixer s, bool attention) {
+    return std::count_if(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                         [&](const LayerMix& x) { return x.ffn == f && x.state == s && x.attention == attention; });
+  };
+  CHECK(blocks(LayerFfn::moe, StateMixer::none, false) == 23);
+  CHECK(blocks(LayerFfn::none, StateMixer::mamba2, false) == 23);
+  CHECK(blocks(LayerFfn::none, StateMixer::none, true) == 6);
+  // One E block: 128 experts of 2 x 2688 x 1856 (up, down: no gate), a shared expert of
+  // 2 x 2688 x 3712, the router 2688 x 128 and its 128-entry correction bias, one norm.
+  const std::int64_t e_block = 128LL * 2 * 2688 * 1856 + 2LL * 2688 * 3712 + 2688LL * 128 + 128 + 2688;
+  for (std::size_t i = 0; i < c.layer_kinds.size(); ++i) {
+    if (!c.layer_kinds[i].moe) continue;
+    std::int64_t sum = 0;
+    for (const ParamComponent& p : c.layer_kinds[i].parts) sum += p.count;
+    CHECK(sum == e_block);
+  }
+  // Active: 6 of the 128 experts.
+  CHECK(c.total - c.active == 23LL * 122 * 2 * 2688 * 1856);
+  // KV in the 6 attention blocks (2 x 2 x 128 x 2 B); the Mamba state in float32 as declared.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 6.0 * 2 * 2 * 128 * 2);
+  // An MTP module (Nemotron 3 Super, Lightning) is refused, not guessed.
+  j["num_nextn_predict_layers"] = 1;
+  CHECK_THROWS_WITH(import_json(j), Catch::Contains("MTP"));
 }
