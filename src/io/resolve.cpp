@@ -5,6 +5,7 @@
 #include "io/text.hpp"
 
 #include "roofline/analysis.hpp"
+#include "roofline/layer_stack.hpp"
 #include "roofline/lora.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
@@ -12,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "text/names.hpp"
 
 namespace roofline::io {
 namespace {
@@ -164,6 +167,21 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
                                          Diagnostics& diag) {
   std::optional<ModelPreset> p = load_model(spec, reg, in, diag);
   if (!p) return std::nullopt;
+  // --layers on a hybrid stack: one kind of layer is repeated to the new depth; a stack of
+  // several kinds has no one answer (where would the new layers go?), so it is refused, named.
+  std::vector<LayerMix>& mixes = p->config.hybrid.layers;
+  if (spec.overrides.layers && !mixes.empty()) {
+    if (std::any_of(mixes.begin(), mixes.end(), [&](const LayerMix& x) { return !(x == mixes.front()); })) {
+      diag.input("--layers: " + p->config.name + " is a stack of different layers (" +
+                 text::stack_summary(p->config, layer_stack(p->config)) +
+                 "); --layers resizes only a model whose layers are all one kind");
+      return std::nullopt;
+    }
+    // Outside validate's layer range (1 to 2^16) the list stays as it is: n_layers is refused by name.
+    if (*spec.overrides.layers >= 1 && *spec.overrides.layers <= (std::int64_t{1} << 16)) {
+      mixes.assign(static_cast<std::size_t>(*spec.overrides.layers), mixes.front());
+    }
+  }
   apply_overrides(spec.overrides, p->config);
   const std::vector<std::string> problems = validate(p->config);
   if (problems.empty()) return p;
