@@ -593,6 +593,13 @@ namespace {
 // An unknown model_type: the generic reading when every key of the config is one it reads or one
 // that changes no count; otherwise refused with the keys it does not understand.
 void read_generic(const Cfg& c, const std::string& type, ModelConfig& m) {
+  // A wrapper of an unknown type whose language model is a text_config: that is what to pass.
+  if (c.has("text_config") && !c.has("hidden_size")) {
+    throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
+                     " is not supported; it wraps a text_config: pass that (e.g. jq .text_config config.json) for "
+                     "the language model; supported model_type values: " +
+                     supported_model_types());
+  }
   std::string missing;
   for (const char* key :
        {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size"}) {

@@ -431,6 +431,15 @@ TEST_CASE("io: an invented model_type with keys the generic reading does not und
   act["hidden_act"] = "relu2";
   REQUIRE_THROWS_WITH(import_json(act), Catch::Contains("/hidden_act: \"relu2\" is not an activation the generic "
                                                         "reading takes for a gated MLP"));
+  // A wrapper of an unknown type (Kimi K2.5's kimi_k25) points at its text_config.
+  const json wrapper = {
+      {"model_type", "kimi_k25"}, {"text_config", fixture_json("kimi-k2")}, {"vision_config", json::object()}};
+  REQUIRE_THROWS_WITH(import_json(wrapper),
+                      "config.json: /model_type: \"kimi_k25\" is not supported; it wraps a "
+                      "text_config: pass that (e.g. jq .text_config config.json) for the "
+                      "language model; " +
+                          tail);
+  CHECK(count_params(import_json(wrapper.at("text_config"))).total == 1'026'408'232'448);
 }
 
 TEST_CASE("io: a missing or mistyped required field names its JSON pointer", "[io][hf][errors]") {
