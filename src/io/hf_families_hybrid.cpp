@@ -512,12 +512,11 @@ void import_lfm2(const Cfg& c, ModelConfig& m) {
                                  {"num_key_value_heads", 8},
                                  {"max_position_embeddings", 128000},
                                  {"conv_L_cache", 3}};
-  json merged = c.merged_over(kDefaults);
-  // The original LFM2 key names the class still accepts.
-  if (c.has("block_ff_dim")) merged["intermediate_size"] = c.raw("block_ff_dim");
-  if (c.has("tie_embedding")) merged["tie_word_embeddings"] = c.raw("tie_embedding");
-  const Cfg d(merged, c.where(), c.pointer());
+  const Cfg d = c.with_defaults(kDefaults);
   read_llama_like(d, m, true);
+  // The original LFM2 key names the class still accepts.
+  if (d.has("block_ff_dim")) m.d_ff = d.integer("block_ff_dim");
+  if (d.has("tie_embedding")) m.tied_embeddings = d.boolean("tie_embedding", true);
   m.qk_norm = QkNorm::per_head;
   m.qkv_bias = m.o_bias = m.mlp_bias = false;
   m.head_dim = kDeriveFromHeads;

@@ -217,8 +217,7 @@ void import_glm4_moe_lite(const Cfg& c, ModelConfig& m) {
                                  {"qk_nope_head_dim", 192},
                                  {"num_experts_per_tok", 4},
                                  {"max_position_embeddings", 202752}};
-  const json merged = c.merged_over(kDefaults);
-  const Cfg d(merged, c.where(), c.pointer());
+  const Cfg d = c.with_defaults(kDefaults);
   import_deepseek_v3_alias(d, m);
   m.moe.first_dense_layers = 1;
   if (!d.has("mlp_layer_types")) return;

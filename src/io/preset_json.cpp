@@ -56,15 +56,22 @@ void ObjectReader::unsupported(const char* key, const std::string& what) const {
   fail(key, what + "; roofline cannot represent this, so it refuses rather than guess");
 }
 
+const json* ObjectReader::find(const char* key) const {
+  if (const auto it = j_.find(key); it != j_.end() && !it->is_null()) return &*it;
+  if (defaults_ != nullptr) {
+    if (const auto it = defaults_->find(key); it != defaults_->end() && !it->is_null()) return &*it;
+  }
+  return nullptr;
+}
+
 bool ObjectReader::has(const char* key) const {
   seen_.emplace_back(key);
-  const auto it = j_.find(key);
-  return it != j_.end() && !it->is_null();
+  return find(key) != nullptr;
 }
 
 const json& ObjectReader::raw(const char* key) const {
   if (!has(key)) fail(key, "missing required field");
-  return j_.at(key);
+  return *find(key);
 }
 
 std::string ObjectReader::str(const char* key) const {
@@ -138,7 +145,7 @@ std::int64_t ObjectReader::integer_any(std::initializer_list<const char*> keys, 
 
 std::optional<bool> ObjectReader::opt_bool(const char* key) const {
   if (!has(key)) return std::nullopt;
-  const json& v = j_.at(key);
+  const json& v = *find(key);
   if (!v.is_boolean()) fail(key, "expected true or false, got " + describe_json(v));
   return v.get<bool>();
 }
@@ -147,7 +154,7 @@ bool ObjectReader::boolean(const char* key, bool fallback) const { return opt_bo
 
 std::optional<double> ObjectReader::opt_number(const char* key) const {
   if (!has(key)) return std::nullopt;
-  const json& v = j_.at(key);
+  const json& v = *find(key);
   if (!v.is_number()) fail(key, "expected a number, got " + describe_json(v));
   return v.get<double>();
 }
@@ -155,7 +162,7 @@ std::optional<double> ObjectReader::opt_number(const char* key) const {
 std::vector<std::string> ObjectReader::strings(const char* key) const {
   std::vector<std::string> out;
   if (!has(key)) return out;
-  const json& a = j_.at(key);
+  const json& a = *find(key);
   if (!a.is_array()) fail(key, "expected an array of strings");
   for (const json& s : a) {
     if (!s.is_string()) fail(key, "expected an array of strings");
@@ -173,12 +180,10 @@ void ObjectReader::finish() const {
   }
 }
 
-nlohmann::json ObjectReader::merged_over(const nlohmann::json& defaults) const {
-  nlohmann::json merged = defaults;
-  for (const auto& [key, value] : j_.items()) {
-    if (!value.is_null()) merged[key] = value;
-  }
-  return merged;
+ObjectReader ObjectReader::with_defaults(const nlohmann::json& defaults) const {
+  ObjectReader r = *this;
+  r.defaults_ = &defaults;
+  return r;
 }
 
 std::vector<std::string> ObjectReader::unread() const {

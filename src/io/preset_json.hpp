@@ -92,14 +92,17 @@ class ObjectReader {
   [[noreturn]] void unsupported(const char* key, const std::string& what) const;
   [[nodiscard]] std::string path(const char* key) const;
   [[nodiscard]] const std::string& where() const { return where_; }
-  [[nodiscard]] const std::string& pointer() const { return pointer_; }
-  /// This object's keys laid over `defaults` (a null value keeps the default): a family whose
-  /// class defaults differ from the reader it shares reads through the merged object.
-  [[nodiscard]] nlohmann::json merged_over(const nlohmann::json& defaults) const;
+  /// This reader with `defaults` behind it: a key absent (or null) here is read from them. A
+  /// family whose class defaults differ from the reader it shares reads through it; `defaults`
+  /// must outlive the reader.
+  [[nodiscard]] ObjectReader with_defaults(const nlohmann::json& defaults) const;
 
  private:
   [[nodiscard]] std::int64_t to_integer(const char* key, const nlohmann::json& v) const;
+  /// The key's value here, else in the defaults; null when neither has it (a null value is absent).
+  [[nodiscard]] const nlohmann::json* find(const char* key) const;
   const nlohmann::json& j_;
+  const nlohmann::json* defaults_ = nullptr;
   std::string where_;
   std::string pointer_;
   mutable std::vector<std::string> seen_;  ///< keys a getter asked for, for finish()
