@@ -68,6 +68,19 @@ std::vector<LayerMix> read_type_list(const Cfg& c, const char* key, i64 n_layers
   return out;
 }
 
+// The layers a list of indices names (Bamba's attn_layer_indices, LFM2's full_attn_idxs) become
+// `kind`; an index outside the model is refused.
+void set_listed_layers(const Cfg& c, const char* key, const LayerMix& kind, std::vector<LayerMix>& layers) {
+  const json& idx = c.raw(key);
+  if (!idx.is_array()) c.fail(key, "expected an array of layer indices");
+  for (const json& v : idx) {
+    if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= static_cast<i64>(layers.size())) {
+      c.fail(key, "layer index " + describe_json(v) + " is out of range");
+    }
+    layers[v.get<std::size_t>()] = kind;
+  }
+}
+
 // Attention and the dense width shared by the hybrids built on Llama-style attention.
 void read_attention(const Cfg& c, ModelConfig& m) {
   m.n_heads = c.integer("num_attention_heads");
@@ -307,16 +320,7 @@ void import_bamba(const Cfg& c, ModelConfig& m) {
   m.head_dim = kDeriveFromHeads;     // BambaAttention: hidden_size / num_attention_heads
   check_layer_count(c, m.n_layers);  // before any per-layer list (R3)
   m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), mix(false, StateMixer::mamba2, LayerFfn::dense));
-  if (c.has("attn_layer_indices")) {
-    const json& idx = c.raw("attn_layer_indices");
-    if (!idx.is_array()) c.fail("attn_layer_indices", "expected an array of layer indices");
-    for (const json& v : idx) {
-      if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.n_layers) {
-        c.fail("attn_layer_indices", "layer index " + describe_json(v) + " is out of range");
-      }
-      m.hybrid.layers[v.get<std::size_t>()] = kAttention;
-    }
-  }
+  if (c.has("attn_layer_indices")) set_listed_layers(c, "attn_layer_indices", kAttention, m.hybrid.layers);
   read_mamba2(c, m, kMambaPrefixedKeys, 128, c.integer("mamba_expand", 2));
 }
 
@@ -543,16 +547,7 @@ void import_lfm2(const Cfg& c, ModelConfig& m) {
     });
   } else {
     m.hybrid.layers.assign(static_cast<std::size_t>(m.n_layers), d.has("full_attn_idxs") ? kConv : kAttention);
-    if (d.has("full_attn_idxs")) {
-      const json& l = d.raw("full_attn_idxs");
-      if (!l.is_array()) d.fail("full_attn_idxs", "expected an array of layer indices");
-      for (const json& v : l) {
-        if (!v.is_number_integer() || v.get<i64>() < 0 || v.get<i64>() >= m.n_layers) {
-          d.fail("full_attn_idxs", "layer index " + describe_json(v) + " is out of range");
-        }
-        m.hybrid.layers[v.get<std::size_t>()] = kAttention;
-      }
-    }
+    if (d.has("full_attn_idxs")) set_listed_layers(d, "full_attn_idxs", kAttention, m.hybrid.layers);
   }
 }
 
