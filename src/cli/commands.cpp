@@ -50,10 +50,12 @@ format::Subject subject(const io::Resolved& in) { return {in.scenario, in.model_
 
 namespace {
 
+// The model's inputs: the architecture overrides and --strict (refuse a generic reading).
+constexpr unsigned kModelInputs = io::kModelOverrides | io::kStrict;
+
 constexpr unsigned kWorkloadOnGpu = io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kWeights |
                                     io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
-                                    io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | io::kModelOverrides |
-                                    io::kStrict;
+                                    io::kFlopsBasis | io::kDecodeBytes | io::kRequireFit | kModelInputs;
 
 Run started(const char* command, const format::Subject& s, const Request& req) {
   return {format::start_report(command, s, req.view), std::nullopt, {}};
@@ -416,22 +418,22 @@ const Command kCommands[] = {
      "  roofline report llama3-8b --gpu h100-sxm\n"
      "  roofline report llama2-70b --gpu mi300x --batch 32 --context 4096\n"},
     {"params", "Parameter breakdown: per matrix, per layer, embedding, lm_head, total, active", Stage::model,
-     io::kModelOverrides | io::kStrict | io::kWeights | io::kParamsOnly, false, false, true, kOwnNone,
-     &format::kParamsBrief, nullptr, run_params, params_cells,
+     kModelInputs | io::kWeights | io::kParamsOnly, false, false, true, kOwnNone, &format::kParamsBrief, nullptr,
+     run_params, params_cells,
      "  roofline params llama3-8b\n"
      "  roofline params mixtral-8x7b --format json\n"},
     {"flops", "FLOPs per token under each basis, attention at a context, prefill, crossover", Stage::model,
-     io::kModelOverrides | io::kStrict | io::kParamsOnly | io::kContext | io::kPrompt | io::kFlopsBasis |
-         io::kAttentionMode | io::kLmHead | io::kWeights,
+     kModelInputs | io::kParamsOnly | io::kContext | io::kPrompt | io::kFlopsBasis | io::kAttentionMode | io::kLmHead |
+         io::kWeights,
      false, false, true, kOwnNone, &format::kFlopsBrief, nullptr, run_flops, flops_cells,
      "  roofline flops llama3-8b --prompt 2048\n"
      "  roofline flops llama3-8b --flops-basis non-embedding\n"},
     {"kv", "KV cache per token, sequence and batch, per-layer layout, any KV dtype", Stage::model,
-     io::kModelOverrides | io::kStrict | io::kContext | io::kBatch | io::kKvDtype, false, false, true, kOwnNone,
-     &format::kKvBrief, nullptr, run_kv, kv_cells, "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
+     kModelInputs | io::kContext | io::kBatch | io::kKvDtype, false, false, true, kOwnNone, &format::kKvBrief, nullptr,
+     run_kv, kv_cells, "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
     {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Stage::model,
-     io::kModelOverrides | io::kStrict | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext |
-         io::kWeights | io::kKvDtype | io::kReserve | io::kRequireFit | io::kParallel | io::kLink,
+     kModelInputs | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights | io::kKvDtype |
+         io::kReserve | io::kRequireFit | io::kParallel | io::kLink,
      true, false, true, kOwnNone, &format::kMemoryBrief, nullptr, run_memory, memory_cells,
      "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
     {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Stage::model,
@@ -449,34 +451,33 @@ const Command kCommands[] = {
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
      Stage::model,
-     io::kModelOverrides | io::kStrict | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt |
-         io::kWeights | io::kKvDtype | io::kComputeDtype | io::kMfu | io::kBwEfficiency | io::kAttentionMode |
-         io::kLmHead | io::kDecodeBytes | io::kLayer | io::kTokens,
+     kModelInputs | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kWeights | io::kKvDtype |
+         io::kComputeDtype | io::kMfu | io::kBwEfficiency | io::kAttentionMode | io::kLmHead | io::kDecodeBytes |
+         io::kLayer | io::kTokens,
      true, false, false, kOwnNone, &format::kLayerBrief, layer_tokens, run_layer, nullptr,
      "  roofline layer llama3-8b --gpu h100-sxm --phase decode --batch 1 --context 8k\n"
      "  roofline layer mixtral-8x7b --gpu h100-sxm --phase prefill --prompt 2048 --fused\n"},
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Stage::model,
-     io::kModelOverrides | io::kStrict | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices |
-         io::kComputeDtype | io::kReserve | io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining |
-         io::kRequireFit | io::kPrice | io::kTokens,
+     kModelInputs | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype | io::kReserve |
+         io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit | io::kPrice |
+         io::kTokens,
      true, false, true, kOwnNone, &format::kTrainBrief, nullptr, run_train, train_cells,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
      "  roofline train llama2-7b --gpu a100-80gb-sxm --gpus 64 --zero 3\n"},
     {"plan", "A fleet for a user load: every layout of each accelerator, the devices and the cost, cheapest first",
      Stage::model,
-     io::kModelOverrides | io::kStrict | io::kGpu | io::kGpuMemory | io::kWeights | io::kKvDtype | io::kComputeDtype |
-         io::kReserve | io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan |
-         io::kPrice,
+     kModelInputs | io::kGpu | io::kGpuMemory | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve |
+         io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan | io::kPrice,
      true, true, false, kOwnNone, nullptr, on_first_gpu, run_plan, nullptr,
      "  roofline plan mixtral-8x7b --gpu h200-sxm --users 10000 --tokens-per-s 30 --context 8k --tpot 50ms\n"
      "  roofline plan llama3-70b --gpu h100-sxm,h200-sxm,mi300x --users 1000 --tokens-per-s 20 --price 2.5\n"},
     {"plot", "The roofline as a picture (SVG or the terminal): roofs, workloads, memory bars, sweep curves",
      Stage::model,
-     io::kModelOverrides | io::kStrict | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext |
-         io::kPrompt | io::kOutput | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu |
-         io::kBwEfficiency | io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing |
-         io::kTargets | io::kParallel | io::kTrain,
+     kModelInputs | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kOutput |
+         io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
+         io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets |
+         io::kParallel | io::kTrain,
      true, true, false, kOwnPlot, nullptr, on_first_gpu, run_plot, nullptr,
      "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
      "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"

@@ -593,12 +593,13 @@ namespace {
 // An unknown model_type: the generic reading when every key of the config is one it reads or one
 // that changes no count; otherwise refused with the keys it does not understand.
 void read_generic(const Cfg& c, const std::string& type, ModelConfig& m) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) + " is not supported" + why +
+                     "; supported model_type values: " + supported_model_types());
+  };
   // A wrapper of an unknown type whose language model is a text_config: that is what to pass.
   if (c.has("text_config") && !c.has("hidden_size")) {
-    throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
-                     " is not supported; it wraps a text_config: pass that (e.g. jq .text_config config.json) for "
-                     "the language model; supported model_type values: " +
-                     supported_model_types());
+    refuse("; it wraps a text_config: pass that (e.g. jq .text_config config.json) for the language model");
   }
   std::string missing;
   for (const char* key :
@@ -606,10 +607,10 @@ void read_generic(const Cfg& c, const std::string& type, ModelConfig& m) {
     if (!c.has(key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
   }
   if (!missing.empty()) {
-    throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
-                     " is not supported, and the generic decoder reading needs hidden_size, num_hidden_layers, "
-                     "num_attention_heads, intermediate_size and vocab_size (missing " +
-                     missing + "); supported model_type values: " + supported_model_types());
+    refuse(
+        ", and the generic decoder reading needs hidden_size, num_hidden_layers, num_attention_heads, "
+        "intermediate_size and vocab_size (missing " +
+        missing + ")");
   }
   hf::import_generic(c, m);
   std::vector<std::string> unknown;
@@ -621,9 +622,7 @@ void read_generic(const Cfg& c, const std::string& type, ModelConfig& m) {
   const std::size_t shown = std::min<std::size_t>(unknown.size(), 12);
   for (std::size_t i = 0; i < shown; ++i) list += (i == 0 ? "" : ", ") + unknown[i];
   if (shown < unknown.size()) list += ", ... (" + std::to_string(unknown.size()) + " in all)";
-  throw InputError(c.where() + ": " + c.path("model_type") + ": " + quote(type) +
-                   " is not supported, and the generic decoder reading does not understand its keys " + list +
-                   "; supported model_type values: " + supported_model_types());
+  refuse(", and the generic decoder reading does not understand its keys " + list);
 }
 
 }  // namespace
