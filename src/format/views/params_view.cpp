@@ -57,7 +57,7 @@ std::string d2_note(const P& p, const LayerKindParams& k) {
 }
 
 const std::vector<Field<P>> kParams = {
-    {"params_per_dense_layer", "", "S000-T1.1", "P_layer = attention + MLP + norms",
+    {"params_per_dense_layer", "", "S000-T1.1", "P_layer = mixers (attention or a state mixer) + MLP + norms",
      [](const P& p) { return cell(kind(p, false)->total); }, [](const P& p) { return parts_sum(*kind(p, false)); },
      [](const P& p) { return d2_note(p, *kind(p, false)); }, [](const P& p) { return kind(p, false) != nullptr; },
      [](const P& p) {
@@ -65,7 +65,8 @@ const std::vector<Field<P>> kParams = {
        if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", text::layer_mix_name(k.mix), k.n_layers);
        return fmt::format("per dense layer (x{})", k.n_layers);
      }},
-    {"params_per_moe_layer", "", "S000-T1.1", "P_layer = attention + router + experts + norms",
+    {"params_per_moe_layer", "", "S000-T1.1",
+     "P_layer = mixers (attention or a state mixer) + router + experts + norms",
      [](const P& p) { return cell(kind(p, true)->total); }, [](const P& p) { return parts_sum(*kind(p, true)); },
      [](const P& p) { return d2_note(p, *kind(p, true)); }, [](const P& p) { return kind(p, true) != nullptr; },
      [](const P& p) {
