@@ -30,16 +30,22 @@ constexpr units::Flop recompute_flops_per_token(units::Flop forward) { return fo
 /// a = 2 (w_qk + w_v), w = h d_h for standard attention  [S003-2.3]
 double attention_flops_per_pair(const ModelConfig& m);
 
+/// A DSA layer's indexer, per (query, cached key) pair: I_ts = sum_j w_tj ReLU(q_tj . k_s) costs
+/// 2 H_I d_I for the dot products and 2 H_I for the weighting, 2 H_I (d_I + 1); 0 for dense attention  [DS25]
+double indexer_flops_per_pair(const ModelConfig& m);
+
 /// Query-key pairs of an S-token prefill in a layer with window W (0 = global):
 /// full S min(S,W); causal S^2/2 (S <= W) or S W - W^2/2  [S003-2.3] [S004]
 double attention_pairs(double s, std::int64_t window, AttentionMode mode);
 
 /// Attention FLOPs of an S-token prefill, all layers: sum_l a pairs_l(S) = a (L_g pairs(S, inf) +
-/// L_s pairs(S, W)), O(1) (causal, global: 2 L S^2 d; full: 4 L S^2 d)  [S003-2.3] [S004]
+/// L_s pairs(S, W)), O(1) (causal, global: 2 L S^2 d; full: 4 L S^2 d); a DSA model's layers pair each
+/// query with its top k, a L pairs(S, k), and score every earlier key, + i L pairs(S, inf)
+/// (i = indexer_flops_per_pair)  [S003-2.3] [S004] [DS25]
 units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode);
 
 /// Attention FLOPs of one decode token against T cached tokens: sum_l a min(T, W_l)
-/// = a (L_g T + L_s min(T, W)), O(1)  [S003-2.4]
+/// = a (L_g T + L_s min(T, W)), O(1); DSA: a L min(T, k) + i L T  [S003-2.4] [DS25]
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context);
 
 /// The terms of an S-token prefill: F = S (C_fwd - H) + n_head H + A(S).

@@ -75,7 +75,11 @@ double attention_score_flops_per_pair(const ModelConfig& m);
 /// Attention-value FLOPs per pair of one layer: 2 w_v, w_v = h d_h, MLA h d_v  [S003-2.3]
 double attention_value_flops_per_pair(const ModelConfig& m);
 
-/// Keys one query of this layer attends at context T: min(T, W_l)  [S000-eq1.1]
+/// Keys this layer caches at context T: min(T, W_l)  [S000-eq1.1]
+double layer_cached_keys(const LayerKind& kind, double context);
+
+/// Keys one query of this layer attends at context T: min(T, W_l), and of a sparse (DSA) layer
+/// min(T, k)  [S000-eq1.1] [DS25]
 double layer_attended_keys(const LayerKind& kind, double context);
 
 /// Scores of one layer and sequence, unfused: h q k b (prefill q = k = S is S003's h S^2 b)  [S003-3.2]

@@ -26,6 +26,8 @@ struct LayerKind {
   std::int64_t last = 0;
   std::int64_t every = 1;   ///< stride between them when regular, 0 when irregular
   std::int64_t window = 0;  ///< W of a sliding kind, 0 for a global one
+  /// k of a sparse-attention (DSA) kind: its attention reads the top k of the cached keys; 0: all
+  std::int64_t topk = 0;
   /// Norms of width d in one layer: 1 (parallel block), 2 (pre-norm), 4 (Gemma 2/3 sandwich); a
   /// hybrid's layer one per sublayer (its mixers share one).
   std::int64_t norms = 2;

@@ -19,8 +19,19 @@ constexpr units::Bytes weight_bytes(double params, double bits_per_weight) {
 /// (int4 with fp16 scales per 128 weights: 4 + 16/128 = 4.125)  [GPTQ23]
 constexpr double grouped_weight_bits(double bits, double scale_bits, double group) { return bits + scale_bits / group; }
 
-/// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope  [S000-eq1.1] [DS24]
+/// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope, plus a sparse
+/// layer's indexer key d_I  [S000-eq1.1] [DS24] [DS25]
 std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
+
+/// The attention's own share of it: 2 h_kv d_h, or d_c + d_rope (no indexer key)  [S000-eq1.1] [DS24]
+std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m);
+
+/// The indexer key a DSA layer caches per token: d_I (0 for dense attention)  [DS25]
+std::int64_t indexer_elements_per_token_layer(const ModelConfig& m);
+
+/// The spans the attention core reads: layer_windows, except that every layer of a sparse-attention
+/// (DSA) model reads min(T, k) selected keys, k = index_topk, however many it caches  [DS25]
+LayerWindows attention_windows(const ModelConfig& m);
 
 /// M_KV per token = sum_l 2 h_kv d_h b over the attention layers (context under every window)  [S000-eq1.1]
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
@@ -57,6 +68,11 @@ units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double contex
 /// + M_S: the attention layers' KV plus a hybrid's recurrent state (state_bytes_per_sequence), O(1)
 /// through layer_windows  [S000-eq1.1] [DAO24]
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+
+/// The cache one decode step reads for one sequence: the cache itself (kv_bytes_per_sequence), except
+/// that a DSA layer reads its indexer keys for all T tokens and its attention cache for the top
+/// k only: b (d_I L_a T + (d_c + d_R) L_a min(T, k)) + M_S  [DS25]
+units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
 
 /// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]
 constexpr units::Bytes inference_bytes(units::Bytes weights, units::Bytes reserve, units::Bytes kv_per_sequence,

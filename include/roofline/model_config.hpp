@@ -42,6 +42,16 @@ struct MlaConfig {
   [[nodiscard]] bool enabled() const { return kv_lora_rank > 0; }
 };
 
+/// DeepSeek Sparse Attention (DSA, DeepSeek-V3.2): a lightning indexer scores every cached token
+/// of a layer, I_ts = sum_j w_tj ReLU(q_tj . k_s), and the layer's attention reads only the top k.
+/// Its keys k_s (d_I wide, one per token) are a second per-token cache. topk == 0: dense attention.
+struct SparseIndexerConfig {
+  std::int64_t n_heads = 0;   ///< H_I, index heads (index_n_heads)
+  std::int64_t head_dim = 0;  ///< d_I (index_head_dim)
+  std::int64_t topk = 0;      ///< k, tokens each query attends to (index_topk)
+  [[nodiscard]] bool enabled() const { return topk > 0; }
+};
+
 /// Block-scaled storage of the routed experts' weight matrices in a published checkpoint whose
 /// other tensors are stored at `other_bits` (OCP Microscaling, MX: gpt-oss ships its experts in
 /// MXFP4, 4-bit E2M1 values with one 8-bit E8M0 scale per block of 32 along the input dimension,
@@ -195,6 +205,7 @@ struct ModelConfig {
 
   MoeConfig moe;
   MlaConfig mla;
+  SparseIndexerConfig indexer;  ///< DSA on every attention layer (issue 22)
 
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;

@@ -86,7 +86,7 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
   const double tokens = batch * tokens_per_sequence;
   s.params_read = params_read(m, c, tokens, w.decode_bytes, w.moe_decode);
   s.weight_bytes = weight_bytes(s.params_read, w.weight_bits);
-  s.kv_bytes = kv_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
+  s.kv_bytes = kv_read_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * tokens;
   s.t_memory = s.bytes / hw.bandwidth;
@@ -135,12 +135,17 @@ struct Affine {
   }
 };
 
-// One decode step as affine functions of x, the keys attended over all layers (attended_keys):
-// t_mem(x) = (W + B M_S + B b_kv e x) / BW (M_S: a hybrid's recurrent state) and t_comp(x) = B (C_fwd + a x) / P. The
-// weights read depend on B only, so they are the same at every step of a generation.
+// One decode step as affine functions of x, the keys attended over all layers (attended_keys over
+// attention_windows), and y = L_a T, the keys a DSA indexer scores:
+// t_mem = (W + B M_S + B b_kv e x + B b_kv d_I y) / BW (M_S: a hybrid's recurrent state) and
+// t_comp = B (C_fwd + a x + i y) / P. The weights read depend on B only, so they are the same at
+// every step of a generation.
 struct StepLines {
   Affine memory;
   Affine compute;
+  double memory_per_scored = 0.0;   ///< B b_kv d_I / BW
+  double compute_per_scored = 0.0;  ///< B i / P
+  double scoring_layers = 0.0;      ///< L_a with an indexer, else 0
 };
 
 StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
@@ -148,17 +153,21 @@ StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload&
   const double bw = hw.bandwidth.base();
   const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
   const double weights = weight_bytes(params_read(m, c, batch, w.decode_bytes, w.moe_decode), w.weight_bits).base();
-  const double kv_per_key = static_cast<double>(kv_elements_per_token_layer(m)) * dtype_bytes(w.kv_dtype);
+  const double b_kv = dtype_bytes(w.kv_dtype);
+  const double kv_per_key = static_cast<double>(attention_kv_elements_per_token_layer(m)) * b_kv;
   // A hybrid's recurrent state is read at every step, whatever the context (issue 10).
-  const double state = state_bytes_per_sequence(m, dtype_bytes(w.kv_dtype)).base();
+  const double state = state_bytes_per_sequence(m, b_kv).base();
   return {.memory = {.a = (weights + batch * state) / bw, .b = batch * kv_per_key / bw},
           .compute = {.a = batch * forward_flops_per_token(c, w.basis).base() / peak,
-                      .b = batch * attention_flops_per_pair(m) / peak}};
+                      .b = batch * attention_flops_per_pair(m) / peak},
+          .memory_per_scored = batch * static_cast<double>(indexer_elements_per_token_layer(m)) * b_kv / bw,
+          .compute_per_scored = batch * indexer_flops_per_pair(m) / peak,
+          .scoring_layers = m.indexer.enabled() ? static_cast<double>(m.attention_layers()) : 0.0};
 }
 
-// The lines in the step offset j = T - t0 over a stretch where x = p + q T.
-Affine in_steps(Affine line, double p, double q, double t0) {
-  return {.a = line.a + line.b * (p + q * t0), .b = line.b * q};
+// The lines in the step offset j = T - t0 over a stretch where x = p + q T and y = r T.
+Affine in_steps(Affine line, double per_scored, double p, double q, double r, double t0) {
+  return {.a = line.a + line.b * (p + q * t0) + per_scored * r * t0, .b = line.b * q + per_scored * r};
 }
 
 struct StretchSum {
@@ -195,7 +204,8 @@ GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, con
   GenerationTime g;
   if (w.output <= 0) return g;
   const StepLines lines = step_lines(m, c, w, hw);
-  const LayerWindows lw = layer_windows(m);
+  const LayerWindows lw = attention_windows(m);
+  const double r = lines.scoring_layers;
   // Token arithmetic in double: S + O may pass 2^63.
   const double start = static_cast<double>(w.prompt);
   const double end = start + static_cast<double>(w.output);  // exclusive
@@ -205,7 +215,8 @@ GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, con
   // x(T) = p + q T on [from, to): all layers grow below the window; above it only global ones.
   const auto stretch = [&](double from, double to, double p, double q) {
     if (to <= from) return;
-    const StretchSum s = sum_of_max(in_steps(lines.memory, p, q, from), in_steps(lines.compute, p, q, from), to - from);
+    const StretchSum s = sum_of_max(in_steps(lines.memory, lines.memory_per_scored, p, q, r, from),
+                                    in_steps(lines.compute, lines.compute_per_scored, p, q, r, from), to - from);
     g.total += units::Seconds{s.total};
     g.compute_bound_steps += s.compute_bound;
   };
@@ -217,7 +228,8 @@ GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, con
   }
   const auto step_at = [&](double t) {
     const double x = attended_keys(lw, t);
-    return units::Seconds{std::max(lines.memory.at(x), lines.compute.at(x))};
+    return units::Seconds{std::max(lines.memory.at(x) + lines.memory_per_scored * r * t,
+                                   lines.compute.at(x) + lines.compute_per_scored * r * t)};
   };
   g.first_step = step_at(start);
   g.last_step = step_at(end - 1.0);
@@ -268,7 +280,7 @@ SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workl
   r.flops = r.decode_flops + r.prefill_flops;
   r.weight_bytes = weight_bytes(params_read(m, c, n + r.prefill_tokens, w.decode_bytes, w.moe_decode), w.weight_bits);
   const double kv = dtype_bytes(w.kv_dtype);
-  r.kv_read = kv_bytes_per_sequence(m, r.mean_context, kv) * n;
+  r.kv_read = kv_read_bytes_per_sequence(m, r.mean_context, kv) * n;
   r.kv_written = kv_bytes_per_token(m, kv) * r.prefill_tokens;
   r.bytes = r.weight_bytes + r.kv_read + r.kv_written;
   r.t_memory = r.bytes / hw.bandwidth;

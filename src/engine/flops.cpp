@@ -1,5 +1,7 @@
 #include "roofline/flops.hpp"
 
+#include "roofline/memory.hpp"
+
 #include <algorithm>
 
 namespace roofline {
@@ -32,6 +34,11 @@ double attention_flops_per_pair(const ModelConfig& m) {
   return 2.0 * (w + w);
 }
 
+double indexer_flops_per_pair(const ModelConfig& m) {
+  if (!m.indexer.enabled()) return 0.0;
+  return 2.0 * static_cast<double>(m.indexer.n_heads) * static_cast<double>(m.indexer.head_dim + 1);
+}
+
 double attention_pairs(double s, std::int64_t window, AttentionMode mode) {
   const double w = window > 0 ? static_cast<double>(window) : s;
   if (mode == AttentionMode::full) return s * std::min(s, w);
@@ -41,14 +48,17 @@ double attention_pairs(double s, std::int64_t window, AttentionMode mode) {
 
 units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode) {
   const double a = attention_flops_per_pair(m);
-  const LayerWindows lw = layer_windows(m);
+  const LayerWindows lw = attention_windows(m);
   double pairs = static_cast<double>(lw.global_layers) * attention_pairs(s, 0, mode);
   if (lw.sliding_layers > 0) pairs += static_cast<double>(lw.sliding_layers) * attention_pairs(s, lw.window, mode);
-  return units::Flop{a * pairs};
+  const double scored = static_cast<double>(m.attention_layers()) * attention_pairs(s, 0, mode);
+  return units::Flop{a * pairs + (m.indexer.enabled() ? indexer_flops_per_pair(m) * scored : 0.0)};
 }
 
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
-  return units::Flop{attention_flops_per_pair(m) * attended_keys(layer_windows(m), context)};
+  const double scored =
+      m.indexer.enabled() ? indexer_flops_per_pair(m) * attended_keys(layer_windows(m), context) : 0.0;
+  return units::Flop{attention_flops_per_pair(m) * attended_keys(attention_windows(m), context) + scored};
 }
 
 PrefillFlopTerms prefill_flop_terms(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,

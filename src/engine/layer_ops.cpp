@@ -123,7 +123,7 @@ struct AttentionWidths {
 
 AttentionWidths attention_widths(const ModelConfig& m) {
   const double h = as_double(m.n_heads);
-  const double e_kv = as_double(kv_elements_per_token_layer(m));
+  const double e_kv = as_double(attention_kv_elements_per_token_layer(m));
   if (m.mla.enabled()) {
     // DS24 §2.1: per head [k_nope; k_rope] with k_rope shared, v up-projected; the cache holds the
     // latent and the rope key, read once for the scores (the values come from the same latent).
@@ -152,7 +152,7 @@ void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& ki
   const double d = as_double(m.d_model);
   const double wq = as_double(m.n_heads * m.head_dim);
   const double wkv = as_double(m.n_kv_heads * m.head_dim);
-  const double kept = layer_attended_keys(kind, p.queries);
+  const double kept = layer_cached_keys(kind, p.queries);
   // attn_bias = (w_q + 2 w_kv if qkv_bias) + (d if o_bias): each projection takes its own.
   const double qkv_bias = m.qkv_bias ? 1.0 : 0.0;
   const Part q = part(k, "q_proj");
@@ -193,11 +193,11 @@ void add_mla_projections(const ModelConfig& m, const LayerKindParams& k, const L
     ops.matmul("q_proj", "q_proj", q.active, q.count, d, q_width);
   }
   const double latent = as_double(a.kv_lora_rank);
-  const double cache = as_double(kv_elements_per_token_layer(m));  // d_c + d_R
+  const double cache = as_double(attention_kv_elements_per_token_layer(m));  // d_c + d_R
   const Part kva = part(k, "kv_a_proj");
   const Part kvb = part(k, "kv_b_proj");
   ops.writes_cache(ops.matmul("kv_a_proj", "kv_a_proj", kva.active, kva.count, d, cache), cache,
-                   layer_attended_keys(kind, p.queries));
+                   layer_cached_keys(kind, p.queries));
   ops.elementwise("kv_a_norm", "kv_a_norm", OpKind::norm, norm_bytes_per_token(latent, p.activation_bytes),
                   part(k, "kv_a_norm").active);
   ops.matmul("kv_b_proj", "kv_b_proj", kvb.active, kvb.count, latent, h * as_double(a.qk_nope_head_dim + a.v_head_dim));
@@ -205,6 +205,43 @@ void add_mla_projections(const ModelConfig& m, const LayerKindParams& k, const L
     const double rope = as_double(a.qk_rope_head_dim);
     ops.elementwise("rope", "RoPE (q, k)", OpKind::rope, rope_bytes_per_token(h * rope, rope, p.activation_bytes));
   }
+}
+
+// DSA's lightning indexer (DeepSeek-V3.2 §2.1): its query from the q latent (wq_b), its one key
+// per token (wk, then k_norm and RoPE on the rope part; the key is the indexer cache entry), the
+// head weights (weights_proj), and the scores of the query against every cached key, from which
+// the top k go to the attention core. Prefill: S queries against the causal pairs; decode: one
+// query against all T cached keys, the cache read d_I per key  [DS25]
+void add_indexer(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
+  const SparseIndexerConfig& x = m.indexer;
+  if (!x.enabled()) return;
+  const LayerPass& p = ops.pass();
+  const double d = as_double(m.d_model);
+  const double heads = as_double(x.n_heads);
+  const double width = as_double(x.head_dim);
+  const double q_in = m.mla.q_lora_rank > 0 ? as_double(m.mla.q_lora_rank) : d;
+  const Part wq = part(k, "indexer_wq");
+  const Part wk = part(k, "indexer_wk");
+  const Part weights = part(k, "indexer_weights");
+  ops.matmul("indexer_wq", "indexer wq_b", wq.active, wq.count, q_in, heads * width);
+  ops.writes_cache(ops.matmul("indexer_wk", "indexer wk", wk.active, wk.count, d, width), width,
+                   layer_cached_keys(kind, p.queries));
+  ops.elementwise("indexer_k_norm", "indexer k_norm", OpKind::norm, norm_bytes_per_token(width, p.activation_bytes),
+                  part(k, "indexer_k_norm").active);
+  if (m.position == PositionKind::rope && m.mla.qk_rope_head_dim > 0) {
+    const double rope = as_double(m.mla.qk_rope_head_dim);
+    ops.elementwise("indexer_rope", "indexer RoPE (q, k)", OpKind::rope,
+                    rope_bytes_per_token(heads * rope, rope, p.activation_bytes));
+  }
+  ops.matmul("indexer_weights", "indexer weights_proj", weights.active, weights.count, d, heads);
+  const bool prefill = p.phase == Phase::prefill;
+  const double keys = prefill ? p.queries : layer_cached_keys(kind, p.context);
+  const double pairs = prefill ? attention_pairs(p.queries, 0, p.attention) : keys;
+  LayerOp& scores = ops.core("indexer_scores", "indexer scores + top-k", OpKind::attention,
+                             units::Flop{p.sequences * indexer_flops_per_pair(m) * pairs});
+  scores.activation_bytes = units::Bytes{p.tokens * (heads * width + heads) * p.activation_bytes};
+  if (prefill) scores.activation_bytes += units::Bytes{p.sequences * keys * width * p.activation_bytes};
+  if (!prefill) scores.kv_bytes = units::Bytes{p.sequences * keys * width * p.kv_bytes};
 }
 
 // QK^T, softmax, attention x V. Prefill: S queries against the S keys the projections wrote,
@@ -218,7 +255,8 @@ void add_attention_core(const ModelConfig& m, const LayerKind& kind, double sink
   const double h = as_double(m.n_heads);
   const bool prefill = p.phase == Phase::prefill;
   const double keys = prefill ? p.queries : layer_attended_keys(kind, p.context);
-  const double pairs = prefill ? attention_pairs(p.queries, kind.window, p.attention) : keys;
+  const double pairs =
+      prefill ? attention_pairs(p.queries, kind.topk > 0 ? kind.topk : kind.window, p.attention) : keys;
   const units::Bytes scores = score_bytes(h, p.queries, keys, b) * p.sequences;
 
   LayerOp& qk = ops.core("attention_scores", "QK^T", OpKind::attention,
@@ -590,10 +628,15 @@ double attention_value_flops_per_pair(const ModelConfig& m) {
   return 2.0 * h * as_double(m.head_dim);
 }
 
-double layer_attended_keys(const LayerKind& kind, double context) {
+double layer_cached_keys(const LayerKind& kind, double context) {
   const LayerWindows one{
       .global_layers = kind.sliding ? 0 : 1, .sliding_layers = kind.sliding ? 1 : 0, .window = kind.window};
   return attended_keys(one, context);
+}
+
+double layer_attended_keys(const LayerKind& kind, double context) {
+  const double cached = layer_cached_keys(kind, context);
+  return kind.topk > 0 ? std::min(cached, as_double(kind.topk)) : cached;
 }
 
 double experts_read(const ModelConfig& m, double tokens, DecodeBytes mode, MoeDecodeBytes moe_mode) {
@@ -625,6 +668,7 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
   } else {
     add_qkv(m, *k, kind, ops);
   }
+  if (!kind.cross_attention) add_indexer(m, *k, kind, ops);
   // A cross-attention layer attends to the image's keys and values, which a text pass does not
   // hold: no attention core (decode and prefill count none).
   if (!kind.cross_attention) add_attention_core(m, kind, part(*k, "attn_sinks").active, ops);

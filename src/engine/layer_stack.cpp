@@ -19,6 +19,7 @@ void add_features(const ModelConfig& m, LayerKind& k) {
   k.norms = m.hybrid.enabled() ? (mixer ? 1 : 0) + (k.mix.ffn != LayerFfn::none ? 1 : 0) : m.norms_per_layer;
   k.sinks = k.mix.attention && m.attention_sinks;
   k.output_gate = k.mix.attention && m.hybrid.attn_output_gate;
+  k.topk = k.mix.attention && m.indexer.enabled() ? m.indexer.topk : 0;
 }
 
 }  // namespace

@@ -8,8 +8,22 @@
 namespace roofline {
 
 std::int64_t kv_elements_per_token_layer(const ModelConfig& m) {
+  return attention_kv_elements_per_token_layer(m) + indexer_elements_per_token_layer(m);
+}
+
+std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m) {
   if (m.mla.enabled()) return m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
   return 2 * m.n_kv_heads * m.head_dim;
+}
+
+std::int64_t indexer_elements_per_token_layer(const ModelConfig& m) {
+  return m.indexer.enabled() ? m.indexer.head_dim : 0;
+}
+
+LayerWindows attention_windows(const ModelConfig& m) {
+  const LayerWindows lw = layer_windows(m);
+  if (!m.indexer.enabled()) return lw;  // validate() refuses an indexer beside a window
+  return {.global_layers = 0, .sliding_layers = lw.global_layers + lw.sliding_layers, .window = m.indexer.topk};
 }
 
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element) {
@@ -80,6 +94,15 @@ units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double contex
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   return attention_kv_bytes_per_sequence(m, context, kv_bytes_per_element) +
          state_bytes_per_sequence(m, kv_bytes_per_element);
+}
+
+units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+  if (!m.indexer.enabled()) return kv_bytes_per_sequence(m, context, kv_bytes_per_element);
+  const double attended =
+      static_cast<double>(attention_kv_elements_per_token_layer(m)) * attended_keys(attention_windows(m), context);
+  const double scored =
+      static_cast<double>(indexer_elements_per_token_layer(m)) * attended_keys(layer_windows(m), context);
+  return units::Bytes{(attended + scored) * kv_bytes_per_element} + state_bytes_per_sequence(m, kv_bytes_per_element);
 }
 
 std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,

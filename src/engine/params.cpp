@@ -67,6 +67,19 @@ class LayerBuilder {
   LayerKindParams& out_;
 };
 
+// DSA's lightning indexer (DeepSeek-V3.2 §2.1): wq_b r -> H_I d_I (r = q_lora_rank, else d), wk
+// d -> d_I, k_norm a LayerNorm (gain and bias) of d_I, weights_proj d -> H_I  [DS25]
+void add_indexer(const ModelConfig& m, LayerBuilder& b) {
+  const SparseIndexerConfig& x = m.indexer;
+  if (!x.enabled()) return;
+  const i64 d = m.d_model;
+  const i64 q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : d;
+  b.add("indexer_wq", checked_mul(q_in, x.n_heads, x.head_dim), true);
+  b.add("indexer_wk", checked_mul(d, x.head_dim), true);
+  b.add("indexer_k_norm", norm_params(NormKind::layernorm, x.head_dim), false);
+  b.add("indexer_weights", checked_mul(d, x.n_heads), true);
+}
+
 // Attention block of one layer: q/k/v/o (or MLA's low-rank projections), biases, q/k norms.
 void add_attention(const ModelConfig& m, LayerBuilder& b) {
   const i64 d = m.d_model;
@@ -234,6 +247,7 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
   if (mix.attention) {
     counting("the attention parameters of one layer", [&] {
       add_attention(m, b);
+      add_indexer(m, b);
       // Qwen3-Next: q_proj emits [q; gate], a second d x h d_h.
       if (kind.output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, m.head_dim), true);
     });

@@ -114,6 +114,16 @@ std::vector<std::string> validate(const ModelConfig& m) {
            "n_kv_heads: " + std::to_string(m.n_kv_heads) + " does not divide n_heads " + std::to_string(m.n_heads));
     }
   }
+  if (m.indexer.enabled()) {
+    in_range(e, "indexer.n_heads", m.indexer.n_heads, 1, kMaxWidth);
+    in_range(e, "indexer.head_dim", m.indexer.head_dim, 1, kMaxWidth);
+    in_range(e, "indexer.topk", m.indexer.topk, 1, std::int64_t{1} << 40);
+    need(e, m.sliding_window == 0, "indexer: sparse attention with a sliding window is not modelled");
+    need(e, !m.hybrid.enabled(), "indexer: sparse attention in a hybrid stack is not modelled");
+  } else {
+    need(e, m.indexer.n_heads == 0 && m.indexer.head_dim == 0,
+         "indexer.n_heads/head_dim: an indexer needs indexer.topk (1 or more)");
+  }
   if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
   if (m.moe.enabled()) {
     in_range(e, "moe.n_experts", m.moe.n_experts, 1, 1 << 16);

@@ -276,6 +276,21 @@ void import_bailing_moe(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// DeepSeek-V3.2 (DeepseekV32ForCausalLM): DeepSeek-V3 with DeepSeek Sparse Attention on every layer,
+// a lightning indexer of index_n_heads x index_head_dim whose top index_topk tokens each query's
+// MLA attends to. The checkpoint's layer 61 (num_nextn_predict_layers) is the MTP module, with an
+// indexer of its own.
+void import_deepseek_v32(const Cfg& c, ModelConfig& m) {
+  import_deepseek_v3_alias(c, m);
+  m.indexer.n_heads = c.integer("index_n_heads");
+  m.indexer.head_dim = c.integer("index_head_dim");
+  m.indexer.topk = c.integer("index_topk");
+  if (c.has("index_topk_freq") || c.has("indexer_types")) {
+    c.unsupported(c.has("index_topk_freq") ? "index_topk_freq" : "indexer_types",
+                  "layers that reuse another layer's top-k selection (shared indexers)");
+  }
+}
+
 constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"granitemoeshared", import_granitemoeshared},
                                   Family{"olmoe", import_olmoe},
@@ -286,7 +301,8 @@ constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"kimi_k2", import_deepseek_v3_alias},
                                   Family{"glm4_moe_lite", import_glm4_moe_lite},
                                   Family{"bailing_moe", import_bailing_moe},
-                                  Family{"hunyuan_v1_moe", import_hunyuan_v1_moe}};
+                                  Family{"hunyuan_v1_moe", import_hunyuan_v1_moe},
+                                  Family{"deepseek_v32", import_deepseek_v32}};
 
 }  // namespace
 

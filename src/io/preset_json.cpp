@@ -500,6 +500,13 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     set_int(a, "v_head_dim", m.mla.v_head_dim);
     a.finish();
   }
+  if (r.has("indexer")) {
+    ObjectReader x(r.raw("indexer"), std::string(where), "/architecture/indexer");
+    set_int(x, "n_heads", m.indexer.n_heads);
+    set_int(x, "head_dim", m.indexer.head_dim);
+    set_int(x, "topk", m.indexer.topk);
+    x.finish();
+  }
   read_multimodal_architecture(r, where, m);
   if (r.has("hybrid")) hybrid_from_json(r, where, m);
   r.finish();
@@ -561,6 +568,9 @@ json architecture_to_json(const ModelConfig& m) {
                 {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
                 {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
                 {"v_head_dim", m.mla.v_head_dim}};
+  }
+  if (m.indexer.enabled()) {
+    a["indexer"] = {{"n_heads", m.indexer.n_heads}, {"head_dim", m.indexer.head_dim}, {"topk", m.indexer.topk}};
   }
   write_multimodal_architecture(m, a);
   if (m.hybrid.enabled()) a["hybrid"] = hybrid_to_json(m.hybrid);

@@ -390,3 +390,42 @@ TEST_CASE("moe: bailing_moe: Ling 2.0's fused qkv, q/k norms and expert bias; V1
   wide["moe_shared_expert_intermediate_size"] = 1024;
   REQUIRE_THROWS_AS(import_json(wide), InputError);
 }
+
+TEST_CASE("moe: deepseek_v32: DeepSeek-V3 with a lightning indexer on every layer, its key cached [DS25]",
+          "[io][hf][moe][deepseek][dsa]") {
+  json j = fixture("deepseek-v3.2");
+  const ModelConfig m = import_json(j);
+  CHECK(m.family == "deepseek_v32");
+  CHECK(m.indexer.n_heads == 64);
+  CHECK(m.indexer.head_dim == 128);
+  CHECK(m.indexer.topk == 2048);
+  const ParamCounts c = count_params(m);
+  // published-2025.tsv:8: 685,396,921,376 stored = 671,877,944,064 + MTP 13,477,385,728 + FP8
+  // scales 41,591,584 (a public header audit of the checkpoint).
+  CHECK(c.total == 671'877'944'064);
+  CHECK(c.mtp_excluded == 13'477'385'728);
+  CHECK(c.total + c.mtp_excluded + 41'591'584 == 685'396'921'376);
+  // One indexer: wq_b 1536 x 8192, wk 7168 x 128, k_norm 2 x 128, weights_proj 7168 x 64.
+  const LayerKindParams& k = moe_kind(c);
+  CHECK(part(k, "indexer_wq") == 1536LL * 8192);
+  CHECK(part(k, "indexer_wk") == 7168LL * 128);
+  CHECK(part(k, "indexer_k_norm") == 256);
+  CHECK(part(k, "indexer_weights") == 7168LL * 64);
+  // Everything else is DeepSeek-V3's: the same config under deepseek_v3 counts 61 indexers fewer.
+  json v3 = j;
+  v3["model_type"] = "deepseek_v3";
+  CHECK(count_params(import_json(v3)).total == 671'026'419'200);
+  CHECK(c.total - 671'026'419'200 == 61LL * 13'959'424);
+  // Cache per token: 61 x (512 + 64 + 128) x 2 B; a decode step at 131,072 tokens reads the
+  // indexer keys of all of them and the latent of the top 2,048 only.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 61.0 * 704 * 2);
+  CHECK(kv_read_bytes_per_sequence(m, 131072.0, 2.0).base() == 61.0 * (128 * 131072.0 + 576 * 2048.0) * 2);
+  CHECK(kv_bytes_per_sequence(m, 131072.0, 2.0).base() == 61.0 * 704 * 131072.0 * 2);
+  // Missing indexer keys are named; shared indexers (GLM-5.2's index_topk_freq) are refused.
+  json no_k = j;
+  no_k.erase("index_topk");
+  REQUIRE_THROWS_WITH(import_json(no_k), Catch::Contains("index_topk"));
+  json shared = j;
+  shared["index_topk_freq"] = 4;
+  REQUIRE_THROWS_WITH(import_json(shared), Catch::Contains("index_topk_freq"));
+}

@@ -26,6 +26,9 @@ std::string model_line(const Subject& in) {
   std::string extra;
   if (m.moe.enabled()) extra += fmt::format(" experts={} top-k={}", m.moe.n_experts, m.moe.top_k);
   if (m.mla.enabled()) extra += fmt::format(" MLA d_c={}", m.mla.kv_lora_rank);
+  if (m.indexer.enabled()) {
+    extra += fmt::format(" DSA top-k={} indexer={}x{}", m.indexer.topk, m.indexer.n_heads, m.indexer.head_dim);
+  }
   if (m.sliding_window > 0) extra += fmt::format(" window={}", m.sliding_window);
   // The table fits 100 columns: the MoE, MLA and window details wrap to their own line.
   if (s.size() + extra.size() > 100 && !extra.empty()) {

@@ -16,8 +16,15 @@ const std::vector<Field<K>> kKv = {
      "2 h_kv d_h, or MLA's d_c + d_rope", [](const K& k) { return cell(k.r.elements_per_token_per_layer); },
      [](const K& k) {
        const ModelConfig& m = k.m();
-       return k.r.mla ? fmt::format("{} + {}", num(m.mla.kv_lora_rank), num(m.mla.qk_rope_head_dim))
-                      : fmt::format("2 x {} x {}", num(m.n_kv_heads), num(m.head_dim));
+       std::string s = k.r.mla ? fmt::format("{} + {}", num(m.mla.kv_lora_rank), num(m.mla.qk_rope_head_dim))
+                               : fmt::format("2 x {} x {}", num(m.n_kv_heads), num(m.head_dim));
+       if (m.indexer.enabled()) s += fmt::format(" + {}", num(m.indexer.head_dim));
+       return s;
+     },
+     [](const K& k) {
+       const ModelConfig& m = k.m();
+       return m.indexer.enabled() ? fmt::format("incl. the DSA indexer key, {} per token per layer", m.indexer.head_dim)
+                                  : std::string();
      }},
     in_sweep<K>(kSweepKv, "KV per token",
                 in_brief<K>(kBriefReport | kBriefKv,
