@@ -33,7 +33,8 @@ std::string layer_mix_name(const LayerMix& x) {
 namespace roofline::text {
 namespace {
 
-// The attention of a layer kind: MLA, or by its KV heads MHA (h_kv = h), MQA (h_kv = 1), GQA.
+// The attention of a layer kind: MLA, or by its KV heads MHA (h_kv = h), MQA (h_kv = 1), GQA; its
+// window or its sparse (DSA) top-k.
 std::string attention_name(const ModelConfig& m, const LayerKind& k) {
   if (k.cross_attention) return "cross-attention";
   std::string s;
@@ -47,6 +48,7 @@ std::string attention_name(const ModelConfig& m, const LayerKind& k) {
     s = "GQA";
   }
   if (k.sliding) s += "(sliding " + std::to_string(k.window) + ")";
+  if (k.topk > 0) s += "(sparse top-" + std::to_string(k.topk) + ")";
   return s;
 }
 
