@@ -209,6 +209,9 @@ struct ModelConfig {
 
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;
+  /// The MTP modules read the model's embedding and head instead of storing copies (GLM-5; DeepSeek-V3
+  /// and GLM-4.7-Flash store their own).
+  bool mtp_shares_embedding = false;
 
   // gpt-oss (issue 10): attention sinks and the published checkpoint's MXFP4 experts.
   bool attention_sinks = false;  ///< one learned sink logit per query head per layer

@@ -314,8 +314,9 @@ void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
   c.active = c.total - c.blocks + c.blocks_active;
 }
 
-// DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies, norms for the hidden
-// state and the embedding, a 2d -> d projection and one full MoE layer.
+// DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies (unless
+// mtp_shares_embedding), norms for the hidden state and the embedding, a 2d -> d projection and one
+// full MoE layer.
 void count_mtp(const ModelConfig& m, ParamCounts& c) {
   const i64 d = m.d_model;
   const LayerMix full{
@@ -324,8 +325,8 @@ void count_mtp(const ModelConfig& m, ParamCounts& c) {
   i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
   one = checked_add(one, checked_mul(2, d, d));
   // Qwen3-Next mtp.*: one full-attention layer, pre-fc norms for the hidden state and the
-  // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own.
-  if (!m.hybrid.enabled()) one = checked_add(one, checked_mul(2, c.head_matmul));
+  // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own, as GLM-5's.
+  if (!m.hybrid.enabled() && !m.mtp_shares_embedding) one = checked_add(one, checked_mul(2, c.head_matmul));
   c.mtp_excluded = checked_mul(m.mtp_layers, one);
 }
 

@@ -196,6 +196,8 @@ void import_deepseek_v3_alias(const Cfg& c, ModelConfig& m) {
   }
 }
 
+void read_mlp_layer_types(const Cfg& d, ModelConfig& m);
+
 // GLM-4.7-Flash (Glm4MoeLiteConfig): DeepSeek-V3's MLA attention and Glm4Moe's MoE (sigmoid router
 // with e_score_correction_bias, one shared expert), so the deepseek_v3 reader over the class's own
 // defaults (the GLM-4.7-Flash values). Dense or MoE per layer comes from mlp_layer_types (default
@@ -220,6 +222,12 @@ void import_glm4_moe_lite(const Cfg& c, ModelConfig& m) {
   const Cfg d = c.with_defaults(kDefaults);
   import_deepseek_v3_alias(d, m);
   m.moe.first_dense_layers = 1;
+  read_mlp_layer_types(d, m);
+}
+
+// GLM's mlp_layer_types: "dense" layers first, then "sparse" ones (first_dense_layers); absent,
+// the layout the reader already set stands.
+void read_mlp_layer_types(const Cfg& d, ModelConfig& m) {
   if (!d.has("mlp_layer_types")) return;
   const json& types = d.raw("mlp_layer_types");
   if (!types.is_array() || static_cast<i64>(types.size()) != m.n_layers) {
@@ -291,6 +299,34 @@ void import_deepseek_v32(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// GLM-5 and GLM-5.1 (GlmMoeDsaForCausalLM): DeepSeek-V3.2's layout (MLA, sparse attention with a
+// lightning indexer on every layer, sigmoid-routed MoE with e_score_correction_bias after
+// first_k_dense_replace dense layers) at GLM's widths. The MTP module (num_nextn_predict_layers)
+// stores no embedding or head of its own. indexer_types, where written, must be all "full":
+// GLM-5.2's "shared" layers reuse another layer's selection, which roofline does not model.
+void import_glm_moe_dsa(const Cfg& c, ModelConfig& m) {
+  import_deepseek_v3_alias(c, m);
+  read_mlp_layer_types(c, m);
+  m.mtp_shares_embedding = true;
+  m.indexer.n_heads = c.integer("index_n_heads");
+  m.indexer.head_dim = c.integer("index_head_dim");
+  m.indexer.topk = c.integer("index_topk");
+  if (c.has("index_topk_freq") && c.integer("index_topk_freq") != 1) {
+    c.unsupported("index_topk_freq", "layers that reuse another layer's top-k selection (shared indexers)");
+  }
+  if (!c.has("indexer_types")) return;
+  const json& types = c.raw("indexer_types");
+  if (!types.is_array() || static_cast<i64>(types.size()) != m.n_layers) {
+    c.fail("indexer_types", "expected an array of " + std::to_string(m.n_layers) + " strings");
+  }
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] != "full") {
+      c.unsupported("indexer_types", "entry " + std::to_string(i) + " is " + describe_json(types[i]) +
+                                         "; only \"full\" indexers (a shared one reuses another layer's top-k)");
+    }
+  }
+}
+
 constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"granitemoeshared", import_granitemoeshared},
                                   Family{"olmoe", import_olmoe},
@@ -302,7 +338,8 @@ constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"glm4_moe_lite", import_glm4_moe_lite},
                                   Family{"bailing_moe", import_bailing_moe},
                                   Family{"hunyuan_v1_moe", import_hunyuan_v1_moe},
-                                  Family{"deepseek_v32", import_deepseek_v32}};
+                                  Family{"deepseek_v32", import_deepseek_v32},
+                                  Family{"glm_moe_dsa", import_glm_moe_dsa}};
 
 }  // namespace
 

@@ -467,6 +467,7 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
   set_int(r, "sliding_window", m.sliding_window);
   set_int(r, "global_every", m.global_every);
   set_int(r, "mtp_layers", m.mtp_layers);
+  set_bool(r, "mtp_shares_embedding", m.mtp_shares_embedding);
   if (r.has("moe")) {
     ObjectReader e(r.raw("moe"), std::string(where), "/architecture/moe");
     set_int(e, "n_experts", m.moe.n_experts);
@@ -542,7 +543,8 @@ json architecture_to_json(const ModelConfig& m) {
       {"global_every", m.global_every},
       {"mtp_layers", m.mtp_layers},
   };
-  if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;  // written only when set (StableLM 2)
+  if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;        // written only when set (StableLM 2)
+  if (m.mtp_shares_embedding) a["mtp_shares_embedding"] = true;  // written only when set (GLM-5)
   if (m.moe.enabled()) {
     a["moe"] = {{"n_experts", m.moe.n_experts},
                 {"top_k", m.moe.top_k},

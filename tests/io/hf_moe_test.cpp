@@ -429,3 +429,46 @@ TEST_CASE("moe: deepseek_v32: DeepSeek-V3 with a lightning indexer on every laye
   shared["index_topk_freq"] = 4;
   REQUIRE_THROWS_WITH(import_json(shared), Catch::Contains("index_topk_freq"));
 }
+
+TEST_CASE("moe: glm_moe_dsa: GLM-5.1 is DeepSeek-V3.2's layout; its MTP layer reads the model's embedding",
+          "[io][hf][moe][glm][dsa]") {
+  json j = fixture("glm-5.1");
+  const ModelConfig m = import_json(j);
+  CHECK(m.family == "glm_moe_dsa");
+  CHECK(m.indexer.n_heads == 32);
+  CHECK(m.indexer.topk == 2048);
+  CHECK(m.moe.first_dense_layers == 3);
+  CHECK(m.mtp_shares_embedding);
+  const ParamCounts c = count_params(m);
+  // published-2025.tsv:9: 753,864,139,008 stored = 743,911,218,432 + the MTP layer 9,952,920,576,
+  // which holds no embedding or head copies (a public report of the checkpoint's tensors).
+  CHECK(c.total == 743'911'218'432);
+  CHECK(c.mtp_excluded == 9'952'920'576);
+  CHECK(c.total + c.mtp_excluded == 753'864'139'008);
+  // One indexer: wq_b 2048 x 4096, wk 6144 x 128, k_norm 256, weights_proj 6144 x 32 = 9,371,904.
+  const LayerKindParams& k = moe_kind(c);
+  CHECK(part(k, "indexer_wq") + part(k, "indexer_wk") + part(k, "indexer_k_norm") + part(k, "indexer_weights") ==
+        9'371'904);
+  // With its own embedding and head copies (DeepSeek's layout) the MTP layer would be 2 V d more.
+  ModelConfig copies = m;
+  copies.mtp_shares_embedding = false;
+  CHECK(count_params(copies).mtp_excluded == c.mtp_excluded + 2LL * 154880 * 6144);
+  CHECK(count_params(copies).total == c.total);
+  // KV per token: 78 x (512 + 64 + 128) x 2 B.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 78.0 * 704 * 2);
+  // transformers writes indexer_types and mlp_layer_types when it saves the config: all "full"
+  // indexers and 3 dense layers read the same; a "shared" indexer (GLM-5.2) is refused.
+  json saved = j;
+  saved["indexer_types"] = json::array();
+  saved["mlp_layer_types"] = json::array();
+  for (int i = 0; i < 78; ++i) {
+    saved["indexer_types"].push_back("full");
+    saved["mlp_layer_types"].push_back(i < 3 ? "dense" : "sparse");
+  }
+  CHECK(count_params(import_json(saved)).total == c.total);
+  saved["indexer_types"][5] = "shared";
+  REQUIRE_THROWS_WITH(import_json(saved), Catch::Contains("indexer_types"));
+  json freq = j;
+  freq["index_topk_freq"] = 4;
+  REQUIRE_THROWS_WITH(import_json(freq), Catch::Contains("index_topk_freq"));
+}
