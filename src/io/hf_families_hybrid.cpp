@@ -501,6 +501,8 @@ void import_falcon_h1(const Cfg& c, ModelConfig& m) {
   s.gated_norm = c.boolean("mamba_rms_norm", false);
 }
 
+void read_lfm2_layers(const Cfg& d, ModelConfig& m);
+
 // LFM2 / LFM2.5 (Lfm2Config, transformers): layers are "conv" (Lfm2ShortConv: in_proj d -> 3d,
 // depthwise conv1d of conv_L_cache, out_proj; conv_bias on all three) or "full_attention" (GQA of
 // d/h, per-head q/k RMSNorm, no biases), each with a gated MLP and two RMSNorms; a final norm
@@ -535,6 +537,44 @@ void import_lfm2(const Cfg& c, ModelConfig& m) {
     }
     m.d_ff = multiple * ((f + multiple - 1) / multiple);
   }
+  read_lfm2_layers(d, m);
+}
+
+// LFM2-MoE (Lfm2MoeConfig, transformers): LFM2's conv and attention layers, the first
+// num_dense_layers with a gated MLP of intermediate_size as written (no 2/3 adjustment), the rest
+// with a sparse MoE block: num_experts gated experts of moe_intermediate_size, top
+// num_experts_per_tok, a bias-free router d -> E and the expert_bias (E, fp32, stored in the
+// checkpoint) when use_expert_bias. Defaults are the class's (the LFM2-8B-A1B widths, 32 layers).
+void import_lfm2_moe(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 65536},       {"hidden_size", 2048},
+                                 {"intermediate_size", 7168}, {"moe_intermediate_size", 1792},
+                                 {"num_hidden_layers", 32},   {"num_attention_heads", 32},
+                                 {"num_key_value_heads", 8},  {"max_position_embeddings", 128000},
+                                 {"conv_L_cache", 3},         {"num_dense_layers", 2},
+                                 {"num_experts", 32},         {"num_experts_per_tok", 4}};
+  const Cfg d = c.with_defaults(kDefaults);
+  read_llama_like(d, m, true);
+  if (d.has("tie_embedding")) m.tied_embeddings = d.boolean("tie_embedding", true);
+  m.qk_norm = QkNorm::per_head;
+  m.qkv_bias = m.o_bias = m.mlp_bias = false;
+  if (!d.has("head_dim")) m.head_dim = kDeriveFromHeads;
+  m.moe.n_experts = d.integer("num_experts");
+  m.moe.top_k = d.integer("num_experts_per_tok");
+  m.moe.d_ff_expert = d.integer("moe_intermediate_size");
+  m.moe.correction_bias = d.boolean("use_expert_bias", true);
+  read_lfm2_layers(d, m);
+  const i64 dense = d.integer("num_dense_layers");
+  if (dense < 0 || dense > m.n_layers) {
+    d.fail("num_dense_layers", "is out of range; allowed 0 to num_hidden_layers (" + std::to_string(m.n_layers) + ")");
+  }
+  for (std::size_t i = static_cast<std::size_t>(dense); i < m.hybrid.layers.size(); ++i) {
+    m.hybrid.layers[i].ffn = LayerFfn::moe;
+  }
+}
+
+// LFM2's layer list: conv or full_attention per layer from layer_types, else the attention layers
+// listed in full_attn_idxs among conv ones, else attention everywhere; each with a dense FFN.
+void read_lfm2_layers(const Cfg& d, ModelConfig& m) {
   m.hybrid.conv.l_cache = d.integer("conv_L_cache", 3);
   m.hybrid.conv.bias = d.boolean("conv_bias", false);
   check_layer_count(d, m.n_layers);
@@ -559,7 +599,8 @@ constexpr std::array kFamilies = {Family{"mamba", import_mamba},
                                   Family{"qwen3_next", import_qwen3_next},
                                   Family{"jamba", import_jamba},
                                   Family{"falcon_h1", import_falcon_h1},
-                                  Family{"lfm2", import_lfm2}};
+                                  Family{"lfm2", import_lfm2},
+                                  Family{"lfm2_moe", import_lfm2_moe}};
 
 }  // namespace
 

@@ -501,3 +501,43 @@ TEST_CASE(
   j["num_nextn_predict_layers"] = 1;
   CHECK_THROWS_WITH(import_json(j), Catch::Contains("MTP"));
 }
+
+TEST_CASE("hybrid: lfm2_moe: LFM2's conv and attention layers, two dense MLPs, then MoE blocks with an expert bias",
+          "[io][hf][hybrid][lfm2][moe]") {
+  // published-2025.tsv:10: the HF API's {"BF16": 8,339,929,856, "F32": 704} for LiquidAI/LFM2-8B-A1B.
+  json j = fixture_json("lfm2-8b-a1b");
+  const ModelConfig m = import_json(j);
+  CHECK(m.family == "lfm2_moe");
+  REQUIRE(m.hybrid.layers.size() == 24);
+  CHECK(count_layers(m, false, StateMixer::short_conv, LayerFfn::dense) == 2);
+  CHECK(count_layers(m, false, StateMixer::short_conv, LayerFfn::moe) == 16);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::moe) == 6);
+  CHECK(m.d_ff == 7168);  // intermediate_size as written: Lfm2MoeMLP has no 2/3 adjustment
+  CHECK(m.head_dim == 64);
+  CHECK(m.tied_embeddings);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 8'339'930'560);
+  CHECK(c.active == 1'557'740'992);
+  // One MoE block: 32 experts of 3 x 2048 x 1792, the router 2048 x 32 and the fp32 expert_bias
+  // (32): the 704 F32 elements are 22 MoE layers' biases.
+  for (std::size_t i = 0; i < c.layer_kinds.size(); ++i) {
+    if (c.layer_kinds[i].mix.ffn != LayerFfn::moe) continue;
+    CHECK(part(c, i, "router") == 2048 * 32);
+    CHECK(part(c, i, "router_correction_bias") == 32);
+  }
+  json no_bias = j;
+  no_bias["use_expert_bias"] = false;
+  CHECK(count_params(import_json(no_bias)).total == c.total - 704);
+  // Cache: KV in the 6 attention layers, the conv state in the 18 conv layers.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 6.0 * 2 * 8 * 64 * 2);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 18.0 * 2048 * 3 * 2);
+  // Lfm2MoeConfig's defaults are the 8B-A1B's widths at 32 layers.
+  json bare = {{"model_type", "lfm2_moe"}};
+  const ModelConfig defaults = import_json(bare);
+  CHECK(defaults.n_layers == 32);
+  CHECK(defaults.moe.n_experts == 32);
+  CHECK(defaults.moe.d_ff_expert == 1792);
+  json bad = j;
+  bad["num_dense_layers"] = 25;
+  REQUIRE_THROWS_WITH(import_json(bad), Catch::Contains("num_dense_layers"));
+}

@@ -1226,7 +1226,7 @@ def memory_terms_sum_to_total(ctx):
              "batch": plan.get("batch", 1) if plan.command != "serve" else None, "devices": devices,
              "weights": ctx.cat.models[plan.model]["params"]["total_params"] * bits_of(plan) / 8,
              "pipeline": plan.get("pp", 1) > 1, "micro_batches": plan.get("micro-batches", 1),
-             "serve": plan.command == "serve"}
+             "serve": plan.command == "serve", "arch": ctx.cat.models[plan.model].get("arch") or {}}
         data.append(d)
         command = " ; ".join(p.cmdline("--format", "json") for p in g)
         ctx.check.case(command)
@@ -1279,6 +1279,15 @@ def check_memory_terms(d):
             out.append(f"decode: bytes per step {dec['bytes_per_step']!r} != weights {dec['weight_bytes_per_step']!r}"
                        f" + KV {dec['kv_bytes_per_step']!r}")
         want = d["batch"] * kvr["kv"]["kv_cache_bytes_per_sequence"]
+        indexer = d["arch"].get("indexer")
+        if indexer:
+            # DSA: a step reads the indexer keys of all T cached tokens and the attention cache of the
+            # top k only, b L ((e - d_I) min(T, k) + d_I T); T from what the cache holds, b L e T.
+            e = kvr["kv"]["kv_elements_per_token_per_layer"]
+            per_token = kvr["kv"]["kv_cache_bytes_per_token"]
+            tokens = kvr["kv"]["kv_cache_bytes_per_sequence"] / per_token
+            d_i = indexer["head_dim"]
+            want = d["batch"] * per_token / e * ((e - d_i) * min(tokens, indexer["topk"]) + d_i * tokens)
         if not close(dec["kv_bytes_per_step"], want):
             out.append(f"decode: KV read {dec['kv_bytes_per_step']!r} != batch {d['batch']} x KV per sequence = {want!r}")
     dep = r.get("deployment")
@@ -1291,7 +1300,11 @@ def check_memory_terms(d):
             out.append(f"deployment: required per device {dep['required_bytes_per_device']!r} != weights "
                        f"{dep['weight_bytes_per_device']!r} + {d['batch']} x KV {per_dev!r} + reserve {reserve!r}")
     if dep is not None and kvr is not None and dep.get("kv_bytes_per_sequence_per_device") is not None:
-        want = kvr["kv"]["kv_cache_bytes_per_sequence"] * dep["kv_share_per_device"] \
+        # A hybrid's recurrent state splits by its own share (SSM heads), the attention KV by the KV heads'.
+        state = kvr["kv"].get("state_bytes_per_sequence") or 0
+        state_share = dep.get("state_share_per_device")
+        want = (kvr["kv"]["kv_cache_bytes_per_sequence"] - state) * dep["kv_share_per_device"] + \
+            state * (state_share if state_share is not None else dep["kv_share_per_device"]) \
             if dep.get("kv_share_per_device") is not None else None
         if want is not None and not close(dep["kv_bytes_per_sequence_per_device"], want):
             out.append(f"deployment: KV per device {dep['kv_bytes_per_sequence_per_device']!r} != KV per sequence x "
