@@ -65,7 +65,7 @@ struct ExpertStorage {
 };
 /// ---- Vision tower and projector of a multimodal wrapper (counted by count_vision, vision.cpp) ----
 /// The tower's architecture, from the wrapper's vision_config; `none` for a text-only model.
-enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4 };
+enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4, qwen3_vl };
 /// What maps the tower's output into the text model's width.
 enum class VisionProjector {
   none,      ///< Qwen2-VL / Qwen2.5-VL: the merger is part of the tower (visual.merger)
@@ -80,23 +80,24 @@ struct VisionConfig {
   VisionProjector projector = VisionProjector::none;
   /// A vision tower roofline does not count: its model_type, named in the output ("" otherwise).
   std::string uncounted;
-  std::int64_t n_layers = 0;        ///< encoder layers (mllama: the local ones)
-  std::int64_t d = 0;               ///< hidden width d_v
-  std::int64_t d_ff = 0;            ///< MLP width (Qwen2-VL: d_v x mlp_ratio)
-  std::int64_t patch = 0;           ///< patch edge, pixels
-  std::int64_t image_size = 0;      ///< image (tile) edge, pixels; sizes the learned position tables
-  std::int64_t channels = 3;        ///< input channels
-  std::int64_t temporal_patch = 1;  ///< Qwen2-VL Conv3d depth (temporal_patch_size)
-  std::int64_t merge = 1;           ///< spatial merge: merge^2 patches -> 1 (Qwen merger, Pixtral merger)
-  std::int64_t global_layers = 0;   ///< mllama: gated global encoder layers
-  std::int64_t max_tiles = 0;       ///< mllama: tiles per image
-  std::int64_t aspect_ratios = 0;   ///< mllama: rows of the tile embeddings (max_aspect_ratio_id + 1)
-  std::int64_t adapter_in = 0;      ///< llama4 projector_input_dim (vision adapter fc1 output)
-  std::int64_t adapter_out = 0;     ///< llama4 projector_output_dim (vision adapter fc2)
-  std::int64_t output_dim = 0;      ///< mllama / llama4 vision_output_dim: the projector's input
-  std::int64_t feature_layers = 1;  ///< LLaVA / Mistral3: layers concatenated into the projector
-  std::int64_t out_dim = 0;         ///< projector (Qwen: merger) output width
-  bool projector_bias = true;       ///< LLaVA / Mistral3 multimodal_projector_bias
+  std::int64_t n_layers = 0;             ///< encoder layers (mllama: the local ones)
+  std::int64_t d = 0;                    ///< hidden width d_v
+  std::int64_t d_ff = 0;                 ///< MLP width (Qwen2-VL: d_v x mlp_ratio)
+  std::int64_t patch = 0;                ///< patch edge, pixels
+  std::int64_t image_size = 0;           ///< image (tile) edge, pixels; sizes the learned position tables
+  std::int64_t channels = 3;             ///< input channels
+  std::int64_t temporal_patch = 1;       ///< Qwen2-VL Conv3d depth (temporal_patch_size)
+  std::int64_t merge = 1;                ///< spatial merge: merge^2 patches -> 1 (Qwen merger, Pixtral merger)
+  std::int64_t global_layers = 0;        ///< mllama: gated global encoder layers
+  std::int64_t max_tiles = 0;            ///< mllama: tiles per image
+  std::int64_t aspect_ratios = 0;        ///< mllama: rows of the tile embeddings (max_aspect_ratio_id + 1)
+  std::int64_t adapter_in = 0;           ///< llama4 projector_input_dim (vision adapter fc1 output)
+  std::int64_t adapter_out = 0;          ///< llama4 projector_output_dim (vision adapter fc2)
+  std::int64_t output_dim = 0;           ///< mllama / llama4 vision_output_dim: the projector's input
+  std::int64_t feature_layers = 1;       ///< LLaVA / Mistral3: layers concatenated into the projector
+  std::int64_t out_dim = 0;              ///< projector (Qwen: merger) output width
+  std::int64_t position_embeddings = 0;  ///< Qwen3-VL / Qwen3.5: rows of the learned position table
+  bool projector_bias = true;            ///< LLaVA / Mistral3 multimodal_projector_bias
   [[nodiscard]] bool counted() const { return tower != VisionTower::none; }
 };
 /// ---- end of the vision block ----

@@ -78,6 +78,14 @@ i64 qwen2_vl_tower(const VisionConfig& v) {
   return checked_add(checked_add(qwen_patch_embed(v), blocks), qwen_merger(v, checked_mul(2, d)));
 }
 
+// Qwen3-VL blocks as Qwen2-VL's (LayerNorms with bias, qkv and proj with biases, a plain MLP of
+// d_ff), plus the patch conv's bias d and a learned position table n_pos d; the merger as Qwen2-VL's
+// (a LayerNorm of d before the merge). Qwen3.5's tower is this one without deepstack mergers  [HFT qwen3_vl]
+i64 qwen3_vl_tower(const VisionConfig& v) {
+  const i64 extra = checked_add(v.d, checked_mul(v.position_embeddings, v.d));
+  return checked_add(qwen2_vl_tower(v), extra);
+}
+
 // Qwen2.5-VL blocks: two RMSNorms 2 d, qkv and proj with biases 4 d^2 + 4 d, gated MLP with
 // biases 3 d f + 2 f + d; the merger's ln_q is an RMSNorm (d)  [HFT qwen2_5_vl]
 i64 qwen2_5_vl_tower(const VisionConfig& v) {
@@ -134,6 +142,8 @@ i64 tower_params(const VisionConfig& v) {
       return qwen2_vl_tower(v);
     case VisionTower::qwen2_5_vl:
       return qwen2_5_vl_tower(v);
+    case VisionTower::qwen3_vl:
+      return qwen3_vl_tower(v);
     case VisionTower::mllama:
       return mllama_tower(v);
     case VisionTower::llama4:
@@ -205,6 +215,7 @@ std::vector<std::string> vision_problems(const VisionConfig& v) {
   in_range("output_dim", v.output_dim, 0, kMaxWidth);
   in_range("feature_layers", v.feature_layers, 1, 1024);
   in_range("out_dim", v.out_dim, 0, kMaxWidth);
+  in_range("position_embeddings", v.position_embeddings, 0, i64{1} << 24);
   return e;
 }
 

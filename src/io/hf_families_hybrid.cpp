@@ -397,6 +397,64 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
   g.conv_kernel = c.integer("linear_conv_kernel_dim", 4);
 }
 
+// Qwen3.5 / Qwen3.6 text models (Qwen3_5TextConfig, Qwen3_5MoeTextConfig, subclasses of
+// Qwen3NextConfig): Qwen3-Next's layers (gated DeltaNet with in_proj_qkv / in_proj_z / in_proj_b /
+// in_proj_a, the same widths as Qwen3-Next's fused in_proj_qkvz and in_proj_ba; output-gated full
+// attention every full_attention_interval layers). The dense class deletes the MoE keys (a gated
+// MLP of intermediate_size in every layer); the MoE class deletes intermediate_size, mlp_only_layers
+// and decoder_sparse_step (MoE in every layer: experts, a gated shared expert). The checkpoint's
+// mtp.* modules (mtp_num_hidden_layers; they read the model's embedding and head unless
+// mtp_use_dedicated_embeddings) are counted and excluded.
+void import_qwen3_5_text(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 248320},
+                                 {"hidden_size", 4096},
+                                 {"intermediate_size", 12288},
+                                 {"num_hidden_layers", 32},
+                                 {"num_attention_heads", 16},
+                                 {"num_key_value_heads", 4},
+                                 {"head_dim", 256},
+                                 {"max_position_embeddings", 32768},
+                                 {"tie_word_embeddings", false},
+                                 {"num_experts", 0}};
+  const Cfg d = c.with_defaults(kDefaults);
+  // The dense class has no experts: num_experts 0 is the class's, never a written key.
+  if (c.has("num_experts"))
+    d.unsupported("num_experts", "in a dense Qwen3.5 text model (qwen3_5_moe_text has experts)");
+  for (const char* key : {"decoder_sparse_step", "mlp_only_layers"}) {
+    if (c.has(key)) d.unsupported(key, "in a dense Qwen3.5 text model");
+  }
+  import_qwen3_next(d, m);
+  m.mtp_layers = d.integer("mtp_num_hidden_layers", 0);
+  if (d.boolean("mtp_use_dedicated_embeddings", false)) {
+    d.unsupported("mtp_use_dedicated_embeddings", "MTP modules with their own embedding and head");
+  }
+}
+
+void import_qwen3_5_moe_text(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 248320},
+                                 {"hidden_size", 2048},
+                                 {"num_hidden_layers", 40},
+                                 {"num_attention_heads", 16},
+                                 {"num_key_value_heads", 2},
+                                 {"head_dim", 256},
+                                 {"num_experts", 256},
+                                 {"num_experts_per_tok", 8},
+                                 {"moe_intermediate_size", 512},
+                                 {"shared_expert_intermediate_size", 512},
+                                 {"max_position_embeddings", 32768},
+                                 {"tie_word_embeddings", false},
+                                 {"intermediate_size", 0}};  // the class deletes it: no dense MLP
+  const Cfg d = c.with_defaults(kDefaults);
+  for (const char* key : {"decoder_sparse_step", "mlp_only_layers"}) {
+    if (c.has(key)) d.unsupported(key, "in a Qwen3.5 MoE text model, which has MoE in every layer");
+  }
+  import_qwen3_next(d, m);
+  m.mtp_layers = d.integer("mtp_num_hidden_layers", 0);
+  if (d.boolean("mtp_use_dedicated_embeddings", false)) {
+    d.unsupported("mtp_use_dedicated_embeddings", "MTP modules with their own embedding and head");
+  }
+}
+
 // ---- Jamba: Mamba-1 with dt/B/C RMSNorms; attention where i % attn_layer_period ==
 // attn_layer_offset, MoE where i % expert_layer_period == expert_layer_offset. -----------------
 void import_jamba(const Cfg& c, ModelConfig& m) {
@@ -600,7 +658,9 @@ constexpr std::array kFamilies = {Family{"mamba", import_mamba},
                                   Family{"jamba", import_jamba},
                                   Family{"falcon_h1", import_falcon_h1},
                                   Family{"lfm2", import_lfm2},
-                                  Family{"lfm2_moe", import_lfm2_moe}};
+                                  Family{"lfm2_moe", import_lfm2_moe},
+                                  Family{"qwen3_5_text", import_qwen3_5_text},
+                                  Family{"qwen3_5_moe_text", import_qwen3_5_moe_text}};
 
 }  // namespace
 

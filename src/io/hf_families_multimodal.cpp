@@ -134,6 +134,24 @@ void import_qwen2_5_vl(const Cfg& c, ModelConfig& m) {
   m.vision = read_wrapper_vision(c, "qwen2_5_vl", m.d_model);
 }
 
+// Qwen3.5 / Qwen3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration): the
+// text model from text_config (qwen3_5_text / qwen3_5_moe_text: Qwen3-Next's gated DeltaNet and
+// gated attention stack), the vision tower Qwen3-VL's without deepstack, its merger in the tower.
+void import_qwen3_5_wrapper(const Cfg& c, ModelConfig& m, const char* text_type, const char* wrapper) {
+  import_text(c, m, {{"model_type", text_type}});
+  // A tie written on the wrapper alone applies to the text model (PreTrainedConfig's kwarg).
+  const bool text_tie =
+      c.has("text_config") && c.raw("text_config").is_object() && c.raw("text_config").contains("tie_word_embeddings");
+  if (!text_tie && c.has("tie_word_embeddings")) m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  m.vision = read_wrapper_vision(c, wrapper, m.d_model);
+}
+
+void import_qwen3_5(const Cfg& c, ModelConfig& m) { import_qwen3_5_wrapper(c, m, "qwen3_5_text", "qwen3_5"); }
+
+void import_qwen3_5_moe(const Cfg& c, ModelConfig& m) {
+  import_qwen3_5_wrapper(c, m, "qwen3_5_moe_text", "qwen3_5_moe");
+}
+
 void import_llava(const Cfg& c, ModelConfig& m) {
   import_text(c, m, {{"model_type", "llama"}});
   m.vision = read_wrapper_vision(c, "llava", m.d_model);
@@ -249,6 +267,27 @@ void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
   v.merge = vc.integer("spatial_merge_size", 2);
 }
 
+// Qwen3_5VisionConfig (Qwen3-VL's ViT without deepstack): hidden_size the tower width,
+// out_hidden_size the merger's output, num_position_embeddings the learned position table.
+// Deepstack mergers (Qwen3-VL's deepstack_visual_indexes) are refused, not counted as zero.
+void read_qwen3_5_vision(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::qwen3_vl;
+  v.d = vc.integer("hidden_size", 1152);
+  v.d_ff = vc.integer("intermediate_size", 4304);
+  v.n_layers = vc.integer("depth", 27);
+  v.out_dim = vc.integer("out_hidden_size", 3584);
+  v.patch = vc.integer("patch_size", 16);
+  v.channels = vc.integer_any({"in_channels", "in_chans"}, 3);
+  v.temporal_patch = vc.integer("temporal_patch_size", 2);
+  v.merge = vc.integer("spatial_merge_size", 2);
+  v.position_embeddings = vc.integer("num_position_embeddings", 2304);
+  if (vc.has("deepstack_visual_indexes")) {
+    const json& ds = vc.raw("deepstack_visual_indexes");
+    if (!ds.is_array()) vc.fail("deepstack_visual_indexes", "expected an array of layer indices");
+    if (!ds.empty()) vc.unsupported("deepstack_visual_indexes", "Qwen3-VL's deepstack mergers");
+  }
+}
+
 void read_mllama(const Cfg& vc, VisionConfig& v) {  // MllamaVisionConfig defaults
   v.tower = VisionTower::mllama;
   v.d = vc.integer("hidden_size", 1280);
@@ -295,6 +334,8 @@ constexpr std::array kWrapperVision = {WrapperVision{"gemma3", "siglip_vision_mo
                                        WrapperVision{"mistral3", "pixtral", VisionProjector::mistral3},
                                        WrapperVision{"qwen2_vl", "qwen2_vl", VisionProjector::none},
                                        WrapperVision{"qwen2_5_vl", "qwen2_5_vl", VisionProjector::none},
+                                       WrapperVision{"qwen3_5", "qwen3_5_vision", VisionProjector::none},
+                                       WrapperVision{"qwen3_5_moe", "qwen3_5_vision", VisionProjector::none},
                                        WrapperVision{"llava", "clip_vision_model", VisionProjector::llava},
                                        WrapperVision{"mllama", "mllama_vision_model", VisionProjector::mllama},
                                        WrapperVision{"llama4", "llama4_vision_model", VisionProjector::llama4}};
@@ -304,11 +345,14 @@ struct TowerReader {
   void (*read)(const Cfg&, VisionConfig&);
 };
 
-constexpr std::array kTowers = {
-    TowerReader{"clip_vision_model", read_clip},    TowerReader{"siglip_vision_model", read_siglip},
-    TowerReader{"pixtral", read_pixtral},           TowerReader{"qwen2_vl", read_qwen2_vl},
-    TowerReader{"qwen2_5_vl", read_qwen2_5_vl},     TowerReader{"mllama_vision_model", read_mllama},
-    TowerReader{"llama4_vision_model", read_llama4}};
+constexpr std::array kTowers = {TowerReader{"clip_vision_model", read_clip},
+                                TowerReader{"siglip_vision_model", read_siglip},
+                                TowerReader{"pixtral", read_pixtral},
+                                TowerReader{"qwen2_vl", read_qwen2_vl},
+                                TowerReader{"qwen2_5_vl", read_qwen2_5_vl},
+                                TowerReader{"mllama_vision_model", read_mllama},
+                                TowerReader{"llama4_vision_model", read_llama4},
+                                TowerReader{"qwen3_5_vision", read_qwen3_5_vision}};
 
 }  // namespace
 
@@ -324,7 +368,10 @@ VisionConfig read_wrapper_vision(const Cfg& c, std::string_view model_type, std:
   const json& raw = c.has("vision_config") ? c.raw("vision_config") : empty;
   const Cfg vc(raw, c.where(), c.path("vision_config"));
   // Qwen2-VL's vision_config carries no model_type in published configs; the wrapper's is its own.
-  const std::string type = tower_type(vc, w->default_tower);
+  // Qwen3.5's early checkpoints name the tower after the wrapper ("qwen3_5"), which
+  // Qwen3_5Config rewrites to qwen3_5_vision; the MoE wrapper's is qwen3_5_moe_vision.
+  std::string type = tower_type(vc, w->default_tower);
+  if (type == "qwen3_5" || type == "qwen3_5_moe" || type == "qwen3_5_moe_vision") type = "qwen3_5_vision";
   const TowerReader* reader = nullptr;
   for (const TowerReader& t : kTowers) {
     if (type == t.model_type) reader = &t;
@@ -350,10 +397,15 @@ VisionConfig read_wrapper_vision(const Cfg& c, std::string_view model_type, std:
 
 namespace {
 
-constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},     Family{"mistral3", import_mistral3},
-                                    Family{"qwen2_vl", import_qwen2_vl}, Family{"qwen2_5_vl", import_qwen2_5_vl},
-                                    Family{"llava", import_llava},       Family{"mllama", import_mllama},
-                                    Family{"llama4", import_llama4}};
+constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},
+                                    Family{"mistral3", import_mistral3},
+                                    Family{"qwen2_vl", import_qwen2_vl},
+                                    Family{"qwen2_5_vl", import_qwen2_5_vl},
+                                    Family{"llava", import_llava},
+                                    Family{"mllama", import_mllama},
+                                    Family{"llama4", import_llama4},
+                                    Family{"qwen3_5", import_qwen3_5},
+                                    Family{"qwen3_5_moe", import_qwen3_5_moe}};
 
 bool is_wrapper(const Family* f) {
   return std::ranges::any_of(kMultimodal,

@@ -404,6 +404,7 @@ void read_multimodal_architecture(ObjectReader& r, std::string_view where, Model
   set_int(v, "output_dim", x.output_dim);
   set_int(v, "feature_layers", x.feature_layers);
   set_int(v, "out_dim", x.out_dim);
+  set_int(v, "position_embeddings", x.position_embeddings);
   set_bool(v, "projector_bias", x.projector_bias);
   v.finish();
 }
@@ -432,6 +433,7 @@ void write_multimodal_architecture(const ModelConfig& m, json& a) {
                  {"feature_layers", x.feature_layers},
                  {"out_dim", x.out_dim},
                  {"projector_bias", x.projector_bias}};
+  if (x.position_embeddings > 0) a["vision"]["position_embeddings"] = x.position_embeddings;  // Qwen3-VL only
 }
 
 }  // namespace

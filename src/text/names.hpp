@@ -62,7 +62,8 @@ inline constexpr std::array kVisionTowerNames = {
     std::pair{"none", VisionTower::none},         std::pair{"clip", VisionTower::clip},
     std::pair{"siglip", VisionTower::siglip},     std::pair{"pixtral", VisionTower::pixtral},
     std::pair{"qwen2_vl", VisionTower::qwen2_vl}, std::pair{"qwen2_5_vl", VisionTower::qwen2_5_vl},
-    std::pair{"mllama", VisionTower::mllama},     std::pair{"llama4", VisionTower::llama4}};
+    std::pair{"mllama", VisionTower::mllama},     std::pair{"llama4", VisionTower::llama4},
+    std::pair{"qwen3_vl", VisionTower::qwen3_vl}};
 inline constexpr std::array kVisionProjectorNames = {
     std::pair{"none", VisionProjector::none},         std::pair{"llava", VisionProjector::llava},
     std::pair{"mistral3", VisionProjector::mistral3}, std::pair{"gemma3", VisionProjector::gemma3},

@@ -366,3 +366,53 @@ TEST_CASE("multimodal: count_vision per tower kind, from the reference implement
   j["vision_config"]["hidden_size"] = 0;
   REQUIRE_THROWS_WITH(import_json(j), "config.json: vision.d: 0 is out of range; allowed 1 to 16777216");
 }
+
+TEST_CASE("multimodal: qwen3_5 and qwen3_5_moe: Qwen3-Next's stack, Qwen3-VL's tower without deepstack, MTP excluded",
+          "[io][hf][multimodal][qwen3_5]") {
+  struct Row {
+    const char* preset;
+    std::int64_t text;    // language model, embedding and head included
+    std::int64_t vision;  // tower with its merger
+    std::int64_t mtp;
+    std::int64_t stored;  // the safetensors total (published-2025.tsv:11-13)
+  };
+  for (const Row& r : {Row{"qwen3.5-27b", 26'895'998'464, 460'730'096, 424'699'392, 27'781'427'952},
+                       Row{"qwen3.5-35b-a3b", 34'660'610'688, 446'571'248, 844'640'768, 35'951'822'704},
+                       Row{"qwen3.5-397b-a17b", 396'346'350'336, 456'010'480, 6'595'568'128, 403'397'928'944}}) {
+    INFO(r.preset);
+    const ModelConfig m = import_fixture(r.preset);
+    const ParamCounts c = count_params(m);
+    CHECK(m.vision.tower == VisionTower::qwen3_vl);
+    CHECK(c.vision == r.vision);
+    CHECK(c.total == r.text + r.vision);
+    CHECK(c.mtp_excluded == r.mtp);
+    CHECK(c.total + c.mtp_excluded == r.stored);
+    // Every fourth layer is full attention (with a KV cache), the rest gated DeltaNet.
+    CHECK(m.attention_layers() * 4 == m.n_layers);
+    CHECK(m.hybrid.attn_output_gate);
+  }
+  // The 397B's split is published: language 396,346,350,336, vision 456,010,480, MTP 6,595,568,128.
+  // Its tower: patch conv 1152 x 3 x 2 x 16 x 16 + bias, positions 2304 x 1152, 27 blocks of
+  // 15,239,504, merger LayerNorm 2 x 1152 + 4608^2 + 4608 + 4608 x 4096 + 4096.
+  const std::int64_t tower =
+      1152LL * 1536 + 1152 + 2304LL * 1152 + 27LL * 15'239'504 + 2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 4096 + 4096;
+  CHECK(tower == 456'010'480);
+  // The text model alone (Qwen3_5MoeForCausalLM's) is the language count.
+  json j = fixture_json("qwen3.5-397b-a17b");
+  CHECK(count_params(import_json(j.at("text_config"))).total == 396'346'350'336);
+  // Early checkpoints name the tower "qwen3_5"; Qwen3_5Config rewrites it to qwen3_5_vision.
+  json renamed = j;
+  renamed["vision_config"]["model_type"] = "qwen3_5_vision";
+  CHECK(count_params(import_json(renamed)).vision == 456'010'480);
+  // Qwen3-VL's deepstack mergers are refused, not counted as nothing.
+  json deepstack = j;
+  deepstack["vision_config"]["deepstack_visual_indexes"] = json::array({8, 16, 24});
+  REQUIRE_THROWS_WITH(import_json(deepstack), Catch::Contains("deepstack_visual_indexes"));
+  // The dense text class has no experts; MTP modules with their own embeddings are refused.
+  json dense = fixture_json("qwen3.5-27b");
+  dense["text_config"]["num_experts"] = 8;
+  REQUIRE_THROWS_WITH(import_json(dense), Catch::Contains("num_experts"));
+  json dedicated = fixture_json("qwen3.5-27b");
+  dedicated["text_config"]["mtp_use_dedicated_embeddings"] = true;
+  REQUIRE_THROWS_WITH(import_json(dedicated), Catch::Contains("mtp_use_dedicated_embeddings"));
+}

@@ -125,6 +125,9 @@ const std::vector<Expected> kExpected = {
     {"deepseek-v3.2", 671'877'944'064, 38'403'822'336, "published-2025.tsv:8"},
     {"glm-5.1", 743'911'218'432, 41'784'728'832, "published-2025.tsv:9"},
     {"lfm2-8b-a1b", 8'339'930'560, 1'557'740'992, "published-2025.tsv:10"},
+    {"qwen3.5-27b", 27'356'728'560, 26'895'998'464, "published-2025.tsv:11"},
+    {"qwen3.5-35b-a3b", 35'107'181'936, 3'454'988'928, "published-2025.tsv:12"},
+    {"qwen3.5-397b-a17b", 396'802'360'816, 17'349'040'896, "published-2025.tsv:13"},
     // Dense families of 2024-2026 (published-dense.tsv)
     {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
     {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
@@ -222,9 +225,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 147 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 150 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 147);
+  CHECK(r.entries(PresetKind::model).size() == 150);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

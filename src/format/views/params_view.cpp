@@ -34,6 +34,8 @@ const char* vision_tower_name(VisionTower t) {
       return "Mllama ViT (local + global)";
     case VisionTower::llama4:
       return "Llama 4 ViT with adapter";
+    case VisionTower::qwen3_vl:
+      return "Qwen3-VL ViT with merger";
   }
   return "";
 }
