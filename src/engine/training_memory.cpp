@@ -1,6 +1,7 @@
 #include "roofline/training_memory.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace roofline {
 
@@ -65,15 +66,23 @@ Split split_of(ParallelDegrees d) {
           .share = d.expert_share};
 }
 
-// Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t_e), the router
-// (and the shared-expert gate) and every vector (norm gains, biases) replicated.
+// Matrices every tensor-parallel rank holds whole: the router and the shared-expert gate, and a DSA
+// layer's indexer (wq_b, wk, weights_proj), which serving engines replicate: its one key head and
+// its scores over every cached token are not split by head  [DS25]
+bool replicated_matrix(std::string_view id) {
+  return id == "router" || id == "shared_expert_gate" || id == "indexer_wq" || id == "indexer_wk" ||
+         id == "indexer_weights";
+}
+
+// Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t_e), the
+// replicated matrices and every vector (norm gains, biases) whole.
 double layer_params_on_device(const LayerKindParams& k, Split s) {
   double sum = 0.0;
   for (const ParamComponent& part : k.parts) {
     const auto n = static_cast<double>(part.count);
     if (part.id == "experts") {
       sum += n * s.share / (s.e * s.te);
-    } else if (part.matrix && part.id != "router" && part.id != "shared_expert_gate") {
+    } else if (part.matrix && !replicated_matrix(part.id)) {
       sum += n / s.t;
     } else {
       sum += n;

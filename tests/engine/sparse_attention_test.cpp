@@ -7,6 +7,7 @@
 #include "roofline/layer_stack.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
+#include "roofline/training_memory.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -138,4 +139,15 @@ TEST_CASE("dsa: validate names the indexer's fields and what it does not model",
   no_k.indexer.topk = 0;
   CHECK(validate(no_k) ==
         std::vector<std::string>{"indexer.n_heads/head_dim: an indexer needs indexer.topk (1 or more)"});
+}
+
+TEST_CASE("dsa: tensor parallelism splits the attention, not the indexer, which every rank holds [DS25]",
+          "[engine][dsa][parallel]") {
+  const ModelConfig m = tiny_dsa();
+  const ParamCounts c = count_params(m);
+  const ParamCounts dense = count_params(dense_of(m));
+  const ParallelDegrees t2{.tensor = 2};
+  // The indexer's 168 parameters a layer (matrices 160, k_norm 8) stay whole on each of 2 ranks.
+  CHECK(params_per_device(c, t2).first_stage - params_per_device(dense, t2).first_stage == 3.0 * 168);
+  CHECK(params_per_device(c, {}).first_stage - params_per_device(dense, {}).first_stage == 3.0 * 168);
 }
