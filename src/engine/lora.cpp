@@ -1,6 +1,7 @@
 #include "roofline/lora.hpp"
 
 #include "roofline/checked.hpp"
+#include "roofline/layer_stack.hpp"
 
 #include <array>
 #include <cstddef>
@@ -53,11 +54,11 @@ class AdapterBuilder {
   LoraParams& out_;
 };
 
-// The attention projections of every layer; MLA's as params.cpp names them (DS24 §2.1).
-void add_attention(const ModelConfig& m, LoraTargets t, AdapterBuilder& b) {
+// The attention projections of the `layers` attention layers; MLA's as params.cpp names them
+// (DS24 §2.1); an output-gated q_proj (Qwen3-Next, Qwen3.5) emits [q; gate], 2 h d_h wide.
+void add_attention(const ModelConfig& m, LoraTargets t, i64 layers, AdapterBuilder& b) {
   const i64 d = m.d_model;
   const i64 h = m.n_heads;
-  const i64 layers = m.n_layers;
   if (m.mla.enabled()) {
     const MlaConfig& a = m.mla;
     const i64 q_width = checked_mul(h, a.qk_nope_head_dim + a.qk_rope_head_dim);
@@ -79,7 +80,8 @@ void add_attention(const ModelConfig& m, LoraTargets t, AdapterBuilder& b) {
   }
   const i64 q_width = checked_mul(h, m.head_dim);
   const i64 kv_width = checked_mul(m.n_kv_heads, m.head_dim);
-  if (has_target(t, LoraTargets::q)) b.add("q_proj", LoraTargets::q, d, q_width, layers, layers);
+  const i64 q_out = m.hybrid.attn_output_gate ? checked_mul(2, q_width) : q_width;
+  if (has_target(t, LoraTargets::q)) b.add("q_proj", LoraTargets::q, d, q_out, layers, layers);
   if (has_target(t, LoraTargets::k)) b.add("k_proj", LoraTargets::k, d, kv_width, layers, layers);
   if (has_target(t, LoraTargets::v)) b.add("v_proj", LoraTargets::v, d, kv_width, layers, layers);
   if (has_target(t, LoraTargets::o)) b.add("o_proj", LoraTargets::o, q_width, d, layers, layers);
@@ -134,13 +136,19 @@ LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t r
   LoraParams p;
   p.rank = rank;
   AdapterBuilder b(p);
-  add_attention(m, targets, b);
-
+  // The targets by layer kind: attention matrices in the attention layers, the MLP's in the dense
+  // FFN layers, the experts' in the MoE layers; a state mixer's projections (Mamba in_proj and
+  // out_proj, DeltaNet, short conv) are not among the targets, and a layer without an FFN has none.
+  i64 n_attention = 0;
+  i64 n_dense = 0;
   i64 n_moe = 0;
-  for (i64 i = 0; i < m.n_layers; ++i) {
-    if (m.is_moe_layer(i)) ++n_moe;
+  for (const LayerKind& k : layer_kinds(m)) {
+    if (k.cross_attention) continue;  // mllama's cross-attention layers: not adapted (as before)
+    if (k.mix.attention) n_attention = checked_add(n_attention, k.layers);
+    if (k.mix.ffn == LayerFfn::dense) n_dense = checked_add(n_dense, k.layers);
+    if (k.mix.ffn == LayerFfn::moe) n_moe = checked_add(n_moe, k.layers);
   }
-  const i64 n_dense = m.n_layers - n_moe;
+  add_attention(m, targets, n_attention, b);
   add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, m.d_ff, n_dense, n_dense, b);
   if (n_moe > 0 && has_target(targets, LoraTargets::experts)) {
     const MoeConfig& e = m.moe;

@@ -365,3 +365,31 @@ TEST_CASE("lora FLOPs per token of a step: 4N + 6N_lora (derived) [HU21-4.2]", "
   CHECK(rounded(ratio, 4) == 0.6668);
   CHECK(1.0 / ratio > 1.25);
 }
+
+TEST_CASE(
+    "lora over the layer stack: attention targets in attention layers, MLP targets in FFN layers (issue 22) "
+    "[HU21-4.1]",
+    "[lora][hybrid]") {
+  // d = 8, h = 2, h_kv = 1, d_h = 4, gated d_ff = 6; layers: attention + MLP, Mamba-2 alone,
+  // Mamba-2 + MLP. Rank 2, every target: one attention layer q 2 (8 + 8), k and v 2 (8 + 4), o
+  // 2 (8 + 8) = 112; two MLPs of gate, up, down 2 (8 + 6) each = 168. The Mamba projections are not
+  // targets; the FFN-less layer has none.
+  ModelConfig m;
+  m.n_layers = 3;
+  m.d_model = 8;
+  m.n_heads = 2;
+  m.n_kv_heads = 1;
+  m.head_dim = 4;
+  m.d_ff = 6;
+  m.vocab_size = 10;
+  m.hybrid.layers = {{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense},
+                     {.attention = false, .state = StateMixer::mamba2, .ffn = LayerFfn::none},
+                     {.attention = false, .state = StateMixer::mamba2, .ffn = LayerFfn::dense}};
+  const LoraTargets all = *parse_lora_targets("all");
+  const LoraParams p = lora_params(m, all, 2);
+  CHECK(p.total == 112 + 168);
+  CHECK(p.adapted_matrices == 4 + 6);
+  // Qwen3-Next's output gate makes q_proj 2 h d_h wide: q 2 (8 + 16) = 48, 16 more.
+  m.hybrid.attn_output_gate = true;
+  CHECK(lora_params(m, all, 2).total == 112 + 168 + 16);
+}
