@@ -112,7 +112,12 @@ struct LayerMix {
   bool attention = true;
   StateMixer state = StateMixer::none;
   LayerFfn ffn = LayerFfn::dense;
+  /// A dense FFN's own intermediate width (NAS block_configs: each layer its ffn_mult); 0: the
+  /// model's d_ff. Layers of different widths are different kinds.
+  std::int64_t d_ff = 0;
   bool operator==(const LayerMix&) const = default;
+  /// The dense FFN width of this layer given the model's d_ff.
+  [[nodiscard]] std::int64_t ffn_width(std::int64_t model_d_ff) const { return d_ff > 0 ? d_ff : model_d_ff; }
 };
 
 /// Mamba-1 (Gu & Dao 2023) and Mamba-2 (Dao & Gu 2024) mixer widths.

@@ -334,7 +334,7 @@ void add_dense_ffn(const ModelConfig& m, const LayerKindParams& k, OpList& ops) 
            .up_name = "up_proj",
            .act_name = gated ? "act(gate) x up" : "act(up)",
            .down_name = "down_proj",
-           .width = as_double(m.d_ff),
+           .width = as_double(k.mix.ffn_width(m.d_ff)),
            .per_copy = per_copy},
           ops);
 }

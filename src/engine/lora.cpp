@@ -3,8 +3,11 @@
 #include "roofline/checked.hpp"
 #include "roofline/layer_stack.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace roofline {
 namespace {
@@ -140,16 +143,23 @@ LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t r
   // FFN layers, the experts' in the MoE layers; a state mixer's projections (Mamba in_proj and
   // out_proj, DeltaNet, short conv) are not among the targets, and a layer without an FFN has none.
   i64 n_attention = 0;
-  i64 n_dense = 0;
   i64 n_moe = 0;
+  std::vector<std::pair<i64, i64>> dense;  // (width, layers): NAS layers have their own widths
   for (const LayerKind& k : layer_kinds(m)) {
     if (k.cross_attention) continue;  // mllama's cross-attention layers: not adapted (as before)
     if (k.mix.attention) n_attention = checked_add(n_attention, k.layers);
-    if (k.mix.ffn == LayerFfn::dense) n_dense = checked_add(n_dense, k.layers);
     if (k.mix.ffn == LayerFfn::moe) n_moe = checked_add(n_moe, k.layers);
+    if (k.mix.ffn != LayerFfn::dense) continue;
+    const i64 f = k.mix.ffn_width(m.d_ff);
+    auto it = std::find_if(dense.begin(), dense.end(), [&](const auto& w) { return w.first == f; });
+    if (it == dense.end()) {
+      dense.emplace_back(f, k.layers);
+    } else {
+      it->second = checked_add(it->second, k.layers);
+    }
   }
   add_attention(m, targets, n_attention, b);
-  add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, m.d_ff, n_dense, n_dense, b);
+  for (const auto& [f, n] : dense) add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, f, n, n, b);
   if (n_moe > 0 && has_target(targets, LoraTargets::experts)) {
     const MoeConfig& e = m.moe;
     add_ffn(m, targets, {"experts.gate_proj", "experts.up_proj", "experts.down_proj"}, e.d_ff_expert,

@@ -133,9 +133,8 @@ i64 ffn_params(const ModelConfig& m, i64 f) {
   return p;
 }
 
-void add_dense_mlp(const ModelConfig& m, LayerBuilder& b) {
+void add_dense_mlp(const ModelConfig& m, i64 f, LayerBuilder& b) {
   const i64 d = m.d_model;
-  const i64 f = m.d_ff;
   if (m.mlp == MlpKind::gated) {
     b.add("gate_proj", checked_mul(d, f), true);
   }
@@ -274,7 +273,7 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
   if (mix.ffn == LayerFfn::moe) {
     k.routed_experts_params = counting("the MoE parameters of one layer", [&] { return add_moe_mlp(m, b); });
   } else if (mix.ffn == LayerFfn::dense) {
-    counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, b); });
+    counting("the MLP parameters of one layer", [&] { add_dense_mlp(m, mix.ffn_width(m.d_ff), b); });
   }
   counting("the parameters of one layer",
            [&] { b.add("norms", checked_mul(kind.norms, norm_params(m.norm, m.d_model)), false); });

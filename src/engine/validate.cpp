@@ -58,6 +58,12 @@ void validate_hybrid(const ModelConfig& m, std::vector<std::string>& e) {
     in_range(e, "hybrid.deltanet.conv_kernel", h.deltanet.conv_kernel, 1, 1024);
   }
   if (uses(StateMixer::short_conv)) in_range(e, "hybrid.conv.l_cache", h.conv.l_cache, 1, 1024);
+  for (const LayerMix& x : h.layers) {
+    if (x.d_ff != 0) {
+      in_range(e, "hybrid.layers d_ff", x.d_ff, 1, std::int64_t{1} << 26);
+      need(e, x.ffn == LayerFfn::dense, "hybrid.layers: an FFN width on a layer without a dense FFN");
+    }
+  }
   const bool moe =
       std::any_of(h.layers.begin(), h.layers.end(), [](const LayerMix& x) { return x.ffn == LayerFfn::moe; });
   need(e, !moe || m.moe.enabled(), "hybrid.layers: a MoE layer without moe.n_experts");

@@ -455,6 +455,77 @@ void import_qwen3_5_moe_text(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// Llama-Nemotron Super / Ultra (nemotron-nas: DeciLMForCausalLM, remote code): a Llama whose layers
+// a neural architecture search pruned one by one, written in block_configs. Per layer, attention is
+// absent (no_op: no weights, no input_layernorm) or GQA with num_attention_heads / n_heads_in_group
+// KV heads; the FFN is absent (no_op: no weights, no post_attention_layernorm) or a gated SiLU MLP
+// of intermediate width ffn_mult x d: int(2 ffn_mult d / 3) rounded up to a multiple of 256
+// (block_config.py's _ffn_mult_to_intermediate_size). No biases; untied head. Linear replacements
+// and attention layers of different KV-head counts are refused, not approximated.
+void import_nemotron_nas(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size");
+  m.n_layers = c.integer("num_hidden_layers");
+  m.n_heads = c.integer("num_attention_heads");
+  m.vocab_size = c.integer("vocab_size");
+  m.max_seq_len = c.integer("max_position_embeddings", 0);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", false);
+  if (c.boolean("attention_bias", false)) c.unsupported("attention_bias", "biases in a NAS model");
+  if (c.boolean("mlp_bias", false)) c.unsupported("mlp_bias", "biases in a NAS model");
+  if (m.n_heads < 1) c.fail("num_attention_heads", "must be at least 1");
+  m.head_dim = c.integer("head_dim", m.d_model / m.n_heads);
+  check_layer_count(c, m.n_layers);
+  const json& blocks = c.raw("block_configs");
+  if (!blocks.is_array() || static_cast<i64>(blocks.size()) != m.n_layers) {
+    c.fail("block_configs", "expected an array of " + std::to_string(m.n_layers) + " layer objects");
+  }
+  std::optional<i64> kv_heads;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const std::string at = "block_configs/" + std::to_string(i);
+    const Cfg layer(blocks[i], c.where(), c.path("block_configs") + "/" + std::to_string(i));
+    if (!blocks[i].is_object()) c.fail("block_configs", "entry " + std::to_string(i) + " is not an object");
+    const json empty = json::object();
+    const Cfg attention(layer.has("attention") ? layer.raw("attention") : empty, c.where(), layer.path("attention"));
+    const Cfg ffn(layer.has("ffn") ? layer.raw("ffn") : empty, c.where(), layer.path("ffn"));
+    for (const Cfg* part : {&attention, &ffn}) {
+      if (part->boolean("replace_with_linear", false))
+        part->unsupported("replace_with_linear", "a sublayer replaced by one linear");
+      if (part->has("sparsify")) part->unsupported("sparsify", "sparsified sublayers");
+    }
+    for (const char* key : {"window_length", "num_sink_tokens"}) {
+      if (attention.has(key)) attention.unsupported(key, "windowed or sink attention in a NAS layer");
+    }
+    LayerMix mix{.attention = !attention.boolean("no_op", false), .state = StateMixer::none, .ffn = LayerFfn::none};
+    if (mix.attention) {
+      const i64 group = attention.integer("n_heads_in_group");
+      if (group < 1 || m.n_heads % group != 0) {
+        attention.fail("n_heads_in_group", "must divide num_attention_heads (" + std::to_string(m.n_heads) + ")");
+      }
+      const i64 kv = m.n_heads / group;
+      if (kv_heads && *kv_heads != kv) {
+        attention.unsupported("n_heads_in_group", "attention layers of different KV-head counts (" +
+                                                      std::to_string(*kv_heads) + " and " + std::to_string(kv) + ")");
+      }
+      kv_heads = kv;
+    }
+    if (!ffn.boolean("no_op", false)) {
+      const std::optional<double> mult = ffn.opt_number("ffn_mult");
+      if (!mult || !(*mult > 0.0 && *mult <= 1024.0)) ffn.fail("ffn_mult", "must be above 0 and at most 1024");
+      const auto f = static_cast<i64>(2.0 * *mult * static_cast<double>(m.d_model) / 3.0);
+      mix.ffn = LayerFfn::dense;
+      mix.d_ff = (f + 255) / 256 * 256;
+    }
+    m.hybrid.layers.push_back(mix);
+  }
+  m.n_kv_heads = kv_heads.value_or(m.n_heads);
+  // The model's d_ff: the first FFN's (the headline says the widths vary; each layer keeps its own).
+  for (const LayerMix& x : m.hybrid.layers) {
+    if (x.ffn == LayerFfn::dense) {
+      m.d_ff = x.d_ff;
+      break;
+    }
+  }
+}
+
 // ---- Jamba: Mamba-1 with dt/B/C RMSNorms; attention where i % attn_layer_period ==
 // attn_layer_offset, MoE where i % expert_layer_period == expert_layer_offset. -----------------
 void import_jamba(const Cfg& c, ModelConfig& m) {
@@ -660,7 +731,8 @@ constexpr std::array kFamilies = {Family{"mamba", import_mamba},
                                   Family{"lfm2", import_lfm2},
                                   Family{"lfm2_moe", import_lfm2_moe},
                                   Family{"qwen3_5_text", import_qwen3_5_text},
-                                  Family{"qwen3_5_moe_text", import_qwen3_5_moe_text}};
+                                  Family{"qwen3_5_moe_text", import_qwen3_5_moe_text},
+                                  Family{"nemotron-nas", import_nemotron_nas}};
 
 }  // namespace
 

@@ -222,6 +222,7 @@ void set_bool(ObjectReader& r, const char* key, bool& field) {
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
 LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
   LayerMix x{.attention = false, .state = StateMixer::none, .ffn = LayerFfn::none};
+  if (text == "identity") return x;  // nothing but the residual stream (a pruned NAS layer)
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find('+', start), text.size());
@@ -238,12 +239,16 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
       x.state = StateMixer::short_conv;
     } else if (part == "mlp") {
       x.ffn = LayerFfn::dense;
+    } else if (part.rfind("mlp:", 0) == 0 && part.size() > 4 && part.size() <= 12 &&
+               part.find_first_not_of("0123456789", 4) == std::string::npos) {
+      x.ffn = LayerFfn::dense;  // mlp:W, a layer's own FFN width (NAS)
+      x.d_ff = std::stoll(part.substr(4));
     } else if (part == "moe") {
       x.ffn = LayerFfn::moe;
     } else {
       r.fail("layers", quote(text) +
                            ": each layer is parts joined by +: attention, mamba1, mamba2, "
-                           "gated_deltanet, short_conv, mlp, moe");
+                           "gated_deltanet, short_conv, mlp (or mlp:WIDTH), moe; or identity");
     }
     start = end + 1;
   }

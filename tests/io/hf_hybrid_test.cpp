@@ -30,7 +30,7 @@ ModelConfig import_json(const json& j) { return import_hf_config(j, "config.json
 
 std::int64_t count_layers(const ModelConfig& m, bool attention, StateMixer state, LayerFfn ffn) {
   std::int64_t n = 0;
-  for (const LayerMix& x : m.hybrid.layers) n += (x == LayerMix{attention, state, ffn}) ? 1 : 0;
+  for (const LayerMix& x : m.hybrid.layers) n += (x.attention == attention && x.state == state && x.ffn == ffn) ? 1 : 0;
   return n;
 }
 
@@ -540,4 +540,44 @@ TEST_CASE("hybrid: lfm2_moe: LFM2's conv and attention layers, two dense MLPs, t
   json bad = j;
   bad["num_dense_layers"] = 25;
   REQUIRE_THROWS_WITH(import_json(bad), Catch::Contains("num_dense_layers"));
+}
+
+TEST_CASE("hybrid: nemotron-nas: block_configs give each layer its own FFN width, pruned sublayers hold nothing",
+          "[io][hf][hybrid][nas][trap]") {
+  // published-2025.tsv:14-15: Super 49,867,145,216 (a public log of the bf16 checkpoint), Ultra
+  // 253,401,268,224 (a GGUF log's 253.401 B and 249.199 B of repeating layers).
+  const ModelConfig super = import_fixture("nemotron-super-49b");
+  CHECK(super.family == "nemotron-nas");
+  CHECK(super.n_kv_heads == 8);  // 64 heads / n_heads_in_group 8
+  CHECK(count_layers(super, true, StateMixer::none, LayerFfn::dense) == 49);
+  CHECK(count_layers(super, false, StateMixer::none, LayerFfn::dense) == 31);
+  CHECK(count_params(super).total == 49'867'145'216);
+  // KV in the 49 attention layers only: 49 x 2 x 8 x 128 x 2 B.
+  CHECK(kv_bytes_per_token(super, 2.0).base() == 49.0 * 2 * 8 * 128 * 2);
+  // Layer 0: attention + FFN of ffn_mult 2.625: int(2 x 2.625 x 8192 / 3) = 14336; two norms.
+  CHECK(super.hybrid.layers[0].d_ff == 14336);
+  const ModelConfig ultra = import_fixture("nemotron-ultra-253b");
+  const ParamCounts u = count_params(ultra);
+  CHECK(u.total == 253'401'268'224);
+  CHECK(u.blocks == 249'198'559'232);
+  CHECK(count_layers(ultra, false, StateMixer::none, LayerFfn::none) == 81);  // no weights, no norms
+  for (const LayerKindParams& k : u.layer_kinds) {
+    if (!k.mix.attention && k.mix.ffn == LayerFfn::none) CHECK(k.total == 0);
+  }
+  // The width rule rounds up to a multiple of 256: ffn_mult 1.0 at d 8192 is int(5461.33) = 5461 -> 5632.
+  json j = fixture_json("nemotron-super-49b");
+  j["block_configs"][0]["ffn"]["ffn_mult"] = 1.0;
+  CHECK(import_json(j).hybrid.layers[0].d_ff == 5632);
+  // An FFN of its own width counts 3 d f: one layer from 14336 to 5632 is 3 x 8192 x 8704 fewer.
+  CHECK(count_params(super).total - count_params(import_json(j)).total == 3LL * 8192 * (14336 - 5632));
+  // Refused, not approximated: a linear replacement, attention of another KV-head count.
+  json linear = fixture_json("nemotron-super-49b");
+  linear["block_configs"][3]["ffn"]["replace_with_linear"] = true;
+  REQUIRE_THROWS_WITH(import_json(linear), Catch::Contains("replace_with_linear"));
+  json kv = fixture_json("nemotron-super-49b");
+  kv["block_configs"][0]["attention"]["n_heads_in_group"] = 16;
+  REQUIRE_THROWS_WITH(import_json(kv), Catch::Contains("n_heads_in_group"));
+  json short_list = fixture_json("nemotron-super-49b");
+  short_list["block_configs"].erase(79);
+  REQUIRE_THROWS_WITH(import_json(short_list), Catch::Contains("block_configs"));
 }

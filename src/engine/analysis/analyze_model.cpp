@@ -15,11 +15,13 @@ std::int64_t embedding_width(const ModelConfig& m) { return m.embed_proj_dim > 0
 
 // The layer kind most layers have (the MoE kind of a MoE model, ties to the later kind).
 const LayerKindParams& most_common_layer(const ParamCounts& c) {
-  const LayerKindParams* best = &c.layer_kinds.front();
+  // A layer with no parameters (a NAS layer whose attention and FFN were both pruned) describes
+  // nothing: the most common of the others, unless every layer is empty.
+  const LayerKindParams* best = nullptr;
   for (const LayerKindParams& k : c.layer_kinds) {
-    if (k.n_layers >= best->n_layers) best = &k;
+    if (k.total > 0 && (best == nullptr || k.n_layers >= best->n_layers)) best = &k;
   }
-  return *best;
+  return best != nullptr ? *best : c.layer_kinds.front();
 }
 
 // Contiguous runs of one attention kind, one row each (an irregular placement).

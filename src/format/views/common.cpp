@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <exception>
@@ -20,9 +21,13 @@ std::string model_line(const Subject& in) {
   if (!in.scenario.architecture) {
     return fmt::format("a model of {} parameters (no architecture)", grouped(in.scenario.counts.total));
   }
+  // NAS layers carry their own FFN widths: the model's d_ff is then not the width of every layer.
+  const bool own_widths = std::any_of(m.hybrid.layers.begin(), m.hybrid.layers.end(),
+                                      [&](const LayerMix& x) { return x.d_ff > 0 && x.d_ff != m.d_ff; });
+  const std::string d_ff = own_widths ? std::string("per layer") : std::to_string(m.d_ff);
   std::string s =
       fmt::format("{} ({}): L={} d={} h={} h_kv={} d_h={} d_ff={} V={} {}", m.name, m.family, m.n_layers, m.d_model,
-                  m.n_heads, m.n_kv_heads, m.head_dim, m.d_ff, m.vocab_size, m.tied_embeddings ? "tied" : "untied");
+                  m.n_heads, m.n_kv_heads, m.head_dim, d_ff, m.vocab_size, m.tied_embeddings ? "tied" : "untied");
   std::string extra;
   if (m.moe.enabled()) extra += fmt::format(" experts={} top-k={}", m.moe.n_experts, m.moe.top_k);
   if (m.mla.enabled()) extra += fmt::format(" MLA d_c={}", m.mla.kv_lora_rank);

@@ -127,6 +127,7 @@ std::string kind_key(const ModelConfig& m, const LayerKind& k, bool windows) {
   if (m.hybrid.enabled()) {
     std::string s = text::layer_mix_name(k.mix);
     std::replace(s.begin(), s.end(), '+', '_');
+    std::replace(s.begin(), s.end(), ':', '_');  // a NAS layer's own width: attention_mlp_14336
     return s;
   }
   std::string s = k.moe ? "moe" : "dense";
