@@ -103,7 +103,8 @@ struct VisionConfig {
 /// ---- end of the vision block ----
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
 /// The recurrent mixer of a layer, beside or instead of attention.
-enum class StateMixer { none, mamba1, mamba2, gated_deltanet, short_conv };
+/// lightning: MiniMax's lightning attention (linear attention with a per-head decay), h heads of d_h.
+enum class StateMixer { none, mamba1, mamba2, gated_deltanet, short_conv, lightning };
 /// The feed-forward sublayer of a hybrid layer: dense MLP, MoE block, or none (Mamba, Nemotron-H).
 enum class LayerFfn { dense, moe, none };
 

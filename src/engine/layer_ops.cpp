@@ -520,6 +520,29 @@ void add_short_conv(const ModelConfig& m, const LayerKindParams& k, OpList& ops)
   ops.matmul("out_proj", "out_proj", out.active + bias.active, out.count + bias.count, d, d);
 }
 
+// MiniMax lightning attention (MM25 §2.2, HF MiniMaxLightningAttention): qkv_proj d -> 3 h d_h and
+// its SiLU, the decayed linear attention reading q, k, v and writing o (h d_h) against its [h, d_h,
+// d_h] state, the RMSNorm of o, output_gate d -> h d_h and sigmoid(gate) x o, out_proj h d_h -> d.
+void add_lightning(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+  const LayerPass& p = ops.pass();
+  const double d = as_double(m.d_model);
+  const double w = as_double(m.n_heads) * as_double(m.head_dim);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::lightning, p.kv_bytes);
+  const Part qkv = part(k, "qkv_proj");
+  ops.matmul("qkv_proj", "qkv_proj", qkv.active, qkv.count, d, 3.0 * w);
+  ops.elementwise("qkv_act", "SiLU(q, k, v)", OpKind::activation,
+                  plain_activation_bytes_per_token(3.0 * w, p.activation_bytes));
+  ops.mixer("lightning_scan", "lightning attention (decayed kv state)", OpKind::scan, 0.0, 3.0 * w, w, state.recurrent);
+  ops.elementwise("lightning_norm", "norm (o)", OpKind::norm, norm_bytes_per_token(w, p.activation_bytes),
+                  part(k, "lightning_norm").active);
+  const Part gate = part(k, "output_gate");
+  ops.matmul("output_gate", "output_gate", gate.active, gate.count, d, w);
+  ops.elementwise("lightning_gate", "sigmoid(gate) x o", OpKind::activation,
+                  gated_activation_bytes_per_token(w, p.activation_bytes));
+  const Part out = part(k, "out_proj");
+  ops.matmul("out_proj", "out_proj", out.active, out.count, w, d);
+}
+
 // Attention as a hybrid's mixer: Q/K/V, RoPE and the core as in a transformer; Qwen3-Next's q_proj
 // also emits a gate of h d_h (the part "attn_gate") that scales the attention output by
 // sigmoid(gate) before o_proj: read the gate and O, write O  [S003-3.3]
@@ -570,6 +593,9 @@ void add_hybrid_layer(const ModelConfig& m, const LayerKindParams& k, const Laye
         break;
       case StateMixer::short_conv:
         add_short_conv(m, k, ops);
+        break;
+      case StateMixer::lightning:
+        add_lightning(m, k, ops);
         break;
     }
     if (mix.attention && mix.state != StateMixer::none) {

@@ -47,6 +47,8 @@ std::int64_t state_elements_per_layer(const ModelConfig& m, StateMixer k) {
              g.n_value_heads * g.key_head_dim * g.value_head_dim;
     case StateMixer::short_conv:  // HF Lfm2HybridConvCache: conv [d, L_cache]
       return m.d_model * m.hybrid.conv.l_cache;
+    case StateMixer::lightning:  // HF MiniMaxCache: linear_cache [h, d_h, d_h]
+      return m.n_heads * m.head_dim * m.head_dim;
   }
   return 0;
 }
@@ -65,6 +67,8 @@ std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k) {
       return g.n_value_heads * g.key_head_dim * g.value_head_dim;
     case StateMixer::short_conv:
       return 0;
+    case StateMixer::lightning:
+      return m.n_heads * m.head_dim * m.head_dim;
   }
   return 0;
 }

@@ -234,6 +234,17 @@ void add_short_conv(const ModelConfig& m, LayerBuilder& b) {
   if (s.bias) b.add("conv_bias", checked_mul(5, d), true);
 }
 
+// MiniMax lightning attention (MiniMax-01 §2.2, HF MiniMaxLightningAttention): qkv_proj d -> 3 h d_h,
+// output_gate d -> h d_h, an RMSNorm of h d_h, out_proj h d_h -> d; no biases, no positions  [MM25]
+void add_lightning(const ModelConfig& m, LayerBuilder& b) {
+  const i64 d = m.d_model;
+  const i64 w = checked_mul(m.n_heads, m.head_dim);
+  b.add("qkv_proj", checked_mul(d, 3, w), true);
+  b.add("output_gate", checked_mul(d, w), true);
+  b.add("lightning_norm", norm_params(m.norm, w), false);
+  b.add("out_proj", checked_mul(w, d), true);
+}
+
 // One kind of layer: its mixers (attention, a state mixer, or both side by side), its FFN (dense,
 // MoE or none) and its norms, as the stack's kind describes it.
 LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_layers) {
@@ -267,6 +278,9 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
         break;
       case StateMixer::short_conv:
         add_short_conv(m, b);
+        break;
+      case StateMixer::lightning:
+        add_lightning(m, b);
         break;
     }
   });

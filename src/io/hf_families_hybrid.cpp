@@ -526,6 +526,56 @@ void import_nemotron_nas(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// MiniMax-Text-01 and MiniMax-M1 (remote code MiniMaxText01ForCausalLM / MiniMaxM1ForCausalLM,
+// model_type minimax_text_01 / minimax_m1; transformers' MiniMaxForCausalLM, model_type minimax):
+// lightning-attention layers (attn_type_list 0, or layer_types "linear_attention") and softmax GQA
+// layers (1, "full_attention"), each with a Mixtral MoE block (num_local_experts experts of
+// intermediate_size, top num_experts_per_tok, a bias-free router) and two RMSNorms; the
+// lightning layer's widths are the attention's (h heads of head_dim). A shared expert
+// (shared_intermediate_size > 0) is refused. The alpha/beta residual factors and postnorm change
+// no count.
+void import_minimax(const Cfg& c, ModelConfig& m) {
+  static const json kMiniMaxConfig = {
+      {"vocab_size", 32000},     {"hidden_size", 4096},       {"intermediate_size", 14336},
+      {"num_hidden_layers", 32}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+      {"num_local_experts", 8},  {"num_experts_per_tok", 2},  {"max_position_embeddings", 131072}};
+  static const json kNone = json::object();
+  // The in-library class has defaults; the remote-code configs are read as written.
+  const bool native = c.has("model_type") && c.raw("model_type") == "minimax";
+  const Cfg d = c.with_defaults(native ? kMiniMaxConfig : kNone);
+  read_llama_like(d, m, false);
+  m.sliding_window = 0;
+  if (d.integer("shared_intermediate_size", 0) > 0) {
+    d.unsupported("shared_intermediate_size", "MiniMax's shared MLP and its coefficient gate");
+  }
+  m.moe.n_experts = d.integer("num_local_experts");
+  m.moe.top_k = d.integer("num_experts_per_tok");
+  m.moe.d_ff_expert = m.d_ff;
+  check_layer_count(d, m.n_layers);
+  constexpr LayerMix kLightning{.attention = false, .state = StateMixer::lightning, .ffn = LayerFfn::moe};
+  constexpr LayerMix kSoftmax{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::moe};
+  if (d.has("attn_type_list")) {
+    const json& types = d.raw("attn_type_list");
+    if (!types.is_array() || static_cast<i64>(types.size()) != m.n_layers) {
+      d.fail("attn_type_list", "expected an array of " + std::to_string(m.n_layers) + " entries, 0 or 1");
+    }
+    for (const json& t : types) {
+      if (t != 0 && t != 1) d.fail("attn_type_list", describe_json(t) + " is not 0 (lightning) or 1 (softmax)");
+      m.hybrid.layers.push_back(t == 1 ? kSoftmax : kLightning);
+    }
+  } else if (d.has("layer_types")) {
+    m.hybrid.layers = read_type_list(d, "layer_types", m.n_layers, [&](const std::string& t) {
+      if (t == "linear_attention") return kLightning;
+      if (t == "full_attention") return kSoftmax;
+      d.fail("layer_types", "unknown layer type " + quote(t) + "; expected linear_attention or full_attention");
+    });
+  } else if (native) {  // MiniMaxConfig: full attention at even layers, lightning at odd ones
+    for (i64 i = 0; i < m.n_layers; ++i) m.hybrid.layers.push_back((i + 1) % 2 != 0 ? kSoftmax : kLightning);
+  } else {
+    d.fail("attn_type_list", "missing: which layers are lightning (0) and which softmax (1)");
+  }
+}
+
 // ---- Jamba: Mamba-1 with dt/B/C RMSNorms; attention where i % attn_layer_period ==
 // attn_layer_offset, MoE where i % expert_layer_period == expert_layer_offset. -----------------
 void import_jamba(const Cfg& c, ModelConfig& m) {
@@ -732,7 +782,10 @@ constexpr std::array kFamilies = {Family{"mamba", import_mamba},
                                   Family{"lfm2_moe", import_lfm2_moe},
                                   Family{"qwen3_5_text", import_qwen3_5_text},
                                   Family{"qwen3_5_moe_text", import_qwen3_5_moe_text},
-                                  Family{"nemotron-nas", import_nemotron_nas}};
+                                  Family{"nemotron-nas", import_nemotron_nas},
+                                  Family{"minimax_m1", import_minimax},
+                                  Family{"minimax_text_01", import_minimax},
+                                  Family{"minimax", import_minimax}};
 
 }  // namespace
 

@@ -237,6 +237,8 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
       x.state = StateMixer::gated_deltanet;
     } else if (part == "short_conv") {
       x.state = StateMixer::short_conv;
+    } else if (part == "lightning") {
+      x.state = StateMixer::lightning;
     } else if (part == "mlp") {
       x.ffn = LayerFfn::dense;
     } else if (part.rfind("mlp:", 0) == 0 && part.size() > 4 && part.size() <= 12 &&
@@ -248,7 +250,7 @@ LayerMix parse_layer_mix(ObjectReader& r, const std::string& text) {
     } else {
       r.fail("layers", quote(text) +
                            ": each layer is parts joined by +: attention, mamba1, mamba2, "
-                           "gated_deltanet, short_conv, mlp (or mlp:WIDTH), moe; or identity");
+                           "gated_deltanet, short_conv, lightning, mlp (or mlp:WIDTH), moe; or identity");
     }
     start = end + 1;
   }

@@ -26,6 +26,9 @@ std::string layer_mix_name(const LayerMix& x) {
     case StateMixer::short_conv:
       add("short_conv");
       break;
+    case StateMixer::lightning:
+      add("lightning");
+      break;
   }
   if (x.ffn == LayerFfn::dense) add(x.d_ff > 0 ? ("mlp:" + std::to_string(x.d_ff)).c_str() : "mlp");
   if (x.ffn == LayerFfn::moe) add("moe");
@@ -68,6 +71,8 @@ const char* state_name(StateMixer s) {
       return "GatedDeltaNet";
     case StateMixer::short_conv:
       return "ShortConv";
+    case StateMixer::lightning:
+      return "Lightning";
   }
   return "";
 }

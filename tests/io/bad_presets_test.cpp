@@ -43,7 +43,7 @@ const std::string kSupported =
     "nemotron, ministral, glm, glm4, olmo3, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, "
     "mllama, "
     "llama4, qwen3_5, qwen3_5_moe, mamba, mamba2, nemotron_h, granitemoehybrid, bamba, qwen3_next, jamba, falcon_h1, "
-    "lfm2, lfm2_moe, qwen3_5_text, qwen3_5_moe_text, nemotron-nas";
+    "lfm2, lfm2_moe, qwen3_5_text, qwen3_5_moe_text, nemotron-nas, minimax_m1, minimax_text_01, minimax";
 
 const std::vector<BadPreset> kBad = {
     // GPU presets

@@ -581,3 +581,40 @@ TEST_CASE("hybrid: nemotron-nas: block_configs give each layer its own FFN width
   short_list["block_configs"].erase(79);
   REQUIRE_THROWS_WITH(import_json(short_list), Catch::Contains("block_configs"));
 }
+
+TEST_CASE("hybrid: minimax_m1: lightning attention beside softmax GQA every 8th layer, MoE everywhere [MM25]",
+          "[io][hf][hybrid][minimax]") {
+  // published-2025.tsv:16: 456,089,655,296 for MiniMax-M1-80k.
+  json j = fixture_json("minimax-m1-80k");
+  const ModelConfig m = import_json(j);
+  CHECK(count_layers(m, false, StateMixer::lightning, LayerFfn::moe) == 70);
+  CHECK(count_layers(m, true, StateMixer::none, LayerFfn::moe) == 10);
+  const ParamCounts c = count_params(m);
+  CHECK(c.total == 456'089'655'296);
+  // A lightning layer: qkv 6144 x 24576, gate 6144 x 8192, norm 8192, out 8192 x 6144 = 251,666,432.
+  for (std::size_t i = 0; i < c.layer_kinds.size(); ++i) {
+    if (c.layer_kinds[i].mix.state != StateMixer::lightning) continue;
+    CHECK(part(c, i, "qkv_proj") + part(c, i, "output_gate") + part(c, i, "lightning_norm") + part(c, i, "out_proj") ==
+          251'666'432);
+  }
+  // Two of 32 experts, without the embedding and head: the paper's 45.9B activated.
+  CHECK(c.active - 2 * 200064LL * 6144 == 45'944'920'064);
+  // Cache: KV in the 10 softmax layers (2 x 8 x 128 x 2 B a token), a [64, 128, 128] state in each
+  // of the 70 lightning layers (HF MiniMaxCache's linear_cache), whatever the context.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 10.0 * 2 * 8 * 128 * 2);
+  CHECK(state_bytes_per_sequence(m, 2.0).base() == 70.0 * 64 * 128 * 128 * 2);
+  // transformers' native config spells the layers as layer_types; the count is the same.
+  json native = j;
+  native["model_type"] = "minimax";
+  native.erase("attn_type_list");
+  native["layer_types"] = json::array();
+  for (int i = 0; i < 80; ++i)
+    native["layer_types"].push_back((i + 1) % 8 == 0 ? "full_attention" : "linear_attention");
+  CHECK(count_params(import_json(native)).total == c.total);
+  json shared = j;
+  shared["shared_intermediate_size"] = 1024;
+  REQUIRE_THROWS_WITH(import_json(shared), Catch::Contains("shared_intermediate_size"));
+  json none = j;
+  none.erase("attn_type_list");
+  REQUIRE_THROWS_WITH(import_json(none), Catch::Contains("attn_type_list"));
+}

@@ -83,7 +83,9 @@ std::vector<StateSplit> state_tensor_splits(const ModelConfig& m) {
   bool mamba2 = false;
   bool deltanet = false;
   bool short_conv = false;
+  bool lightning = false;
   for (const LayerMix& mix : m.hybrid.layers) {
+    lightning = lightning || mix.state == StateMixer::lightning;
     short_conv = short_conv || mix.state == StateMixer::short_conv;
     mamba1 = mamba1 || mix.state == StateMixer::mamba1;
     mamba2 = mamba2 || mix.state == StateMixer::mamba2;
@@ -93,6 +95,7 @@ std::vector<StateSplit> state_tensor_splits(const ModelConfig& m) {
   if (mamba1) out.push_back({m.hybrid.ssm.d_inner, "Mamba channels"});
   if (mamba2) out.push_back({m.hybrid.ssm.n_heads, "Mamba-2 heads"});
   if (short_conv) out.push_back({m.d_model, "short-conv channels"});
+  if (lightning) out.push_back({m.n_heads, "lightning-attention heads"});
   if (deltanet) {
     out.push_back({m.hybrid.deltanet.n_key_heads, "Gated DeltaNet key heads"});
     out.push_back({m.hybrid.deltanet.n_value_heads, "Gated DeltaNet value heads"});
