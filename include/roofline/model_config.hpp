@@ -65,7 +65,7 @@ struct ExpertStorage {
 };
 /// ---- Vision tower and projector of a multimodal wrapper (counted by count_vision, vision.cpp) ----
 /// The tower's architecture, from the wrapper's vision_config; `none` for a text-only model.
-enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4, qwen3_vl };
+enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4, qwen3_vl, moonvit };
 /// What maps the tower's output into the text model's width.
 enum class VisionProjector {
   none,      ///< Qwen2-VL / Qwen2.5-VL: the merger is part of the tower (visual.merger)
@@ -73,7 +73,8 @@ enum class VisionProjector {
   mistral3,  ///< RMSNorm(d_v) + patch merger (merge^2 d_v -> d_v) + the LLaVA MLP
   gemma3,    ///< mm_soft_emb_norm (RMSNorm d_v) + mm_input_projection_weight (d_v x out)
   mllama,    ///< one linear vision_output_dim -> out with bias
-  llama4     ///< one linear vision_output_dim -> out without bias
+  llama4,    ///< one linear vision_output_dim -> out without bias
+  kimi       ///< Kimi K2.5's PatchMergerMLP: LayerNorm d_v, m^2 d_v -> m^2 d_v, GELU, -> out, biases
 };
 struct VisionConfig {
   VisionTower tower = VisionTower::none;

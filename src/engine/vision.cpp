@@ -86,6 +86,18 @@ i64 qwen3_vl_tower(const VisionConfig& v) {
   return checked_add(qwen2_vl_tower(v), extra);
 }
 
+// MoonViT (Kimi K2.5's MoonViT-3D): patch conv with bias c p^2 d + d, a learned 2-D position table
+// n_pos d (init_pos_emb_height x width rows; the temporal one is a fixed buffer), blocks as
+// Qwen2-VL's (two LayerNorms, biased qkv and output, a plain GELU MLP), a final LayerNorm 2 d; the
+// 2 x 2 merge and the temporal pooling hold nothing  [MS26]
+i64 moonvit_tower(const VisionConfig& v) {
+  const i64 d = v.d;
+  i64 p = checked_add(checked_mul(v.channels, checked_mul(v.patch, v.patch), d), d);
+  p = checked_add(p, checked_mul(v.position_embeddings, d));
+  const i64 layer = checked_add(checked_add(checked_mul(4, d), attention_with_bias(d)), plain_mlp_with_bias(d, v.d_ff));
+  return checked_add(checked_add(p, checked_mul(v.n_layers, layer)), checked_mul(2, d));
+}
+
 // Qwen2.5-VL blocks: two RMSNorms 2 d, qkv and proj with biases 4 d^2 + 4 d, gated MLP with
 // biases 3 d f + 2 f + d; the merger's ln_q is an RMSNorm (d)  [HFT qwen2_5_vl]
 i64 qwen2_5_vl_tower(const VisionConfig& v) {
@@ -144,6 +156,8 @@ i64 tower_params(const VisionConfig& v) {
       return qwen2_5_vl_tower(v);
     case VisionTower::qwen3_vl:
       return qwen3_vl_tower(v);
+    case VisionTower::moonvit:
+      return moonvit_tower(v);
     case VisionTower::mllama:
       return mllama_tower(v);
     case VisionTower::llama4:
@@ -174,6 +188,8 @@ i64 projector_params(const VisionConfig& v) {
       return checked_add(checked_mul(v.output_dim, v.out_dim), v.out_dim);
     case VisionProjector::llama4:  // linear_1 vision_output_dim x out, no bias  [HFT llama4]
       return checked_mul(v.output_dim, v.out_dim);
+    case VisionProjector::kimi:  // pre_norm LayerNorm d + proj.0 m^2 d -> m^2 d + proj.2 -> out, biases  [MS26]
+      return qwen_merger(v, checked_mul(2, v.d));
   }
   return 0;
 }

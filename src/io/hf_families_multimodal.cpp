@@ -152,6 +152,13 @@ void import_qwen3_5_moe(const Cfg& c, ModelConfig& m) {
   import_qwen3_5_wrapper(c, m, "qwen3_5_moe_text", "qwen3_5_moe");
 }
 
+// Kimi K2.5 (KimiK25ForConditionalGeneration, remote code): Kimi K2's DeepSeek-V3 text model from
+// text_config and a MoonViT tower with its patch-merger projector into the text width.
+void import_kimi_k25(const Cfg& c, ModelConfig& m) {
+  import_text(c, m, {{"model_type", "deepseek_v3"}});
+  m.vision = read_wrapper_vision(c, "kimi_k25", m.d_model);
+}
+
 void import_llava(const Cfg& c, ModelConfig& m) {
   import_text(c, m, {{"model_type", "llama"}});
   m.vision = read_wrapper_vision(c, "llava", m.d_model);
@@ -288,6 +295,32 @@ void read_qwen3_5_vision(const Cfg& vc, VisionConfig& v) {
   }
 }
 
+// Kimi K2.5's vision_config (KimiK25VisionConfig, vLLM's copy of the remote class): MoonViT of
+// vt_num_hidden_layers blocks of vt_hidden_size, vt_intermediate_size, patch_size, a learned
+// init_pos_emb_height x init_pos_emb_width position table, merged merge_kernel_size into the
+// "patchmerger" projector.
+void read_moonvit(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::moonvit;
+  v.d = vc.integer("vt_hidden_size", 1152);
+  v.d_ff = vc.integer("vt_intermediate_size", 4304);
+  v.n_layers = vc.integer("vt_num_hidden_layers", 27);
+  v.patch = vc.integer("patch_size", 14);
+  v.channels = 3;
+  v.position_embeddings = saturating_mul(vc.integer("init_pos_emb_height", 64), vc.integer("init_pos_emb_width", 64));
+  v.merge = 2;
+  if (vc.has("merge_kernel_size")) {
+    const json& k = vc.raw("merge_kernel_size");
+    if (!k.is_array() || k.size() != 2 || !k[0].is_number_integer() || k[0] != k[1] || k[0].get<i64>() < 1 ||
+        k[0].get<i64>() > 64) {
+      vc.fail("merge_kernel_size", "expected a square kernel [m, m], m from 1 to 64");
+    }
+    v.merge = k[0].get<i64>();
+  }
+  if (vc.str("mm_projector_type", "patchmerger") != "patchmerger") {
+    vc.unsupported("mm_projector_type", "a projector other than Kimi's patchmerger");
+  }
+}
+
 void read_mllama(const Cfg& vc, VisionConfig& v) {  // MllamaVisionConfig defaults
   v.tower = VisionTower::mllama;
   v.d = vc.integer("hidden_size", 1280);
@@ -336,6 +369,7 @@ constexpr std::array kWrapperVision = {WrapperVision{"gemma3", "siglip_vision_mo
                                        WrapperVision{"qwen2_5_vl", "qwen2_5_vl", VisionProjector::none},
                                        WrapperVision{"qwen3_5", "qwen3_5_vision", VisionProjector::none},
                                        WrapperVision{"qwen3_5_moe", "qwen3_5_vision", VisionProjector::none},
+                                       WrapperVision{"kimi_k25", "kimi_k25_vision", VisionProjector::kimi},
                                        WrapperVision{"llava", "clip_vision_model", VisionProjector::llava},
                                        WrapperVision{"mllama", "mllama_vision_model", VisionProjector::mllama},
                                        WrapperVision{"llama4", "llama4_vision_model", VisionProjector::llama4}};
@@ -352,7 +386,8 @@ constexpr std::array kTowers = {TowerReader{"clip_vision_model", read_clip},
                                 TowerReader{"qwen2_5_vl", read_qwen2_5_vl},
                                 TowerReader{"mllama_vision_model", read_mllama},
                                 TowerReader{"llama4_vision_model", read_llama4},
-                                TowerReader{"qwen3_5_vision", read_qwen3_5_vision}};
+                                TowerReader{"qwen3_5_vision", read_qwen3_5_vision},
+                                TowerReader{"kimi_k25_vision", read_moonvit}};
 
 }  // namespace
 
@@ -405,7 +440,8 @@ constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},
                                     Family{"mllama", import_mllama},
                                     Family{"llama4", import_llama4},
                                     Family{"qwen3_5", import_qwen3_5},
-                                    Family{"qwen3_5_moe", import_qwen3_5_moe}};
+                                    Family{"qwen3_5_moe", import_qwen3_5_moe},
+                                    Family{"kimi_k25", import_kimi_k25}};
 
 bool is_wrapper(const Family* f) {
   return std::ranges::any_of(kMultimodal,

@@ -60,8 +60,8 @@ std::string unsupported_tail() { return "supported model_type values: " + suppor
 
 TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]") {
   const auto rows = roofline_test::published_rows();
-  REQUIRE(rows.size() == 153);  // group 1 and 2, + moe 13, dense 15, presets 33, special 2, multimodal 9, hybrid 10,
-                                // 2025-26 families 15
+  REQUIRE(rows.size() == 154);  // group 1 and 2, + moe 13, dense 15, presets 33, special 2, multimodal 9, hybrid 10,
+                                // 2025-26 families 16
   int imported = 0;
   for (const auto& row : rows) {
     const std::string preset = row.at("preset");
@@ -86,7 +86,7 @@ TEST_CASE("io: every HF fixture imports to expected_params exactly", "[io][hf]")
     if (p.config.moe.enabled()) CHECK(c.active < c.total);
     ++imported;
   }
-  CHECK(imported == 138);
+  CHECK(imported == 139);
 }
 
 TEST_CASE("io: an exact checkpoint total is never below the count, and equals it with nothing excluded", "[io][hf]") {
@@ -431,11 +431,11 @@ TEST_CASE("io: an invented model_type with keys the generic reading does not und
   act["hidden_act"] = "relu2";
   REQUIRE_THROWS_WITH(import_json(act), Catch::Contains("/hidden_act: \"relu2\" is not an activation the generic "
                                                         "reading takes for a gated MLP"));
-  // A wrapper of an unknown type (Kimi K2.5's kimi_k25) points at its text_config.
+  // A wrapper of an unknown type (an invented acme_vl) points at its text_config.
   const json wrapper = {
-      {"model_type", "kimi_k25"}, {"text_config", fixture_json("kimi-k2")}, {"vision_config", json::object()}};
+      {"model_type", "acme_vl"}, {"text_config", fixture_json("kimi-k2")}, {"vision_config", json::object()}};
   REQUIRE_THROWS_WITH(import_json(wrapper),
-                      "config.json: /model_type: \"kimi_k25\" is not supported; it wraps a "
+                      "config.json: /model_type: \"acme_vl\" is not supported; it wraps a "
                       "text_config: pass that (e.g. jq .text_config config.json) for the "
                       "language model; " +
                           tail);

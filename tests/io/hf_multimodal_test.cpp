@@ -416,3 +416,36 @@ TEST_CASE("multimodal: qwen3_5 and qwen3_5_moe: Qwen3-Next's stack, Qwen3-VL's t
   dedicated["text_config"]["mtp_use_dedicated_embeddings"] = true;
   REQUIRE_THROWS_WITH(import_json(dedicated), Catch::Contains("mtp_use_dedicated_embeddings"));
 }
+
+TEST_CASE("multimodal: kimi_k25: Kimi K2's text model, a MoonViT tower and its patch-merger projector [MS26]",
+          "[io][hf][multimodal][kimi]") {
+  // published-2025.tsv:17: text 1,026,408,232,448 + MoonViT 416,866,032 + projector 54,277,888.
+  const ModelConfig m = import_fixture("kimi-k2.5");
+  CHECK(m.vision.tower == VisionTower::moonvit);
+  CHECK(m.vision.projector == VisionProjector::kimi);
+  const ParamCounts c = count_params(m);
+  CHECK(c.vision_tower == 416'866'032);
+  CHECK(c.vision_projector == 54'277'888);
+  CHECK(c.total == 1'026'879'376'368);
+  CHECK(c.total - c.vision == 1'026'408'232'448);  // Kimi K2's text model, as kimi-k2 counts it
+  // The tower by hand: patch conv 1152 x 3 x 14 x 14 + bias, a 64 x 64 x 1152 position table, 27
+  // blocks of 15,239,504 (two LayerNorms, biased qkv 3456 x 1152 and output, fc 4304 both ways
+  // with biases), a final LayerNorm; the projector LayerNorm 2 x 1152 + 4608^2 + 4608 + 4608 x
+  // 7168 + 7168.
+  CHECK(1152LL * 3 * 14 * 14 + 1152 + 64LL * 64 * 1152 + 27LL * 15'239'504 + 2 * 1152 == 416'866'032);
+  CHECK(2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 7168 + 7168 == 54'277'888);
+  // The checkpoint's stored elements (a public listing of its tensors): the routed experts packed
+  // 8 int4 an int32, one bf16 scale per group of 32, a weight_shape [2] per packed tensor.
+  std::int64_t experts = 0;
+  for (const LayerKindParams& k : c.layer_kinds) {
+    for (const ParamComponent& p : k.parts) {
+      if (p.id == "experts") experts += p.count * k.n_layers;
+    }
+  }
+  CHECK(experts == 384LL * 3 * 7168 * 2048 * 60);
+  CHECK((c.total - experts) + experts / 8 + experts / 32 + 2 * 384 * 3 * 60 == 170'738'182'128);
+  // Another projector type is refused, not counted as the patch merger.
+  json j = fixture_json("kimi-k2.5");
+  j["vision_config"]["mm_projector_type"] = "mlp";
+  REQUIRE_THROWS_WITH(import_json(j), Catch::Contains("mm_projector_type"));
+}

@@ -131,6 +131,7 @@ const std::vector<Expected> kExpected = {
     {"nemotron-super-49b", 49'867'145'216, 49'867'145'216, "published-2025.tsv:14"},
     {"nemotron-ultra-253b", 253'401'268'224, 253'401'268'224, "published-2025.tsv:15"},
     {"minimax-m1-80k", 456'089'655'296, 48'403'306'496, "published-2025.tsv:16"},
+    {"kimi-k2.5", 1'026'879'376'368, 32'861'500'928, "published-2025.tsv:17"},
     // Dense families of 2024-2026 (published-dense.tsv)
     {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
     {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
@@ -228,9 +229,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 153 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 154 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 153);
+  CHECK(r.entries(PresetKind::model).size() == 154);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

@@ -36,6 +36,8 @@ const char* vision_tower_name(VisionTower t) {
       return "Llama 4 ViT with adapter";
     case VisionTower::qwen3_vl:
       return "Qwen3-VL ViT with merger";
+    case VisionTower::moonvit:
+      return "MoonViT";
   }
   return "";
 }
