@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "io_test_support.hpp"
@@ -617,4 +618,22 @@ TEST_CASE("hybrid: minimax_m1: lightning attention beside softmax GQA every 8th 
   json none = j;
   none.erase("attn_type_list");
   REQUIRE_THROWS_WITH(import_json(none), Catch::Contains("attn_type_list"));
+}
+
+TEST_CASE("hybrid: the native nemotron-nas presets are their published configs as the reader reads them",
+          "[io][hf][hybrid][nas][presets]") {
+  // The presets hold the architecture (one layer string each) instead of the 162-object
+  // block_configs, which would cost the parser several times a command's budget at every run.
+  const PresetRegistry r({});
+  std::istringstream no_stdin;
+  for (const char* name : {"nemotron-super-49b", "nemotron-ultra-253b"}) {
+    INFO(name);
+    const ModelConfig preset = r.load_model(name, no_stdin).config;
+    const ModelConfig hf = import_fixture(name);
+    CHECK(preset.family == "nemotron-nas");
+    CHECK(preset.hybrid.layers == hf.hybrid.layers);
+    CHECK(preset.n_kv_heads == hf.n_kv_heads);
+    CHECK(count_params(preset).total == count_params(hf).total);
+    CHECK(kv_bytes_per_token(preset, 2.0).base() == kv_bytes_per_token(hf, 2.0).base());
+  }
 }
