@@ -5,6 +5,7 @@
 // a attention heads, t tensor-parallel size, all in 16-bit activations unless a byte size is given.
 #pragma once
 
+#include "roofline/layer_stack.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/units.hpp"
 
@@ -108,7 +109,14 @@ struct LayerActivations {
 /// [KO22 §4.1, Table 2] [DA22]
 LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, bool moe_layer);
 
-/// Activation bytes of every layer of the model: sum_l layer_activations(l)  [KO22 §4.1]
+/// The same for one layer kind of the stack: its norms, the attention terms only in a kind with
+/// attention, the MLP terms only in one with an FFN (at its own width); a state mixer's tensors
+/// (Mamba, DeltaNet, short conv, lightning) are not counted, a lower bound for such a kind
+/// [KO22 §4.1]
+LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, const LayerKind& kind);
+
+/// Activation bytes of every layer of the model: sum over the stack's kinds of count x
+/// layer_activations(kind)  [KO22 §4.1]
 units::Bytes model_layer_activations(const ModelConfig& m, const ActivationOptions& o);
 
 // ---- Logits and loss ----------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "roofline/activations.hpp"
 
+#include "roofline/layer_stack.hpp"
+
 #include <cstdint>
 
 namespace roofline {
@@ -30,7 +32,12 @@ LayerWidths layer_widths(const ModelConfig& m, bool moe_layer) {
   return w;
 }
 
-LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, bool moe_layer) {
+namespace {
+
+// The attention sublayer's terms of one layer: its input, the q/k norms' inputs, Q, K, V, the core
+// (the scores and their dropout, or flash attention's statistics), the output and its dropout mask.
+void add_attention_terms(const ModelConfig& m, const ActivationOptions& o, const LayerWidths& widths,
+                         LayerActivations& r) {
   const double s = o.seq_len;
   const double b = o.micro_batch;
   const double h = static_cast<double>(m.d_model);
@@ -39,25 +46,12 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   const double e = o.bytes_per_element;
   const double mask = o.dropout_mask_bytes;
   const double sb = s * b;
-  // Outside the tensor-parallel regions (norms, dropout, the inputs of attention and MLP) every
-  // rank keeps the whole tensor, unless sequence parallelism splits it along s  [KO22 §4.2.2].
   const double rep = o.sequence_parallel ? t : 1.0;
-
-  LayerActivations r;
-  if (o.recompute == Recompute::full) {
-    r.layer_input = units::Bytes{sb * h * e / rep};
-    return r;
-  }
-
-  // Widths of the attention tensors the backward needs.
-  const LayerWidths widths = layer_widths(m, moe_layer);
   const auto w_q = static_cast<double>(widths.w_q);
   const auto w_k = static_cast<double>(widths.w_k);
   const auto w_v = static_cast<double>(widths.w_v);
   const auto w_o = static_cast<double>(widths.w_o);
   if (m.mla.enabled()) r.mla_latents = units::Bytes{sb * static_cast<double>(widths.latents) * e / rep};
-
-  r.norm_inputs = units::Bytes{static_cast<double>(m.norms_per_layer) * sb * h * e / rep};
   r.attn_input = units::Bytes{sb * h * e / rep};
   if (m.qk_norm != QkNorm::none) r.qk_norm_inputs = units::Bytes{sb * (w_q + w_k) * e / t};
   r.query = units::Bytes{sb * w_q * e / t};
@@ -79,9 +73,37 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   }
   r.attn_output = units::Bytes{sb * w_o * e / t};
   if (o.dropout) r.attn_dropout_mask = units::Bytes{sb * h * mask / rep};
+}
+
+}  // namespace
+
+LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, const LayerKind& kind) {
+  const bool moe_layer = kind.mix.ffn == LayerFfn::moe;
+  const double s = o.seq_len;
+  const double b = o.micro_batch;
+  const double h = static_cast<double>(m.d_model);
+  const double t = o.tensor_parallel;
+  const double e = o.bytes_per_element;
+  const double mask = o.dropout_mask_bytes;
+  const double sb = s * b;
+  // Outside the tensor-parallel regions (norms, dropout, the inputs of attention and MLP) every
+  // rank keeps the whole tensor, unless sequence parallelism splits it along s  [KO22 §4.2.2].
+  const double rep = o.sequence_parallel ? t : 1.0;
+
+  LayerActivations r;
+  if (o.recompute == Recompute::full) {
+    r.layer_input = units::Bytes{sb * h * e / rep};
+    return r;
+  }
+
+  // Widths of the attention tensors the backward needs.
+  const LayerWidths widths = layer_widths(m, moe_layer);
+  r.norm_inputs = units::Bytes{static_cast<double>(kind.norms) * sb * h * e / rep};
+  if (kind.mix.attention) add_attention_terms(m, o, widths, r);
+  if (kind.mix.ffn == LayerFfn::none) return r;
 
   // MLP: f is the width one token passes through; MoE: k routed experts and the shared experts.
-  const auto f = static_cast<double>(widths.f);
+  const auto f = static_cast<double>(moe_layer ? widths.f : kind.mix.ffn_width(m.d_ff));
   if (!m.parallel_block) r.mlp_input = units::Bytes{sb * h * e / rep};
   if (widths.k > 0) r.moe_dispatched_input = units::Bytes{static_cast<double>(widths.k) * sb * h * e / rep};
   if (m.mlp == MlpKind::gated) r.mlp_gate_output = units::Bytes{sb * f * e / t};
@@ -91,12 +113,19 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   return r;
 }
 
+LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, bool moe_layer) {
+  const bool moe = moe_layer && m.moe.enabled();
+  return layer_activations(
+      m, o,
+      layer_kind_of(m, {.attention = true, .state = StateMixer::none, .ffn = moe ? LayerFfn::moe : LayerFfn::dense}));
+}
+
 units::Bytes model_layer_activations(const ModelConfig& m, const ActivationOptions& o) {
-  std::int64_t moe_layers = 0;
-  for (std::int64_t i = 0; i < m.n_layers; ++i) moe_layers += m.is_moe_layer(i) ? 1 : 0;
-  const auto dense_layers = static_cast<double>(m.n_layers - moe_layers);
-  units::Bytes sum = layer_activations(m, o, false).total() * dense_layers;
-  if (moe_layers > 0) sum += layer_activations(m, o, true).total() * static_cast<double>(moe_layers);
+  units::Bytes sum{};
+  for (const LayerKind& k : layer_kinds(m)) {
+    if (k.cross_attention) continue;  // the L decoder layers, as before mllama's kind
+    sum += layer_activations(m, o, k).total() * static_cast<double>(k.layers);
+  }
   return sum;
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "seed_models.hpp"
 
@@ -280,4 +281,38 @@ TEST_CASE("layer widths: what each kept tensor spans per token [KO22 §4.1] [DS2
   // Its dense first layers use d_ff and route nothing.
   CHECK(layer_widths(ds, false).f == 18'432);
   CHECK(layer_widths(ds, false).k == 0);
+}
+
+TEST_CASE(
+    "activations over the layer stack: attention terms in attention layers, MLP terms at each FFN's width, "
+    "no state-mixer terms (issue 22) [KO22-4.1]",
+    "[activations][hybrid]") {
+  // d = 8, h = 2, h_kv = 1, d_h = 4, gated d_ff = 6; s = 4, b = 1, bf16, no dropout, no flash.
+  // Layer 0, attention + MLP: norms 2 x 64, attention input 64, Q 64, K 32, V 32, scores 2 x 16 x 2
+  // = 64, output 64, MLP input 64 and gate, up, act 3 x 4 x 6 x 2 = 144: 656. Layer 1, Mamba-2
+  // alone: its norm 64 (the mixer's tensors not counted). Layer 2, an MLP of its own width 10: norm
+  // 64, input 64, 3 x 4 x 10 x 2 = 240: 368.
+  ModelConfig m;
+  m.n_layers = 3;
+  m.d_model = 8;
+  m.n_heads = 2;
+  m.n_kv_heads = 1;
+  m.head_dim = 4;
+  m.d_ff = 6;
+  m.vocab_size = 10;
+  m.hybrid.layers = {{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense},
+                     {.attention = false, .state = StateMixer::mamba2, .ffn = LayerFfn::none},
+                     {.attention = false, .state = StateMixer::none, .ffn = LayerFfn::dense, .d_ff = 10}};
+  const ActivationOptions o{.seq_len = 4};
+  const std::vector<LayerKind> kinds = layer_kinds(m);
+  REQUIRE(kinds.size() == 3);
+  CHECK(layer_activations(m, o, kinds[0]).total().base() == 656.0);
+  CHECK(layer_activations(m, o, kinds[1]).total().base() == 64.0);
+  CHECK(layer_activations(m, o, kinds[2]).total().base() == 368.0);
+  CHECK(model_layer_activations(m, o).base() == 656.0 + 64.0 + 368.0);
+  // A uniform transformer's kind is the layer the two-kind formula describes.
+  ModelConfig dense = m;
+  dense.hybrid.layers.clear();
+  CHECK(layer_activations(dense, o, false).total().base() == 656.0);
+  CHECK(model_layer_activations(dense, o).base() == 3 * 656.0);
 }

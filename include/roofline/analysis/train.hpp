@@ -53,6 +53,9 @@ struct TrainResult {
   units::Bytes dense_layer_bytes{};      ///< one dense layer, one micro-batch
   units::Bytes moe_layer_bytes{};        ///< one MoE layer, one micro-batch
   double dense_layers = 0.0, moe_layers = 0.0;
+  /// Layers with a state mixer (Mamba, DeltaNet, short conv, lightning), whose mixer tensors the
+  /// activations do not count: the activation memory is then a lower bound, and says so.
+  double state_mixer_layers = 0.0;
   double in_flight = 1.0;       ///< micro-batches the first stage holds (1F1B: p)
   double in_flight_last = 1.0;  ///< on the last stage (1F1B: 1)
   units::Bytes activations_first_stage{};

@@ -88,9 +88,25 @@ void memory(const Scenario& s, TrainResult& r) {
   r.activations_known = s.architecture;
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
-    for (std::int64_t i = 0; i < m.n_layers; ++i) (m.is_moe_layer(i) ? r.moe_layers : r.dense_layers) += 1.0;
-    if (r.dense_layers > 0.0) r.dense_layer_bytes = layer_activations(m, opts, false).total();
-    if (r.moe_layers > 0.0) r.moe_layer_bytes = layer_activations(m, opts, true).total();
+    // Over the stack's kinds: dense_layer_bytes and moe_layer_bytes are the means over the kinds
+    // without and with experts (one value each for a uniform transformer).
+    units::Bytes dense_sum{};
+    units::Bytes moe_sum{};
+    for (const LayerKind& kind : layer_kinds(m)) {
+      if (kind.cross_attention) continue;  // the L decoder layers, as before mllama's kind
+      const auto n = static_cast<double>(kind.layers);
+      const units::Bytes bytes = layer_activations(m, opts, kind).total() * n;
+      if (kind.mix.ffn == LayerFfn::moe) {
+        r.moe_layers += n;
+        moe_sum += bytes;
+      } else {
+        r.dense_layers += n;
+        dense_sum += bytes;
+      }
+      if (kind.mix.state != StateMixer::none) r.state_mixer_layers += n;
+    }
+    if (r.dense_layers > 0.0) r.dense_layer_bytes = dense_sum / r.dense_layers;
+    if (r.moe_layers > 0.0) r.moe_layer_bytes = moe_sum / r.moe_layers;
     // sum over the layers / L  [KO22 §4.1]
     r.activations_per_layer = (r.dense_layer_bytes * r.dense_layers + r.moe_layer_bytes * r.moe_layers) / layers;
     r.layer_terms_moe = m.moe.enabled();

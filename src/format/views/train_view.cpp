@@ -733,6 +733,12 @@ nlohmann::json training_inputs(const TrainingInputs& t, const std::string& curre
 }
 
 void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings) {
+  if (r.state_mixer_layers > 0.0) {
+    warnings.push_back(
+        fmt::format("activations: the state mixers of {} layers (Mamba, DeltaNet, short conv, lightning attention) are "
+                    "not counted; the activation memory is a lower bound",
+                    num(r.state_mixer_layers)));
+  }
   if (!r.mfu_measured || !(r.mfu_measured->base() > 1.0)) return;
   // The flag that was given, and the MFU as a number only when it is one: a rate of 1e308 tokens/s
   // gives an infinite MFU, which the tables print as n/a and a warning must not print as inf (N16).
