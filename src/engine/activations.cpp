@@ -36,17 +36,27 @@ namespace {
 
 // The attention sublayer's terms of one layer: its input, the q/k norms' inputs, Q, K, V, the core
 // (the scores and their dropout, or flash attention's statistics), the output and its dropout mask.
+// The sizes every term is a product of: s, b, h, t, e, the mask's bytes, s b, and rep, the split of
+// the tensors outside the tensor-parallel regions (t with sequence parallelism, else 1)  [KO22 §4.2.2]
+struct Dims {
+  double s, b, h, t, e, mask, sb, rep;
+};
+Dims dims_of(const ModelConfig& m, const ActivationOptions& o) {
+  const double t = o.tensor_parallel;
+  return {.s = o.seq_len,
+          .b = o.micro_batch,
+          .h = static_cast<double>(m.d_model),
+          .t = t,
+          .e = o.bytes_per_element,
+          .mask = o.dropout_mask_bytes,
+          .sb = o.seq_len * o.micro_batch,
+          .rep = o.sequence_parallel ? t : 1.0};
+}
+
 void add_attention_terms(const ModelConfig& m, const ActivationOptions& o, const LayerWidths& widths,
                          LayerActivations& r) {
-  const double s = o.seq_len;
-  const double b = o.micro_batch;
-  const double h = static_cast<double>(m.d_model);
+  const auto [s, b, h, t, e, mask, sb, rep] = dims_of(m, o);
   const double a = static_cast<double>(m.n_heads);
-  const double t = o.tensor_parallel;
-  const double e = o.bytes_per_element;
-  const double mask = o.dropout_mask_bytes;
-  const double sb = s * b;
-  const double rep = o.sequence_parallel ? t : 1.0;
   const auto w_q = static_cast<double>(widths.w_q);
   const auto w_k = static_cast<double>(widths.w_k);
   const auto w_v = static_cast<double>(widths.w_v);
@@ -79,16 +89,9 @@ void add_attention_terms(const ModelConfig& m, const ActivationOptions& o, const
 
 LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions& o, const LayerKind& kind) {
   const bool moe_layer = kind.mix.ffn == LayerFfn::moe;
-  const double s = o.seq_len;
-  const double b = o.micro_batch;
-  const double h = static_cast<double>(m.d_model);
-  const double t = o.tensor_parallel;
-  const double e = o.bytes_per_element;
-  const double mask = o.dropout_mask_bytes;
-  const double sb = s * b;
   // Outside the tensor-parallel regions (norms, dropout, the inputs of attention and MLP) every
   // rank keeps the whole tensor, unless sequence parallelism splits it along s  [KO22 §4.2.2].
-  const double rep = o.sequence_parallel ? t : 1.0;
+  const auto [s, b, h, t, e, mask, sb, rep] = dims_of(m, o);
 
   LayerActivations r;
   if (o.recompute == Recompute::full) {

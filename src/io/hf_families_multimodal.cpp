@@ -261,17 +261,27 @@ void read_qwen2_vl(const Cfg& vc, VisionConfig& v) {
   v.merge = vc.integer("spatial_merge_size", 2);
 }
 
-// Qwen2_5_VLVisionConfig: hidden_size is the tower width, out_hidden_size the merger's output.
-void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
-  v.tower = VisionTower::qwen2_5_vl;
-  v.d = vc.integer("hidden_size", 3584);
-  v.d_ff = vc.integer("intermediate_size", 3420);
-  v.n_layers = vc.integer("depth", 32);
-  v.out_dim = vc.integer("out_hidden_size", 3584);
-  v.patch = vc.integer("patch_size", 14);
+// The keys Qwen2.5-VL's and Qwen3.5's vision configs share: hidden_size the tower width,
+// intermediate_size, depth, out_hidden_size the merger's output, the patch and merge sizes; the
+// class defaults as given.
+struct QwenVisionDefaults {
+  std::int64_t d, d_ff, layers, out, patch;
+};
+void read_qwen_vision_widths(const Cfg& vc, VisionConfig& v, QwenVisionDefaults x) {
+  v.d = vc.integer("hidden_size", x.d);
+  v.d_ff = vc.integer("intermediate_size", x.d_ff);
+  v.n_layers = vc.integer("depth", x.layers);
+  v.out_dim = vc.integer("out_hidden_size", x.out);
+  v.patch = vc.integer("patch_size", x.patch);
   v.channels = vc.integer_any({"in_channels", "in_chans"}, 3);
   v.temporal_patch = vc.integer("temporal_patch_size", 2);
   v.merge = vc.integer("spatial_merge_size", 2);
+}
+
+// Qwen2_5_VLVisionConfig: hidden_size is the tower width, out_hidden_size the merger's output.
+void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::qwen2_5_vl;
+  read_qwen_vision_widths(vc, v, {.d = 3584, .d_ff = 3420, .layers = 32, .out = 3584, .patch = 14});
 }
 
 // Qwen3_5VisionConfig (Qwen3-VL's ViT without deepstack): hidden_size the tower width,
@@ -279,14 +289,7 @@ void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
 // Deepstack mergers (Qwen3-VL's deepstack_visual_indexes) are refused, not counted as zero.
 void read_qwen3_5_vision(const Cfg& vc, VisionConfig& v) {
   v.tower = VisionTower::qwen3_vl;
-  v.d = vc.integer("hidden_size", 1152);
-  v.d_ff = vc.integer("intermediate_size", 4304);
-  v.n_layers = vc.integer("depth", 27);
-  v.out_dim = vc.integer("out_hidden_size", 3584);
-  v.patch = vc.integer("patch_size", 16);
-  v.channels = vc.integer_any({"in_channels", "in_chans"}, 3);
-  v.temporal_patch = vc.integer("temporal_patch_size", 2);
-  v.merge = vc.integer("spatial_merge_size", 2);
+  read_qwen_vision_widths(vc, v, {.d = 1152, .d_ff = 4304, .layers = 27, .out = 3584, .patch = 16});
   v.position_embeddings = vc.integer("num_position_embeddings", 2304);
   if (vc.has("deepstack_visual_indexes")) {
     const json& ds = vc.raw("deepstack_visual_indexes");
