@@ -455,6 +455,47 @@ void import_qwen3_5_moe_text(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// One entry of block_configs: the layer's mix (attention or not, a dense FFN of its own width or
+// none); the KV-head count of its attention must be the one every attention layer shares.
+LayerMix read_nas_block(const Cfg& c, const json& block, std::size_t i, const ModelConfig& m,
+                        std::optional<i64>& kv_heads) {
+  if (!block.is_object()) c.fail("block_configs", "entry " + std::to_string(i) + " is not an object");
+  const Cfg layer(block, c.where(), c.path("block_configs") + "/" + std::to_string(i));
+  const json empty = json::object();
+  const Cfg attention(layer.has("attention") ? layer.raw("attention") : empty, c.where(), layer.path("attention"));
+  const Cfg ffn(layer.has("ffn") ? layer.raw("ffn") : empty, c.where(), layer.path("ffn"));
+  for (const Cfg* part : {&attention, &ffn}) {
+    if (part->boolean("replace_with_linear", false)) {
+      part->unsupported("replace_with_linear", "a sublayer replaced by one linear");
+    }
+    if (part->has("sparsify")) part->unsupported("sparsify", "sparsified sublayers");
+  }
+  for (const char* key : {"window_length", "num_sink_tokens"}) {
+    if (attention.has(key)) attention.unsupported(key, "windowed or sink attention in a NAS layer");
+  }
+  LayerMix mix{.attention = !attention.boolean("no_op", false), .state = StateMixer::none, .ffn = LayerFfn::none};
+  if (mix.attention) {
+    const i64 group = attention.integer("n_heads_in_group");
+    if (group < 1 || m.n_heads % group != 0) {
+      attention.fail("n_heads_in_group", "must divide num_attention_heads (" + std::to_string(m.n_heads) + ")");
+    }
+    const i64 kv = m.n_heads / group;
+    if (kv_heads && *kv_heads != kv) {
+      attention.unsupported("n_heads_in_group", "attention layers of different KV-head counts (" +
+                                                    std::to_string(*kv_heads) + " and " + std::to_string(kv) + ")");
+    }
+    kv_heads = kv;
+  }
+  if (!ffn.boolean("no_op", false)) {
+    const std::optional<double> mult = ffn.opt_number("ffn_mult");
+    if (!mult || !(*mult > 0.0 && *mult <= 1024.0)) ffn.fail("ffn_mult", "must be above 0 and at most 1024");
+    const auto f = static_cast<i64>(2.0 * *mult * static_cast<double>(m.d_model) / 3.0);
+    mix.ffn = LayerFfn::dense;
+    mix.d_ff = (f + 255) / 256 * 256;
+  }
+  return mix;
+}
+
 // Llama-Nemotron Super / Ultra (nemotron-nas: DeciLMForCausalLM, remote code): a Llama whose layers
 // a neural architecture search pruned one by one, written in block_configs. Per layer, attention is
 // absent (no_op: no weights, no input_layernorm) or GQA with num_attention_heads / n_heads_in_group
@@ -480,40 +521,7 @@ void import_nemotron_nas(const Cfg& c, ModelConfig& m) {
   }
   std::optional<i64> kv_heads;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const std::string at = "block_configs/" + std::to_string(i);
-    const Cfg layer(blocks[i], c.where(), c.path("block_configs") + "/" + std::to_string(i));
-    if (!blocks[i].is_object()) c.fail("block_configs", "entry " + std::to_string(i) + " is not an object");
-    const json empty = json::object();
-    const Cfg attention(layer.has("attention") ? layer.raw("attention") : empty, c.where(), layer.path("attention"));
-    const Cfg ffn(layer.has("ffn") ? layer.raw("ffn") : empty, c.where(), layer.path("ffn"));
-    for (const Cfg* part : {&attention, &ffn}) {
-      if (part->boolean("replace_with_linear", false))
-        part->unsupported("replace_with_linear", "a sublayer replaced by one linear");
-      if (part->has("sparsify")) part->unsupported("sparsify", "sparsified sublayers");
-    }
-    for (const char* key : {"window_length", "num_sink_tokens"}) {
-      if (attention.has(key)) attention.unsupported(key, "windowed or sink attention in a NAS layer");
-    }
-    LayerMix mix{.attention = !attention.boolean("no_op", false), .state = StateMixer::none, .ffn = LayerFfn::none};
-    if (mix.attention) {
-      const i64 group = attention.integer("n_heads_in_group");
-      if (group < 1 || m.n_heads % group != 0) {
-        attention.fail("n_heads_in_group", "must divide num_attention_heads (" + std::to_string(m.n_heads) + ")");
-      }
-      const i64 kv = m.n_heads / group;
-      if (kv_heads && *kv_heads != kv) {
-        attention.unsupported("n_heads_in_group", "attention layers of different KV-head counts (" +
-                                                      std::to_string(*kv_heads) + " and " + std::to_string(kv) + ")");
-      }
-      kv_heads = kv;
-    }
-    if (!ffn.boolean("no_op", false)) {
-      const std::optional<double> mult = ffn.opt_number("ffn_mult");
-      if (!mult || !(*mult > 0.0 && *mult <= 1024.0)) ffn.fail("ffn_mult", "must be above 0 and at most 1024");
-      const auto f = static_cast<i64>(2.0 * *mult * static_cast<double>(m.d_model) / 3.0);
-      mix.ffn = LayerFfn::dense;
-      mix.d_ff = (f + 255) / 256 * 256;
-    }
+    const LayerMix mix = read_nas_block(c, blocks[i], i, m, kv_heads);
     m.hybrid.layers.push_back(mix);
   }
   m.n_kv_heads = kv_heads.value_or(m.n_heads);

@@ -59,6 +59,29 @@ void model_states(const Scenario& s, TrainResult& r) {
   }
 }
 
+// Over the stack's kinds: dense_layer_bytes and moe_layer_bytes are the means over the kinds
+// without and with experts (one value each for a uniform transformer), and the layers with a state
+// mixer, whose tensors the activations leave out, are counted for the warning.
+void layer_kind_activations(const ModelConfig& m, const ActivationOptions& opts, TrainResult& r) {
+  units::Bytes dense_sum{};
+  units::Bytes moe_sum{};
+  for (const LayerKind& kind : layer_kinds(m)) {
+    if (kind.cross_attention) continue;  // the L decoder layers, as before mllama's kind
+    const auto n = static_cast<double>(kind.layers);
+    const units::Bytes bytes = layer_activations(m, opts, kind).total() * n;
+    if (kind.mix.ffn == LayerFfn::moe) {
+      r.moe_layers += n;
+      moe_sum += bytes;
+    } else {
+      r.dense_layers += n;
+      dense_sum += bytes;
+    }
+    if (kind.mix.state != StateMixer::none) r.state_mixer_layers += n;
+  }
+  if (r.dense_layers > 0.0) r.dense_layer_bytes = dense_sum / r.dense_layers;
+  if (r.moe_layers > 0.0) r.moe_layer_bytes = moe_sum / r.moe_layers;
+}
+
 void memory(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
@@ -88,25 +111,7 @@ void memory(const Scenario& s, TrainResult& r) {
   r.activations_known = s.architecture;
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
-    // Over the stack's kinds: dense_layer_bytes and moe_layer_bytes are the means over the kinds
-    // without and with experts (one value each for a uniform transformer).
-    units::Bytes dense_sum{};
-    units::Bytes moe_sum{};
-    for (const LayerKind& kind : layer_kinds(m)) {
-      if (kind.cross_attention) continue;  // the L decoder layers, as before mllama's kind
-      const auto n = static_cast<double>(kind.layers);
-      const units::Bytes bytes = layer_activations(m, opts, kind).total() * n;
-      if (kind.mix.ffn == LayerFfn::moe) {
-        r.moe_layers += n;
-        moe_sum += bytes;
-      } else {
-        r.dense_layers += n;
-        dense_sum += bytes;
-      }
-      if (kind.mix.state != StateMixer::none) r.state_mixer_layers += n;
-    }
-    if (r.dense_layers > 0.0) r.dense_layer_bytes = dense_sum / r.dense_layers;
-    if (r.moe_layers > 0.0) r.moe_layer_bytes = moe_sum / r.moe_layers;
+    layer_kind_activations(m, opts, r);
     // sum over the layers / L  [KO22 §4.1]
     r.activations_per_layer = (r.dense_layer_bytes * r.dense_layers + r.moe_layer_bytes * r.moe_layers) / layers;
     r.layer_terms_moe = m.moe.enabled();
