@@ -405,6 +405,19 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
 // and decoder_sparse_step (MoE in every layer: experts, a gated shared expert). The checkpoint's
 // mtp.* modules (mtp_num_hidden_layers; they read the model's embedding and head unless
 // mtp_use_dedicated_embeddings) are counted and excluded.
+// What both Qwen3.5 text classes share: the keys the class deletes are refused as written (`c`),
+// the layers read as Qwen3-Next's over the class's defaults (`d`), the MTP modules counted.
+void read_qwen3_5_text(const Cfg& c, const Cfg& d, ModelConfig& m, const char* deleted) {
+  for (const char* key : {"decoder_sparse_step", "mlp_only_layers"}) {
+    if (c.has(key)) d.unsupported(key, deleted);
+  }
+  import_qwen3_next(d, m);
+  m.mtp_layers = d.integer("mtp_num_hidden_layers", 0);
+  if (d.boolean("mtp_use_dedicated_embeddings", false)) {
+    d.unsupported("mtp_use_dedicated_embeddings", "MTP modules with their own embedding and head");
+  }
+}
+
 void import_qwen3_5_text(const Cfg& c, ModelConfig& m) {
   static const json kDefaults = {{"vocab_size", 248320},
                                  {"hidden_size", 4096},
@@ -420,14 +433,7 @@ void import_qwen3_5_text(const Cfg& c, ModelConfig& m) {
   // The dense class has no experts: num_experts 0 is the class's, never a written key.
   if (c.has("num_experts"))
     d.unsupported("num_experts", "in a dense Qwen3.5 text model (qwen3_5_moe_text has experts)");
-  for (const char* key : {"decoder_sparse_step", "mlp_only_layers"}) {
-    if (c.has(key)) d.unsupported(key, "in a dense Qwen3.5 text model");
-  }
-  import_qwen3_next(d, m);
-  m.mtp_layers = d.integer("mtp_num_hidden_layers", 0);
-  if (d.boolean("mtp_use_dedicated_embeddings", false)) {
-    d.unsupported("mtp_use_dedicated_embeddings", "MTP modules with their own embedding and head");
-  }
+  read_qwen3_5_text(c, d, m, "in a dense Qwen3.5 text model");
 }
 
 void import_qwen3_5_moe_text(const Cfg& c, ModelConfig& m) {
@@ -445,14 +451,7 @@ void import_qwen3_5_moe_text(const Cfg& c, ModelConfig& m) {
                                  {"tie_word_embeddings", false},
                                  {"intermediate_size", 0}};  // the class deletes it: no dense MLP
   const Cfg d = c.with_defaults(kDefaults);
-  for (const char* key : {"decoder_sparse_step", "mlp_only_layers"}) {
-    if (c.has(key)) d.unsupported(key, "in a Qwen3.5 MoE text model, which has MoE in every layer");
-  }
-  import_qwen3_next(d, m);
-  m.mtp_layers = d.integer("mtp_num_hidden_layers", 0);
-  if (d.boolean("mtp_use_dedicated_embeddings", false)) {
-    d.unsupported("mtp_use_dedicated_embeddings", "MTP modules with their own embedding and head");
-  }
+  read_qwen3_5_text(c, d, m, "in a Qwen3.5 MoE text model, which has MoE in every layer");
 }
 
 // One entry of block_configs: the layer's mix (attention or not, a dense FFN of its own width or
