@@ -98,6 +98,7 @@ struct VisionConfig {
   std::int64_t feature_layers = 1;       ///< LLaVA / Mistral3: layers concatenated into the projector
   std::int64_t out_dim = 0;              ///< projector (Qwen: merger) output width
   std::int64_t position_embeddings = 0;  ///< Qwen3-VL / Qwen3.5: rows of the learned position table
+  std::int64_t deepstack_mergers = 0;    ///< Qwen3-VL: mergers of intermediate blocks (deepstack_visual_indexes)
   bool projector_bias = true;            ///< LLaVA / Mistral3 multimodal_projector_bias
   [[nodiscard]] bool counted() const { return tower != VisionTower::none; }
 };

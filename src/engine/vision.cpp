@@ -80,10 +80,13 @@ i64 qwen2_vl_tower(const VisionConfig& v) {
 
 // Qwen3-VL blocks as Qwen2-VL's (LayerNorms with bias, qkv and proj with biases, a plain MLP of
 // d_ff), plus the patch conv's bias d and a learned position table n_pos d; the merger as Qwen2-VL's
-// (a LayerNorm of d before the merge). Qwen3.5's tower is this one without deepstack mergers  [HFT qwen3_vl]
+// (a LayerNorm of d before the merge); each of the D deepstack mergers the same MLP with its
+// LayerNorm after the merge (2 m^2 d). Qwen3.5's tower is this one with D = 0  [HFT qwen3_vl]
 i64 qwen3_vl_tower(const VisionConfig& v) {
   const i64 extra = checked_add(v.d, checked_mul(v.position_embeddings, v.d));
-  return checked_add(qwen2_vl_tower(v), extra);
+  const i64 post_shuffle_norm = checked_mul(2, v.d, checked_mul(v.merge, v.merge));
+  const i64 deepstack = checked_mul(v.deepstack_mergers, qwen_merger(v, post_shuffle_norm));
+  return checked_add(checked_add(qwen2_vl_tower(v), extra), deepstack);
 }
 
 // MoonViT (Kimi K2.5's MoonViT-3D): patch conv with bias c p^2 d + d, a learned 2-D position table
@@ -232,6 +235,7 @@ std::vector<std::string> vision_problems(const VisionConfig& v) {
   in_range("feature_layers", v.feature_layers, 1, 1024);
   in_range("out_dim", v.out_dim, 0, kMaxWidth);
   in_range("position_embeddings", v.position_embeddings, 0, i64{1} << 24);
+  in_range("deepstack_mergers", v.deepstack_mergers, 0, 1024);
   return e;
 }
 

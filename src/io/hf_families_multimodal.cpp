@@ -43,6 +43,29 @@ json text_class_defaults(std::string_view type) {
             {"num_key_value_heads", 8},
             {"max_position_embeddings", 32768}};
   }
+  if (type == "qwen3_vl_text") {  // Qwen3VLTextConfig
+    return {{"vocab_size", 151936},
+            {"hidden_size", 4096},
+            {"intermediate_size", 22016},
+            {"num_hidden_layers", 32},
+            {"num_attention_heads", 32},
+            {"num_key_value_heads", 32},
+            {"head_dim", 128},
+            {"max_position_embeddings", 128000}};
+  }
+  if (type == "qwen3_vl_moe_text") {  // Qwen3VLMoeTextConfig (head_dim: hidden_size / heads)
+    return {{"vocab_size", 151936},
+            {"hidden_size", 2048},
+            {"intermediate_size", 5632},
+            {"num_hidden_layers", 24},
+            {"num_attention_heads", 16},
+            {"num_key_value_heads", 16},
+            {"moe_intermediate_size", 1408},
+            {"num_experts_per_tok", 4},
+            {"num_experts", 60},
+            {"decoder_sparse_step", 1},
+            {"max_position_embeddings", 128000}};
+  }
   if (type == "mllama_text_model") {  // MllamaTextConfig
     return {{"vocab_size", 128256},
             {"hidden_size", 4096},
@@ -59,6 +82,8 @@ json text_class_defaults(std::string_view type) {
 // The reader of a text model_type: the nested text configs of Qwen2-VL/2.5-VL are Qwen2 models.
 std::string reader_type(const std::string& type) {
   if (type == "qwen2_vl_text" || type == "qwen2_5_vl_text") return "qwen2";
+  if (type == "qwen3_vl_text") return "qwen3";
+  if (type == "qwen3_vl_moe_text") return "qwen3_moe";
   return type;
 }
 
@@ -137,7 +162,7 @@ void import_qwen2_5_vl(const Cfg& c, ModelConfig& m) {
 // Qwen3.5 / Qwen3.6 (Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration): the
 // text model from text_config (qwen3_5_text / qwen3_5_moe_text: Qwen3-Next's gated DeltaNet and
 // gated attention stack), the vision tower Qwen3-VL's without deepstack, its merger in the tower.
-void import_qwen3_5_wrapper(const Cfg& c, ModelConfig& m, const char* text_type, const char* wrapper) {
+void import_qwen_wrapper(const Cfg& c, ModelConfig& m, const char* text_type, const char* wrapper) {
   import_text(c, m, {{"model_type", text_type}});
   // A tie written on the wrapper alone applies to the text model (PreTrainedConfig's kwarg).
   const bool text_tie =
@@ -146,10 +171,17 @@ void import_qwen3_5_wrapper(const Cfg& c, ModelConfig& m, const char* text_type,
   m.vision = read_wrapper_vision(c, wrapper, m.d_model);
 }
 
-void import_qwen3_5(const Cfg& c, ModelConfig& m) { import_qwen3_5_wrapper(c, m, "qwen3_5_text", "qwen3_5"); }
+void import_qwen3_5(const Cfg& c, ModelConfig& m) { import_qwen_wrapper(c, m, "qwen3_5_text", "qwen3_5"); }
 
-void import_qwen3_5_moe(const Cfg& c, ModelConfig& m) {
-  import_qwen3_5_wrapper(c, m, "qwen3_5_moe_text", "qwen3_5_moe");
+void import_qwen3_5_moe(const Cfg& c, ModelConfig& m) { import_qwen_wrapper(c, m, "qwen3_5_moe_text", "qwen3_5_moe"); }
+
+// Qwen3-VL (Qwen3VLForConditionalGeneration, Qwen3VLMoeForConditionalGeneration): Qwen3's and
+// Qwen3-MoE's text model from text_config (interleaved M-RoPE and the deepstack additions hold no
+// weights), the tie as Qwen3.5's, the tower with its merger and deepstack mergers.
+void import_qwen3_vl(const Cfg& c, ModelConfig& m) { import_qwen_wrapper(c, m, "qwen3_vl_text", "qwen3_vl"); }
+
+void import_qwen3_vl_moe(const Cfg& c, ModelConfig& m) {
+  import_qwen_wrapper(c, m, "qwen3_vl_moe_text", "qwen3_vl_moe");
 }
 
 // Kimi K2.5 (KimiK25ForConditionalGeneration, remote code): Kimi K2's DeepSeek-V3 text model from
@@ -284,18 +316,35 @@ void read_qwen2_5_vl(const Cfg& vc, VisionConfig& v) {
   read_qwen_vision_widths(vc, v, {.d = 3584, .d_ff = 3420, .layers = 32, .out = 3584, .patch = 14});
 }
 
-// Qwen3_5VisionConfig (Qwen3-VL's ViT without deepstack): hidden_size the tower width,
-// out_hidden_size the merger's output, num_position_embeddings the learned position table.
-// Deepstack mergers (Qwen3-VL's deepstack_visual_indexes) are refused, not counted as zero.
-void read_qwen3_5_vision(const Cfg& vc, VisionConfig& v) {
+// Qwen3VLVisionConfig: hidden_size the tower width, out_hidden_size the merger's output,
+// num_position_embeddings the learned position table, one deepstack merger per entry of
+// deepstack_visual_indexes (block indices below depth).
+void read_qwen3_vl_vision(const Cfg& vc, VisionConfig& v) {
   v.tower = VisionTower::qwen3_vl;
   read_qwen_vision_widths(vc, v, {.d = 1152, .d_ff = 4304, .layers = 27, .out = 3584, .patch = 16});
   v.position_embeddings = vc.integer("num_position_embeddings", 2304);
+  v.deepstack_mergers = 3;  // the class default [8, 16, 24]
+  if (!vc.has("deepstack_visual_indexes")) return;
+  const json& ds = vc.raw("deepstack_visual_indexes");
+  if (!ds.is_array()) vc.fail("deepstack_visual_indexes", "expected an array of block indices");
+  for (const json& i : ds) {
+    if (!i.is_number_integer() || i.get<i64>() < 0 || i.get<i64>() >= v.n_layers) {
+      vc.fail("deepstack_visual_indexes", "expected block indices from 0 to depth - 1, got " + describe_json(i));
+    }
+  }
+  v.deepstack_mergers = static_cast<i64>(ds.size());
+}
+
+// Qwen3_5VisionConfig (Qwen3-VL's ViT without deepstack): as Qwen3-VL's with no deepstack
+// mergers; a deepstack_visual_indexes list is refused, not counted as zero.
+void read_qwen3_5_vision(const Cfg& vc, VisionConfig& v) {
   if (vc.has("deepstack_visual_indexes")) {
     const json& ds = vc.raw("deepstack_visual_indexes");
     if (!ds.is_array()) vc.fail("deepstack_visual_indexes", "expected an array of layer indices");
-    if (!ds.empty()) vc.unsupported("deepstack_visual_indexes", "Qwen3-VL's deepstack mergers");
+    if (!ds.empty()) vc.unsupported("deepstack_visual_indexes", "deepstack mergers in a Qwen3.5 tower");
   }
+  read_qwen3_vl_vision(vc, v);
+  v.deepstack_mergers = 0;
 }
 
 // Kimi K2.5's vision_config (KimiK25VisionConfig, vLLM's copy of the remote class): MoonViT of
@@ -372,6 +421,8 @@ constexpr std::array kWrapperVision = {WrapperVision{"gemma3", "siglip_vision_mo
                                        WrapperVision{"qwen2_5_vl", "qwen2_5_vl", VisionProjector::none},
                                        WrapperVision{"qwen3_5", "qwen3_5_vision", VisionProjector::none},
                                        WrapperVision{"qwen3_5_moe", "qwen3_5_vision", VisionProjector::none},
+                                       WrapperVision{"qwen3_vl", "qwen3_vl", VisionProjector::none},
+                                       WrapperVision{"qwen3_vl_moe", "qwen3_vl", VisionProjector::none},
                                        WrapperVision{"kimi_k25", "kimi_k25_vision", VisionProjector::kimi},
                                        WrapperVision{"llava", "clip_vision_model", VisionProjector::llava},
                                        WrapperVision{"mllama", "mllama_vision_model", VisionProjector::mllama},
@@ -390,6 +441,7 @@ constexpr std::array kTowers = {TowerReader{"clip_vision_model", read_clip},
                                 TowerReader{"mllama_vision_model", read_mllama},
                                 TowerReader{"llama4_vision_model", read_llama4},
                                 TowerReader{"qwen3_5_vision", read_qwen3_5_vision},
+                                TowerReader{"qwen3_vl", read_qwen3_vl_vision},
                                 TowerReader{"kimi_k25_vision", read_moonvit}};
 
 }  // namespace
@@ -410,6 +462,8 @@ VisionConfig read_wrapper_vision(const Cfg& c, std::string_view model_type, std:
   // Qwen3_5Config rewrites to qwen3_5_vision; the MoE wrapper's is qwen3_5_moe_vision.
   std::string type = tower_type(vc, w->default_tower);
   if (type == "qwen3_5" || type == "qwen3_5_moe" || type == "qwen3_5_moe_vision") type = "qwen3_5_vision";
+  // Qwen3-VL-MoE's tower is Qwen3-VL's: "qwen3_vl_moe" in 4.57 configs, qwen3_vl_moe_vision in v5.
+  if (type == "qwen3_vl_moe" || type == "qwen3_vl_moe_vision" || type == "qwen3_vl_vision") type = "qwen3_vl";
   const TowerReader* reader = nullptr;
   for (const TowerReader& t : kTowers) {
     if (type == t.model_type) reader = &t;
@@ -444,6 +498,8 @@ constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},
                                     Family{"llama4", import_llama4},
                                     Family{"qwen3_5", import_qwen3_5},
                                     Family{"qwen3_5_moe", import_qwen3_5_moe},
+                                    Family{"qwen3_vl", import_qwen3_vl},
+                                    Family{"qwen3_vl_moe", import_qwen3_vl_moe},
                                     Family{"kimi_k25", import_kimi_k25}};
 
 bool is_wrapper(const Family* f) {

@@ -412,6 +412,7 @@ void read_multimodal_architecture(ObjectReader& r, std::string_view where, Model
   set_int(v, "feature_layers", x.feature_layers);
   set_int(v, "out_dim", x.out_dim);
   set_int(v, "position_embeddings", x.position_embeddings);
+  set_int(v, "deepstack_mergers", x.deepstack_mergers);
   set_bool(v, "projector_bias", x.projector_bias);
   v.finish();
 }
@@ -441,6 +442,7 @@ void write_multimodal_architecture(const ModelConfig& m, json& a) {
                  {"out_dim", x.out_dim},
                  {"projector_bias", x.projector_bias}};
   if (x.position_embeddings > 0) a["vision"]["position_embeddings"] = x.position_embeddings;  // Qwen3-VL only
+  if (x.deepstack_mergers > 0) a["vision"]["deepstack_mergers"] = x.deepstack_mergers;
 }
 
 }  // namespace

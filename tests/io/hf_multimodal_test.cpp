@@ -329,6 +329,19 @@ TEST_CASE("multimodal: count_vision per tower kind, from the reference implement
          return v;
        }(),
        96 + 8 + 80 + 116 + 64, 0},
+      // Qwen3-VL (t = 2, merge 2, 3 positions, 2 deepstack mergers): Qwen2-VL's conv 96 + layer 172,
+      // conv bias 4, positions 3*4 = 12, merger LayerNorm 8 + 16² + 16 + 16*8 + 8 = 416, each
+      // deepstack merger the same MLP with a LayerNorm of m²d = 16: 32 + 408 = 440.
+      {"qwen3_vl",
+       [&] {
+         VisionConfig v = base(VisionTower::qwen3_vl, VisionProjector::none, 1, 4, 8, 2, 4);
+         v.temporal_patch = 2;
+         v.merge = 2;
+         v.position_embeddings = 3;
+         v.deepstack_mergers = 2;
+         return v;
+       }(),
+       96 + 172 + 4 + 12 + 416 + 2 * 440, 0},
       // Mllama, T = 2 tiles, R = 3 rows: conv 48 + class 4, gated positions 1 + 5*4, tile positions
       // 3*2*5*4 = 120, pre/post tile 2 (3*2*4 + 1) = 50, LayerNorms 16, a local layer 64 + 76 + 16 = 156,
       // a global one 158; projector 6*8 + 8.
@@ -415,6 +428,55 @@ TEST_CASE("multimodal: qwen3_5 and qwen3_5_moe: Qwen3-Next's stack, Qwen3-VL's t
   json dedicated = fixture_json("qwen3.5-27b");
   dedicated["text_config"]["mtp_use_dedicated_embeddings"] = true;
   REQUIRE_THROWS_WITH(import_json(dedicated), Catch::Contains("mtp_use_dedicated_embeddings"));
+}
+
+TEST_CASE("multimodal: qwen3_vl and qwen3_vl_moe: Qwen3's text models and a tower with deepstack mergers",
+          "[io][hf][multimodal][qwen3_vl]") {
+  struct Row {
+    const char* preset;
+    std::int64_t text;    // language model, embedding and head included
+    std::int64_t vision;  // tower, merger and deepstack mergers
+    std::int64_t kv;      // bytes per token at bf16: 2 L h_kv d_h 2
+  };
+  // published-2025.tsv:18-20: the checkpoints' totals, to the parameter.
+  for (const Row& r : {Row{"qwen3-vl-8b", 8'190'735'360, 576'388'336, 147'456},
+                       Row{"qwen3-vl-30b-a3b", 30'532'122'624, 538'631'408, 98'304},
+                       Row{"qwen3-vl-235b-a22b", 235'093'634'560, 576'388'336, 192'512}}) {
+    INFO(r.preset);
+    const ModelConfig m = import_fixture(r.preset);
+    const ParamCounts c = count_params(m);
+    CHECK(m.vision.tower == VisionTower::qwen3_vl);
+    CHECK(m.vision.deepstack_mergers == 3);
+    CHECK(c.vision == r.vision);
+    CHECK(c.total == r.text + r.vision);
+    CHECK(!m.tied_embeddings);
+    CHECK(kv_bytes_per_token(m, 2.0).base() == static_cast<double>(r.kv));
+  }
+  // The 8B's tower as its checkpoint lists it: patch conv 1,770,624, positions 2,654,208, 27 blocks
+  // 411,466,608, merger 40,119,040 (LayerNorm of 1152 before the merge), 3 deepstack mergers of
+  // 40,125,952 each (their LayerNorm of 4608 after it).
+  const std::int64_t merger = 2 * 1152 + 4608LL * 4608 + 4608 + 4608LL * 4096 + 4096;
+  const std::int64_t deepstack = 2 * 4608 + 4608LL * 4608 + 4608 + 4608LL * 4096 + 4096;
+  CHECK(merger == 40'119'040);
+  CHECK(3 * deepstack == 120'377'856);
+  CHECK(1'770'624 + 2'654'208 + 411'466'608 + merger + 3 * deepstack == 576'388'336);
+  // The text model alone is Qwen3's: Qwen3-30B-A3B's HF total.
+  json j = fixture_json("qwen3-vl-30b-a3b");
+  json text = j.at("text_config");
+  text["model_type"] = "qwen3_moe";
+  CHECK(count_params(import_json(text)).total == 30'532'122'624);
+  // The deepstack list sets the mergers; one index past the tower is refused.
+  json fewer = j;
+  fewer["vision_config"]["deepstack_visual_indexes"] = json::array({8});
+  CHECK(count_params(import_json(fewer)).vision ==
+        538'631'408 - 2 * (2 * 4608 + 4608LL * 4608 + 4608 + 4608LL * 2048 + 2048));
+  json past = j;
+  past["vision_config"]["deepstack_visual_indexes"] = json::array({8, 27});
+  REQUIRE_THROWS_WITH(import_json(past), Catch::Contains("deepstack_visual_indexes"));
+  // The v5 tower names map to the same tower.
+  json v5 = j;
+  v5["vision_config"]["model_type"] = "qwen3_vl_moe_vision";
+  CHECK(count_params(import_json(v5)).vision == 538'631'408);
 }
 
 TEST_CASE("multimodal: kimi_k25: Kimi K2's text model, a MoonViT tower and its patch-merger projector [MS26]",

@@ -134,7 +134,12 @@ const std::vector<Field<P>> kParams = {
     {"vision_params", "vision tower + projector", "HFT", "N_vision = tower + projector (not read per text token)",
      [](const P& p) { return cell(p.c().vision); },
      [](const P& p) { return fmt::format("{} + {}", num(p.c().vision_tower), num(p.c().vision_projector)); },
-     [](const P& p) { return std::string(vision_tower_name(p.m().vision.tower)); },
+     [](const P& p) {
+       const VisionConfig& v = p.m().vision;
+       std::string name = vision_tower_name(v.tower);
+       if (v.deepstack_mergers > 0) name += " and " + std::to_string(v.deepstack_mergers) + " deepstack mergers";
+       return name;
+     },
      [](const P& p) { return p.c().vision > 0; }},
     // ---- end of the multimodal block ----
     in_sweep<P>(kSweepParams, "parameters",
