@@ -20,101 +20,103 @@ _roofline_options() {
       --quiet --no-header --yes" ;;
     report) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
-      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype \
+      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     params) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --dtype \
-      --weight-bits --format --explain --brief --units --color --preset-dir -q --quiet --no-header \
-      --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
+      --params --dtype --weight-bits --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     flops) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params -c --context -p \
-      --prompt --dtype --weight-bits --flops-basis --attention --lm-head --format --explain \
-      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
+      --params -c --context -p --prompt --dtype --weight-bits --flops-basis --attention --lm-head \
+      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     kv) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict -b --batch -c --context \
-      --kv-dtype --format --explain --brief --units --color --preset-dir -q --quiet --no-header \
-      --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict -b \
+      --batch -c --context --kv-dtype --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     memory) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype \
-      --reserve --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
+      --kv-dtype --reserve --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
+      --link-latency --format --explain --brief --units --color --preset-dir -q --quiet \
+      --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
+      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
       --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
       --flops-basis --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits \
+      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype --weight-bits --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
-      --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype \
+      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
+      --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len --require-fit --tp \
+      --pp --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
       --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --fused --tokens --attention \
       --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     train) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --gpu --gpus \
-      --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve --mfu \
-      --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep --sp --zero \
-      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
-      --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
+      --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve \
+      --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep --sp \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
       --no-flash-attention --dropout --tokens --price --flops-basis --format --explain --brief \
       --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpu-memory \
-      --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits \
+      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft --users \
+      --tokens-per-s --price --format --explain --brief --units --color --preset-dir -q --quiet \
+      --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --gpu --gpus --gpu-memory \
-      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
-      --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero --fsdp \
-      --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
+      --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
+      --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero \
+      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
       --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
       --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
       --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
       -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
-      --expert-ffn --shared-experts --shared-ffn --first-dense --strict --params --gpu --gpus \
-      --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
-      --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --link-latency --sp --zero --fsdp --shard-group --optimizer --micro-batch \
-      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
-      --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
+      --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p \
+      --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency \
+      --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix \
+      --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
+      --link-efficiency --micro-batches --link-latency --sp --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
+      --tokens --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -133,82 +135,86 @@ _roofline_valued() {
     "") echo "--format --units --color --preset-dir" ;;
     report) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch \
-      -c --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --flops-basis --attention --lm-head --decode-bytes --moe-decode \
-      --format --units --color --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
+      --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     params) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --params --dtype --weight-bits --format --units --color \
-      --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --params --dtype --weight-bits --format \
+      --units --color --preset-dir" ;;
     flops) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --params -c --context -p --prompt --dtype --weight-bits --flops-basis \
-      --attention --lm-head --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --params -c --context -p --prompt --dtype --weight-bits \
+      --flops-basis --attention --lm-head --format --units --color --preset-dir" ;;
     kv) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense -b --batch -c --context --kv-dtype --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share -b --batch -c --context --kv-dtype --format --units \
+      --color --preset-dir" ;;
     memory) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch \
-      -c --context --dtype --weight-bits --kv-dtype --reserve --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --format --units --color --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
+      --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype --reserve --tp --pp --dp \
+      --ep --link-efficiency --micro-batches --link-latency --format --units --color --preset-dir" ;;
     decode) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch \
-      -c --context --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency \
-      --mfu --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --link-latency --flops-basis --decode-bytes --moe-decode --format --units --color \
-      --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
+      --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype --compute-dtype \
+      --reserve --bw-efficiency --mfu --draft --acceptance --draft-len --tp --pp --dp --ep \
+      --link-efficiency --micro-batches --link-latency --flops-basis --decode-bytes --moe-decode \
+      --format --units --color --preset-dir" ;;
     prefill) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch \
-      -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --units --color \
-      --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
+      --gpu-peak -b --batch -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
+      --bw-efficiency --mfu --flops-basis --attention --lm-head --decode-bytes --moe-decode \
+      --format --units --color --preset-dir" ;;
     serve) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt \
-      --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp \
-      --pp --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
+      --batch -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --draft \
+      --acceptance --draft-len --tp --pp --dp --ep --link-efficiency --micro-batches \
+      --link-latency --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --units --color --preset-dir" ;;
     layer) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt \
-      --dtype --weight-bits --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --tokens \
-      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c \
+      --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --bw-efficiency --mfu \
+      --phase --tokens --attention --lm-head --decode-bytes --moe-decode --format --units --color \
+      --preset-dir" ;;
     train) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype \
-      --reserve --mfu --measured-tokens-per-s --measured-step-time --tp --pp --dp --ep --zero \
-      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
-      --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --tokens --price \
-      --flops-basis --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory --gpu-bandwidth \
+      --gpu-peak --compute-dtype --reserve --mfu --measured-tokens-per-s --measured-step-time --tp \
+      --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
+      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
+      --lora-targets --tokens --price --flops-basis --format --units --color --preset-dir" ;;
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft \
-      --users --tokens-per-s --price --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
+      -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --tpot --ttft --users --tokens-per-s --price --format --units --color --preset-dir" ;;
     plot) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context \
-      -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp \
-      --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
-      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
-      --format --units --color --preset-dir" ;;
+      --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
+      --batch -c --context -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype \
+      --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp \
+      --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
+      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
+      --lora-targets --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o \
+      --svg --gemm --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
-      --batch -c --context -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype \
-      --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency \
-      --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp \
-      --ep --link-efficiency --micro-batches --link-latency --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
+      --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
+      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
+      --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
+      --micro-batches --link-latency --zero --fsdp --shard-group --optimizer --micro-batch --seq \
+      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu \
+      --lora --lora-targets --tokens --price --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     models) echo "--family --format --units --color --preset-dir" ;;
@@ -234,15 +240,16 @@ _roofline_value() {
       ;;
     *:--layers | *:--hidden | *:--heads | *:--kv-heads | *:--head-dim | *:--ffn | *:--vocab \
       | *:--max-seq-len | *:--window | *:--global-every | *:--experts | *:--top-k \
-      | *:--expert-ffn | *:--shared-experts | *:--shared-ffn | *:--first-dense | *:--gpus \
-      | *:--gpu-memory | *:--gpu-bandwidth | *:--gpu-peak | *:-b | *:--batch | *:-c \
-      | *:--context | *:-p | *:--prompt | *:--reserve | *:--bw-efficiency | *:--mfu | *:--params \
-      | *:--tp | *:--pp | *:--dp | *:--ep | *:--link-efficiency | *:--micro-batches \
-      | *:--link-latency | *:--acceptance | *:--draft-len | *:--output | *:--concurrency \
-      | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
-      | *:--measured-tokens-per-s | *:--measured-step-time | *:--shard-group | *:--micro-batch \
-      | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every | *:--pp-chunks \
-      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
+      | *:--expert-ffn | *:--shared-experts | *:--shared-ffn | *:--first-dense \
+      | *:--zero-expert-share | *:--gpus | *:--gpu-memory | *:--gpu-bandwidth | *:--gpu-peak \
+      | *:-b | *:--batch | *:-c | *:--context | *:-p | *:--prompt | *:--reserve \
+      | *:--bw-efficiency | *:--mfu | *:--params | *:--tp | *:--pp | *:--dp | *:--ep \
+      | *:--link-efficiency | *:--micro-batches | *:--link-latency | *:--acceptance \
+      | *:--draft-len | *:--output | *:--concurrency | *:--kv-block | *:--shared-prefix \
+      | *:--tpot | *:--ttft | *:--tokens | *:--measured-tokens-per-s | *:--measured-step-time \
+      | *:--shard-group | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch \
+      | *:--recompute-every | *:--pp-chunks | *:--hfu | *:--lora | *:--price | *:--users \
+      | *:--tokens-per-s | *:--gemm | *:--family)
       :
       ;;
     *:--mlp)

@@ -29,7 +29,17 @@ struct MoeConfig {
   std::int64_t layer_freq = 1;          ///< MoE on layers where (i+1) % freq == 0 (after the dense ones)
   bool router_bias = false;             ///< router linear has a bias
   bool correction_bias = false;         ///< DeepSeek-V3 e_score_correction_bias: n_experts per MoE layer
+  /// Zero-computation experts (LongCat-Flash's identity experts): the router scores n_experts +
+  /// zero_experts; a token's top-k slots that pick one add its input scaled, no weights, no FLOPs.
+  std::int64_t zero_experts = 0;
+  /// The expected share of the top-k slots that pick a zero-computation expert (0 <= s < 1; the
+  /// model's published average, --zero-expert-share).
+  double zero_share = 0.0;
   [[nodiscard]] bool enabled() const { return n_experts > 0; }
+  /// Router outputs: the routed experts and the zero-computation ones.
+  [[nodiscard]] std::int64_t router_outputs() const { return n_experts + zero_experts; }
+  /// k_e, the expected routed FFN experts a token reaches: k (1 - s)  [LC25 §2.1]
+  [[nodiscard]] double ffn_experts_per_token() const { return static_cast<double>(top_k) * (1.0 - zero_share); }
 };
 
 /// Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank == 0 means standard attention.
@@ -218,9 +228,11 @@ struct ModelConfig {
 
   /// Multi-token-prediction layers stored in the checkpoint but not part of the model (DeepSeek-V3).
   std::int64_t mtp_layers = 0;
-  /// The MTP modules read the model's embedding and head instead of storing copies (GLM-5; DeepSeek-V3
-  /// and GLM-4.7-Flash store their own).
-  bool mtp_shares_embedding = false;
+  /// Vocabulary tables (embedding, head) each MTP module stores: 2 (DeepSeek-V3, GLM-4.7-Flash),
+  /// 1 (LongCat-Flash: its own embedding, the model's head), 0 (GLM-5, Qwen3-Next: the model's).
+  std::int64_t mtp_vocab_tables = 2;
+  /// The MTP layer's FFN is a dense MLP of d_ff in a MoE model (LongCat-Flash); false: MoE as the model's.
+  bool mtp_dense = false;
 
   // gpt-oss (issue 10): attention sinks and the published checkpoint's MXFP4 experts.
   bool attention_sinks = false;  ///< one learned sink logit per query head per layer

@@ -31,7 +31,7 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
       if (!k.moe) continue;
       const double experts_total = static_cast<double>(k.routed_experts_params);
       const double n = static_cast<double>(m.moe.n_experts);
-      const double k_top = static_cast<double>(m.moe.top_k);
+      const double k_top = m.moe.ffn_experts_per_token();
       const double touched =
           moe_mode == MoeDecodeBytes::top_k ? std::min(n, k_top) : expected_experts_touched(n, k_top, tokens);
       p -= static_cast<double>(k.n_layers) * experts_total * (1.0 - touched / n);
@@ -53,7 +53,7 @@ DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, 
   }
   if (m.moe.enabled() && moe_mode != MoeDecodeBytes::all_experts) {
     const double n = static_cast<double>(m.moe.n_experts);
-    const double k = static_cast<double>(m.moe.top_k);
+    const double k = m.moe.ffn_experts_per_token();
     const double touched =
         moe_mode == MoeDecodeBytes::top_k ? std::min(n, k) : expected_experts_touched(n, k, expert_tokens);
     d.expert_share = n > 0.0 ? touched / n : 1.0;

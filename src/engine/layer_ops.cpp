@@ -362,7 +362,7 @@ void add_moe_ffn(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
            .down_name = "experts down_proj",
            .width = as_double(e.d_ff_expert),
            .per_copy = experts.count / as_double(e.n_experts),
-           .flop_copies = as_double(e.top_k),
+           .flop_copies = e.ffn_experts_per_token(),  // zero-computation experts compute nothing
            .read_copies = experts_read(m, p.tokens, p.decode_bytes, p.moe_decode)},
           ops);
   const Part shared = part(k, "shared_experts");
@@ -667,7 +667,7 @@ double layer_attended_keys(const LayerKind& kind, double context) {
 
 double experts_read(const ModelConfig& m, double tokens, DecodeBytes mode, MoeDecodeBytes moe_mode) {
   const double e = as_double(m.moe.n_experts);
-  const double k = as_double(m.moe.top_k);
+  const double k = m.moe.ffn_experts_per_token();
   if (mode == DecodeBytes::all_weights || moe_mode == MoeDecodeBytes::all_experts) return e;
   if (moe_mode == MoeDecodeBytes::top_k) return std::min(e, k);
   return expected_experts_touched(e, k, tokens);

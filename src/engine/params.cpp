@@ -4,6 +4,7 @@
 #include "roofline/layer_stack.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -148,12 +149,16 @@ i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
   const MoeConfig& e = m.moe;
   const i64 d = m.d_model;
   // Router: a d x E linear (Shazeer et al. 2017); DeepSeek-V3 adds a per-expert correction bias.
-  b.add("router", checked_mul(d, e.n_experts), true);
-  if (e.router_bias) b.add("router_bias", e.n_experts, false);
-  if (e.correction_bias) b.add("router_correction_bias", e.n_experts, false);
+  b.add("router", checked_mul(d, e.router_outputs()), true);
+  if (e.router_bias) b.add("router_bias", e.router_outputs(), false);
+  if (e.correction_bias) b.add("router_correction_bias", e.router_outputs(), false);
   const i64 one = counting("the parameters of one MoE expert", [&] { return ffn_params(m, e.d_ff_expert); });
   const i64 routed = counting("the parameters of the MoE experts", [&] { return checked_mul(e.n_experts, one); });
-  b.add("experts", routed, checked_mul(e.top_k, one), true);
+  // With zero-computation experts a token reaches k_e = k (1 - s) FFN experts on average: the
+  // expected active count, rounded to a parameter.
+  const i64 active = e.zero_experts > 0 ? std::llround(e.ffn_experts_per_token() * static_cast<double>(one))
+                                        : checked_mul(e.top_k, one);
+  b.add("experts", routed, active, true);
   if (e.n_shared_experts > 0) {
     b.add("shared_experts", checked_mul(e.n_shared_experts, ffn_params(m, e.d_ff_shared)), true);
   }
@@ -327,19 +332,19 @@ void count_outside_layers(const ModelConfig& m, ParamCounts& c, i64 d, i64 e) {
   c.active = c.total - c.blocks + c.blocks_active;
 }
 
-// DeepSeek-V3 §2.2: each MTP module has its own embedding and head copies (unless
-// mtp_shares_embedding), norms for the hidden state and the embedding, a 2d -> d projection and one
-// full MoE layer.
+// DeepSeek-V3 §2.2: each MTP module stores mtp_vocab_tables vocabulary tables (its own embedding
+// and head: 2), norms for the hidden state and the embedding, a 2d -> d projection and one full
+// layer (MoE as the model's, dense in LongCat-Flash's).
 void count_mtp(const ModelConfig& m, ParamCounts& c) {
   const i64 d = m.d_model;
-  const LayerMix full{
-      .attention = true, .state = StateMixer::none, .ffn = m.moe.enabled() ? LayerFfn::moe : LayerFfn::dense};
+  const bool moe = m.moe.enabled() && !m.mtp_dense;
+  const LayerMix full{.attention = true, .state = StateMixer::none, .ffn = moe ? LayerFfn::moe : LayerFfn::dense};
   const LayerKindParams mtp_layer = layer_params(m, layer_kind_of(m, full), 1);
   i64 one = checked_add(mtp_layer.total, checked_mul(3, norm_params(m.norm, d)));
   one = checked_add(one, checked_mul(2, d, d));
   // Qwen3-Next mtp.*: one full-attention layer, pre-fc norms for the hidden state and the
   // embedding, fc 2d -> d and a final norm; the embedding and head are the model's own, as GLM-5's.
-  if (!m.hybrid.enabled() && !m.mtp_shares_embedding) one = checked_add(one, checked_mul(2, c.head_matmul));
+  one = checked_add(one, checked_mul(m.mtp_vocab_tables, c.head_matmul));
   c.mtp_excluded = checked_mul(m.mtp_layers, one);
 }
 

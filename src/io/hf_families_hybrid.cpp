@@ -389,6 +389,7 @@ void import_qwen3_next(const Cfg& c, ModelConfig& m) {
   // The checkpoint ships mtp.* (one module unless num_nextn_predict_layers says otherwise), which
   // Qwen3NextForCausalLM does not load: counted, named and excluded.
   m.mtp_layers = c.integer("num_nextn_predict_layers", 1);
+  m.mtp_vocab_tables = 0;
   DeltaNetConfig& g = m.hybrid.deltanet;
   g.n_key_heads = c.integer("linear_num_key_heads", 16);
   g.n_value_heads = c.integer("linear_num_value_heads", 32);

@@ -307,7 +307,7 @@ void import_deepseek_v32(const Cfg& c, ModelConfig& m) {
 void import_glm_moe_dsa(const Cfg& c, ModelConfig& m) {
   import_deepseek_v3_alias(c, m);
   read_mlp_layer_types(c, m);
-  m.mtp_shares_embedding = true;
+  m.mtp_vocab_tables = 0;
   m.indexer.n_heads = c.integer("index_n_heads");
   m.indexer.head_dim = c.integer("index_head_dim");
   m.indexer.topk = c.integer("index_topk");
@@ -327,6 +327,76 @@ void import_glm_moe_dsa(const Cfg& c, ModelConfig& m) {
   }
 }
 
+// LongCat-Flash (LongcatFlashForCausalLM; Meituan's remote code and transformers' longcat_flash):
+// num_layers blocks, each two MLA attention sublayers with their dense MLPs (ffn_hidden_size) and
+// one shortcut-connected MoE that reads the first sublayer's post-attention norm, as a shared
+// expert beside that sublayer's MLP would. So the stack is 2 num_layers sublayers: even ones MLA +
+// MoE with the dense MLP as its one shared expert, odd ones MLA + the dense MLP. The router scores
+// n_routed_experts + zero_expert_num ("identity": the input, scaled; no weights) and carries an
+// e_score_correction_bias of as many; the published average routes about a third of the top-12
+// slots to the zero experts (~27B activated: 8 FFN experts a token). The checkpoint's model.mtp.*
+// (num_nextn_predict_layers, the remote class's default 1) holds its own embedding, eh_proj, the
+// norms and one MLA layer with a dense MLP: counted and excluded. Class defaults: the native class's
+// (the published LongCat-Flash-Chat values).
+void import_longcat_flash(const Cfg& c, ModelConfig& m) {
+  static const json kDefaults = {{"vocab_size", 131072},
+                                 {"hidden_size", 6144},
+                                 {"num_layers", 28},
+                                 {"num_attention_heads", 64},
+                                 {"ffn_hidden_size", 12288},
+                                 {"q_lora_rank", 1536},
+                                 {"kv_lora_rank", 512},
+                                 {"qk_nope_head_dim", 128},
+                                 {"qk_rope_head_dim", 64},
+                                 {"v_head_dim", 128},
+                                 {"moe_topk", 12},
+                                 {"n_routed_experts", 512},
+                                 {"zero_expert_num", 256},
+                                 {"expert_ffn_hidden_size", 2048},
+                                 {"max_position_embeddings", 131072}};
+  const Cfg d = c.with_defaults(kDefaults);
+  const i64 blocks = d.integer("num_layers");
+  check_layer_count(d, saturating_mul(2, blocks));
+  if (d.has("num_hidden_layers") && d.integer("num_hidden_layers") != 2 * blocks) {
+    d.fail("num_hidden_layers", "expected 2 x num_layers (" + std::to_string(2 * blocks) + "), two sublayers a block");
+  }
+  m.d_model = d.integer("hidden_size");
+  m.n_layers = 2 * blocks;
+  m.n_heads = d.integer("num_attention_heads");
+  m.n_kv_heads = m.n_heads;
+  m.d_ff = d.integer("ffn_hidden_size");
+  m.vocab_size = d.integer("vocab_size");
+  m.max_seq_len = d.integer("max_position_embeddings");
+  m.tied_embeddings = d.boolean("tie_word_embeddings", false);
+  if (d.boolean("attention_bias", false)) d.unsupported("attention_bias", "biases with MLA");
+  m.mla.q_lora_rank = d.integer("q_lora_rank");
+  m.mla.kv_lora_rank = d.integer("kv_lora_rank");
+  m.mla.qk_rope_head_dim = d.integer("qk_rope_head_dim");
+  m.mla.qk_nope_head_dim = d.integer("qk_nope_head_dim");
+  m.mla.v_head_dim = d.integer("v_head_dim");
+  m.head_dim = saturating_add(m.mla.qk_nope_head_dim, m.mla.qk_rope_head_dim);
+  m.moe.n_experts = d.integer("n_routed_experts");
+  m.moe.top_k = d.integer("moe_topk");
+  m.moe.d_ff_expert = d.integer("expert_ffn_hidden_size");
+  m.moe.n_shared_experts = 1;  // the first sublayer's dense MLP, beside the MoE on the same input
+  m.moe.d_ff_shared = m.d_ff;
+  m.moe.correction_bias = true;
+  m.moe.router_bias = d.boolean("router_bias", false);
+  m.moe.zero_experts = d.integer("zero_expert_num");
+  if (m.moe.zero_experts > 0 && d.str("zero_expert_type", "identity") != "identity") {
+    d.unsupported("zero_expert_type", "zero-computation experts other than identity");
+  }
+  // The technical report's ~27B average activated parameters: 8 of the 12 slots reach FFN experts.
+  m.moe.zero_share = m.moe.zero_experts > 0 ? 1.0 / 3.0 : 0.0;
+  const LayerMix moe{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::moe};
+  const LayerMix dense{.attention = true, .state = StateMixer::none, .ffn = LayerFfn::dense};
+  m.hybrid.layers.clear();
+  for (i64 i = 0; i < m.n_layers; ++i) m.hybrid.layers.push_back(i % 2 == 0 ? moe : dense);
+  m.mtp_layers = d.integer("num_nextn_predict_layers", 1);
+  m.mtp_vocab_tables = 1;  // model.mtp.embed_tokens; the model's head
+  m.mtp_dense = true;
+}
+
 constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"granitemoeshared", import_granitemoeshared},
                                   Family{"olmoe", import_olmoe},
@@ -339,7 +409,8 @@ constexpr std::array kFamilies = {Family{"granitemoe", import_granitemoe},
                                   Family{"bailing_moe", import_bailing_moe},
                                   Family{"hunyuan_v1_moe", import_hunyuan_v1_moe},
                                   Family{"deepseek_v32", import_deepseek_v32},
-                                  Family{"glm_moe_dsa", import_glm_moe_dsa}};
+                                  Family{"glm_moe_dsa", import_glm_moe_dsa},
+                                  Family{"longcat_flash", import_longcat_flash}};
 
 }  // namespace
 

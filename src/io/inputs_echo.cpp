@@ -47,6 +47,13 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
                 {"modified", sc.provenance.modified},
                 {"exactness", in.model.generic ? "generic" : "exact"},
                 {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
+  if (sc.model.moe.zero_experts > 0) {  // the routing share the expected counts assume
+    const MoeConfig& e = sc.model.moe;
+    j["model"]["routing"] = {{"zero_experts", e.zero_experts},
+                             {"zero_expert_share", e.zero_share},
+                             {"ffn_experts_per_token", e.ffn_experts_per_token()},
+                             {"active_params", "expected"}};
+  }
   j["model"]["published_params"] =
       sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();
   const auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };

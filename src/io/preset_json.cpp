@@ -478,7 +478,8 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
   set_int(r, "sliding_window", m.sliding_window);
   set_int(r, "global_every", m.global_every);
   set_int(r, "mtp_layers", m.mtp_layers);
-  set_bool(r, "mtp_shares_embedding", m.mtp_shares_embedding);
+  set_int(r, "mtp_vocab_tables", m.mtp_vocab_tables);
+  set_bool(r, "mtp_dense", m.mtp_dense);
   if (r.has("moe")) {
     ObjectReader e(r.raw("moe"), std::string(where), "/architecture/moe");
     set_int(e, "n_experts", m.moe.n_experts);
@@ -491,6 +492,8 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     set_int(e, "layer_freq", m.moe.layer_freq);
     set_bool(e, "router_bias", m.moe.router_bias);
     set_bool(e, "correction_bias", m.moe.correction_bias);
+    set_int(e, "zero_experts", m.moe.zero_experts);
+    if (auto s = e.opt_number("zero_share")) m.moe.zero_share = *s;
     e.finish();
   }
   // gpt-oss (issue 10): attention sinks and block-scaled experts in the published checkpoint.
@@ -554,8 +557,9 @@ json architecture_to_json(const ModelConfig& m) {
       {"global_every", m.global_every},
       {"mtp_layers", m.mtp_layers},
   };
-  if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;        // written only when set (StableLM 2)
-  if (m.mtp_shares_embedding) a["mtp_shares_embedding"] = true;  // written only when set (GLM-5)
+  if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;                   // written only when set (StableLM 2)
+  if (m.mtp_vocab_tables != 2) a["mtp_vocab_tables"] = m.mtp_vocab_tables;  // GLM-5 0, LongCat-Flash 1
+  if (m.mtp_dense) a["mtp_dense"] = true;                                   // LongCat-Flash
   if (m.moe.enabled()) {
     a["moe"] = {{"n_experts", m.moe.n_experts},
                 {"top_k", m.moe.top_k},
@@ -567,6 +571,10 @@ json architecture_to_json(const ModelConfig& m) {
                 {"layer_freq", m.moe.layer_freq},
                 {"router_bias", m.moe.router_bias},
                 {"correction_bias", m.moe.correction_bias}};
+    if (m.moe.zero_experts > 0) {  // written only when the model has them (LongCat-Flash)
+      a["moe"]["zero_experts"] = m.moe.zero_experts;
+      a["moe"]["zero_share"] = m.moe.zero_share;
+    }
   }
   if (m.attention_sinks) a["attention_sinks"] = true;
   if (m.expert_storage.enabled()) {

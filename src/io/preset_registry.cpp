@@ -761,15 +761,20 @@ std::string suggest_preset(std::string_view wrong, const std::vector<PresetSpell
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates) {
   // Levenshtein distance with a budget that grows with the word, as ninja's spellcheck does.
   // A name the user started typing beats any edit; short words allow one edit, longer a third.
+  // Of several names the user started typing, the nearest in length (--zer: --zero, not
+  // --zero-expert-share).
   std::string best;
   std::size_t best_d = (wrong.size() <= 3 ? 1 : wrong.size() / 3) + 1;
+  std::size_t best_gap = 0;
   for (const std::string& c : candidates) {
     const bool prefix = !wrong.empty() && (c.starts_with(wrong) || wrong.starts_with(c));
     // The distance is at least the difference in length: a 1,000-byte typo costs no table.
     if (!prefix && length_gap(wrong, c) >= best_d) continue;
     const std::size_t d = prefix ? 0 : edit_distance(wrong, c);
-    if (d < best_d) {
+    const std::size_t gap = length_gap(wrong, c);
+    if (d < best_d || (d == 0 && best_d == 0 && gap < best_gap)) {
       best_d = d;
+      best_gap = gap;
       best = c;
     }
   }

@@ -111,6 +111,7 @@ void apply_overrides(const ModelOverrides& o, ModelConfig& m) {
   if (o.mlp) m.mlp = *o.mlp;
   if (o.norm) m.norm = *o.norm;
   if (o.tied) m.tied_embeddings = *o.tied;
+  if (o.zero_share) m.moe.zero_share = *o.zero_share;  // validate() refuses it without zero experts
   // A model from flags alone takes the MHA and d/h defaults; a preset keeps its checkpoint's
   // head_dim and KV heads unless they are overridden (a what-if keeps every other field).
   apply_head_defaults(m);
@@ -136,7 +137,8 @@ std::string flag_at_fault(const std::string& s, const ModelOverrides& o) {
                                              std::pair{"moe.d_ff_expert:", "--expert-ffn"},
                                              std::pair{"moe.n_shared_experts:", "--shared-experts"},
                                              std::pair{"moe.d_ff_shared:", "--shared-ffn"},
-                                             std::pair{"moe.first_dense_layers:", "--first-dense"}};
+                                             std::pair{"moe.first_dense_layers:", "--first-dense"},
+                                             std::pair{"moe.zero_share:", "--zero-expert-share"}};
   const auto given = [&](std::string_view flag) {
     return std::any_of(o.given.begin(), o.given.end(), [flag](const std::string& g) {
       return g.starts_with(flag) && (g.size() == flag.size() || g[flag.size()] == ' ');

@@ -256,6 +256,14 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.overrides.shared_ffn = parse_count(t); }},
     {"first-dense", nullptr, kModelOverrides, "N", "Leading dense layers before the MoE layers",
      [](ScenarioSpec& s, const std::string& t) { s.overrides.first_dense = parse_count(t); }},
+    {"zero-expert-share", nullptr, kModelOverrides, "S",
+     "Share of the top-k slots routed to zero-computation experts (LongCat-Flash), 0 to below 1 [default: the "
+     "model's published average]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const double f = parse_fraction(t);
+       if (!(f >= 0.0 && f < 1.0)) throw InputError(quote(t) + " must be from 0 to below 1, e.g. 0.25 or 25%");
+       s.overrides.zero_share = f;
+     }},
     {"strict", nullptr, kStrict, "",
      "Refuse a config.json of a model_type roofline has no family for, instead of counting it by the generic "
      "decoder reading (labelled generic)",

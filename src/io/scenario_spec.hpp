@@ -67,6 +67,8 @@ struct ModelOverrides {
   std::optional<MlpKind> mlp;
   std::optional<NormKind> norm;
   std::optional<bool> tied;
+  /// --zero-expert-share: the share of the top-k slots routed to zero-computation experts.
+  std::optional<double> zero_share;
   /// The flags given, in order, for the "modified" label: "--layers 40".
   std::vector<std::string> given;
 };

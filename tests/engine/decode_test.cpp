@@ -56,6 +56,39 @@ TEST_CASE("MoE decode reads top-k experts at batch 1 and all of them at large ba
   CHECK_THAT(big, WithinRel(static_cast<double>(c.total) - static_cast<double>(c.embedding) + 4096.0 * 4096.0, 1e-12));
 }
 
+TEST_CASE(
+    "zero-computation experts: a token reaches k_e = k (1 - s) FFN experts, which sets the active count and "
+    "the expert reads [LC25]",
+    "[decode][moe]") {
+  // Table-driven: Mixtral's widths with 8 zero experts beside the 8 FFN experts and top-4 routing.
+  struct Row {
+    double share;
+    double k_e;  // expected FFN experts a token
+    double tokens;
+  };
+  ModelConfig base = mixtral();
+  base.moe.top_k = 4;
+  base.moe.zero_experts = 8;
+  const std::int64_t one = 3LL * 4096 * 14336;  // one FFN expert's gate, up and down
+  for (const Row& r : {Row{0.0, 4.0, 1}, Row{0.5, 2.0, 1}, Row{0.5, 2.0, 4}, Row{0.75, 1.0, 3}}) {
+    INFO("share " << r.share << ", " << r.tokens << " tokens");
+    ModelConfig m = base;
+    m.moe.zero_share = r.share;
+    CHECK(m.moe.ffn_experts_per_token() == r.k_e);
+    const ParamCounts c = count_params(m);
+    // The router scores the 16 outputs; its size and the total do not depend on the share.
+    CHECK(c.total == count_params(base).total);
+    // Active: 32 layers of k_e experts instead of k.
+    CHECK(c.active == count_params(base).active - static_cast<std::int64_t>((4.0 - r.k_e) * 32) * one);
+    // Reads: E (1 - (1 - k_e/E)^n) of the 8 FFN experts a layer.
+    const double touched = 8.0 * (1.0 - std::pow(1.0 - r.k_e / 8.0, r.tokens));
+    const double all = params_read(m, c, r.tokens, DecodeBytes::touched, MoeDecodeBytes::all_experts);
+    CHECK_THAT(params_read(m, c, r.tokens, DecodeBytes::touched, MoeDecodeBytes::expected),
+               WithinRel(all - 32.0 * static_cast<double>(one) * (8.0 - touched), 1e-12));
+  }
+  CHECK(count_params(base).total - count_params(mixtral()).total == 32LL * 4096 * 8);  // the 8 more router rows
+}
+
 TEST_CASE("a tied embedding is read whole by the head", "[decode]") {
   ModelConfig m = mixtral();
   m.moe = {};

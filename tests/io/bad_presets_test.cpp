@@ -38,7 +38,7 @@ const std::string kSupported =
     "cohere, dbrx, deepseek_v2, deepseek_v3"
     ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, glm4_moe_lite, "
     "bailing_moe, "
-    "hunyuan_v1_moe, deepseek_v32, glm_moe_dsa"
+    "hunyuan_v1_moe, deepseek_v32, glm_moe_dsa, longcat_flash"
     ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
     "nemotron, ministral, glm, glm4, olmo3, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, "
     "mllama, "

@@ -6,6 +6,7 @@
 #include "io/preset_registry.hpp"
 
 #include "roofline/errors.hpp"
+#include "roofline/layer_stack.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
 
@@ -438,7 +439,7 @@ TEST_CASE("moe: glm_moe_dsa: GLM-5.1 is DeepSeek-V3.2's layout; its MTP layer re
   CHECK(m.indexer.n_heads == 32);
   CHECK(m.indexer.topk == 2048);
   CHECK(m.moe.first_dense_layers == 3);
-  CHECK(m.mtp_shares_embedding);
+  CHECK(m.mtp_vocab_tables == 0);
   const ParamCounts c = count_params(m);
   // published-2025.tsv:9: 753,864,139,008 stored = 743,911,218,432 + the MTP layer 9,952,920,576,
   // which holds no embedding or head copies (a public report of the checkpoint's tensors).
@@ -451,7 +452,7 @@ TEST_CASE("moe: glm_moe_dsa: GLM-5.1 is DeepSeek-V3.2's layout; its MTP layer re
         9'371'904);
   // With its own embedding and head copies (DeepSeek's layout) the MTP layer would be 2 V d more.
   ModelConfig copies = m;
-  copies.mtp_shares_embedding = false;
+  copies.mtp_vocab_tables = 2;
   CHECK(count_params(copies).mtp_excluded == c.mtp_excluded + 2LL * 154880 * 6144);
   CHECK(count_params(copies).total == c.total);
   // KV per token: 78 x (512 + 64 + 128) x 2 B.
@@ -471,4 +472,65 @@ TEST_CASE("moe: glm_moe_dsa: GLM-5.1 is DeepSeek-V3.2's layout; its MTP layer re
   json freq = j;
   freq["index_topk_freq"] = 4;
   REQUIRE_THROWS_WITH(import_json(freq), Catch::Contains("index_topk_freq"));
+}
+
+TEST_CASE(
+    "moe: longcat_flash: two MLA sublayers a block, a shortcut MoE with zero-computation experts, MTP "
+    "excluded [LC25]",
+    "[io][hf][moe][longcat]") {
+  const ModelConfig m = import_json(fixture("longcat-flash"));
+  CHECK(m.family == "longcat_flash");
+  CHECK(m.n_layers == 56);  // 28 blocks of two sublayers
+  CHECK(m.moe.zero_experts == 256);
+  CHECK(m.moe.router_outputs() == 768);
+  CHECK(m.moe.ffn_experts_per_token() == Approx(8.0));
+  const ParamCounts c = count_params(m);
+  // published-2025.tsv:21: 561,862,880,256 stored = the model 560,664,980,480 + model.mtp.*
+  // 1,197,899,776 (its own embedding 131,072 x 6144, eh_proj 6144 x 12288, four norms and a final
+  // one, one MLA sublayer with a dense MLP of 12288).
+  CHECK(c.total == 560'664'980'480);
+  CHECK(c.mtp_excluded == 1'197'899'776);
+  CHECK(c.total + c.mtp_excluded == 561'862'880'256);
+  CHECK(c.mtp_excluded == 131072LL * 6144 + 6144LL * 12288 + 5 * 6144 + 90'572'800 + 226'492'416);
+  // A block: 2 MLA of 90,572,800, 2 dense MLPs of 226,492,416, the MoE (512 experts of 37,748,736,
+  // router 6144 x 768, correction bias 768) and 4 RMSNorms: 19,966,227,200.
+  const LayerKindParams& k = moe_kind(c);
+  CHECK(k.n_layers == 28);
+  CHECK(part(k, "router") == 6144LL * 768);
+  CHECK(part(k, "router_correction_bias") == 768);
+  CHECK(part(k, "experts") == 512LL * 37'748'736);
+  CHECK(c.blocks == 28LL * 19'966'227'200);
+  // The MoE sublayers are the even ones (the MoE branches off the first attention of a block).
+  const LayerStack s = layer_stack(m);
+  CHECK(s.kinds.front().moe);
+  CHECK(s.kinds.front().first == 0);
+  CHECK(s.kinds.front().every == 2);
+  // KV per token: 56 MLA caches of kv_lora_rank + rope 576 elements, bf16.
+  CHECK(kv_bytes_per_token(m, 2.0).base() == 56.0 * 576 * 2);
+  // Active is an expectation: the non-expert parameters (embedding and head included) plus
+  // k (1 - s) FFN experts of 37,748,736 in each of 28 MoE sublayers. The report's range 18.6B to
+  // 31.3B and ~27B average count one vocabulary table: 0, 12 and 8 experts.
+  const std::int64_t fixed = c.active - 8LL * 28 * 37'748'736;
+  CHECK(fixed - 805'306'368 == 18'693'794'816);                           // 18.6B at 0 FFN experts
+  CHECK(fixed - 805'306'368 + 12LL * 28 * 37'748'736 == 31'377'370'112);  // 31.3B at 12
+  CHECK(fixed - 805'306'368 + 8LL * 28 * 37'748'736 == 27'149'511'680);   // ~27B at 8
+  ModelConfig none = m;
+  none.moe.zero_share = 0.0;
+  CHECK(count_params(none).active == fixed + 12LL * 28 * 37'748'736);
+  ModelConfig half = m;
+  half.moe.zero_share = 0.5;
+  CHECK(count_params(half).active == fixed + 6LL * 28 * 37'748'736);
+  // The stack's count does not depend on the share; the totals stay exact.
+  CHECK(count_params(half).total == c.total);
+  // Refused: a layer count that is not two sublayers a block, zero experts other than identity.
+  json j = fixture("longcat-flash");
+  j["num_hidden_layers"] = 28;
+  REQUIRE_THROWS_WITH(import_json(j), Catch::Contains("num_hidden_layers"));
+  json other = fixture("longcat-flash");
+  other["zero_expert_type"] = "constant";
+  REQUIRE_THROWS_WITH(import_json(other), Catch::Contains("zero_expert_type"));
+  // transformers' own save writes num_hidden_layers = 2 num_layers: the same model.
+  json saved = fixture("longcat-flash");
+  saved["num_hidden_layers"] = 56;
+  CHECK(count_params(import_json(saved)).total == c.total);
 }

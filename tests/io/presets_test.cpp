@@ -135,6 +135,7 @@ const std::vector<Expected> kExpected = {
     {"qwen3-vl-8b", 8'767'123'696, 8'190'735'360, "published-2025.tsv:18"},
     {"qwen3-vl-30b-a3b", 31'070'754'032, 3'353'032'704, "published-2025.tsv:19"},
     {"qwen3-vl-235b-a22b", 235'670'022'896, 22'190'763'520, "published-2025.tsv:20"},
+    {"longcat-flash", 560'664'980'480, 27'954'818'048, "published-2025.tsv:21"},
     // Dense families of 2024-2026 (published-dense.tsv)
     {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
     {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
@@ -234,9 +235,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 157 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 158 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 157);
+  CHECK(r.entries(PresetKind::model).size() == 158);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

@@ -30,6 +30,10 @@ std::string model_line(const Subject& in) {
                   m.n_heads, m.n_kv_heads, m.head_dim, d_ff, m.vocab_size, m.tied_embeddings ? "tied" : "untied");
   std::string extra;
   if (m.moe.enabled()) extra += fmt::format(" experts={} top-k={}", m.moe.n_experts, m.moe.top_k);
+  if (m.moe.zero_experts > 0) {  // the expected FFN experts a token reaches: an expectation, labelled
+    extra += fmt::format(" zero-experts={} share={:.4g} (expected {:.4g} FFN experts a token)", m.moe.zero_experts,
+                         m.moe.zero_share, m.moe.ffn_experts_per_token());
+  }
   if (m.mla.enabled()) extra += fmt::format(" MLA d_c={}", m.mla.kv_lora_rank);
   if (m.indexer.enabled()) {
     extra += fmt::format(" DSA top-k={} indexer={}x{}", m.indexer.topk, m.indexer.n_heads, m.indexer.head_dim);
@@ -96,6 +100,7 @@ Report start_report(const char* command, const Subject& in, const ViewOptions& v
   const Workload& w = sc.workload;
   if (view.csv_inputs) {
     r.csv_inputs = {{"model", in.model_label}};
+    if (sc.model.moe.zero_experts > 0) r.csv_inputs.emplace_back("zero_expert_share", sc.model.moe.zero_share);
     if (in.reads.gpu) r.csv_inputs.emplace_back("gpu", sc.accelerator ? Value{sc.accelerator->hw.name} : Value{});
     if (in.reads.devices) r.csv_inputs.emplace_back("devices", sc.deployment.devices);
     if (in.reads.batch) r.csv_inputs.emplace_back("batch", w.batch);
@@ -113,6 +118,15 @@ Report start_report(const char* command, const Subject& in, const ViewOptions& v
 
 void add_model_notes(Report& rep, const Subject& in) {
   const ParamCounts& c = in.scenario.counts;
+  const MoeConfig& e = in.scenario.model.moe;
+  if (e.zero_experts > 0) {
+    rep.notes.push_back(fmt::format(
+        "expected, not exact: {} of each token's top-{} slots go to the {} zero-computation experts "
+        "(--zero-expert-share {:.4g}), so the active parameters, FLOPs and expert reads assume {:.4g} FFN experts a "
+        "token; activation memory assumes all {}",
+        e.zero_share == 0.0 ? std::string("none") : fmt::format("a share {:.4g}", e.zero_share), e.top_k,
+        e.zero_experts, e.zero_share, e.ffn_experts_per_token(), e.top_k));
+  }
   if (c.mtp_excluded > 0) {
     rep.notes.push_back(fmt::format("multi-token-prediction layers hold {} parameters; excluded from the total",
                                     grouped(c.mtp_excluded)));

@@ -310,7 +310,9 @@ void add_notes(Report& rep, const Subject& in, const LayerResult& r) {
         "each MoE layer reads the weights of {} of its {} routed experts (--decode-bytes {}, --moe-decode {}); a "
         "token multiplies {}",
         num(r.experts_read), grouped(m.moe.n_experts), text::name_of(w.decode_bytes), text::name_of(w.moe_decode),
-        grouped(m.moe.top_k)));
+        m.moe.zero_experts > 0 ? fmt::format("{:.4g} (expected: top-{} less its zero-expert share {:.4g})",
+                                             m.moe.ffn_experts_per_token(), m.moe.top_k, m.moe.zero_share)
+                               : grouped(m.moe.top_k)));
   }
   if (m.mla.enabled()) {
     rep.notes.push_back(
