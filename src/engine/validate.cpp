@@ -70,6 +70,24 @@ void validate_hybrid(const ModelConfig& m, std::vector<std::string>& e) {
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 
+// The MoE block's counts and the zero-computation experts' routing share.
+void validate_moe(const ModelConfig& m, std::vector<std::string>& e) {
+  if (m.moe.enabled()) {
+    in_range(e, "moe.n_experts", m.moe.n_experts, 1, 1 << 16);
+    in_range(e, "moe.zero_experts", m.moe.zero_experts, 0, 1 << 16);
+    in_range(e, "moe.top_k", m.moe.top_k, 1, m.moe.router_outputs());
+    in_range(e, "moe.d_ff_expert", m.moe.d_ff_expert, 1, std::int64_t{1} << 26);
+    in_range(e, "moe.n_shared_experts", m.moe.n_shared_experts, 0, 1 << 16);
+    if (m.moe.n_shared_experts > 0) in_range(e, "moe.d_ff_shared", m.moe.d_ff_shared, 1, std::int64_t{1} << 26);
+    in_range(e, "moe.first_dense_layers", m.moe.first_dense_layers, 0, m.n_layers);
+    in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
+  }
+  need(e, m.moe.zero_share >= 0.0 && m.moe.zero_share < 1.0,
+       "moe.zero_share: " + std::to_string(m.moe.zero_share) + " is out of range; allowed 0 to below 1");
+  need(e, m.moe.zero_share == 0.0 || (m.moe.enabled() && m.moe.zero_experts > 0),
+       "moe.zero_share: the model has no zero-computation experts (moe.zero_experts) to route a share to");
+}
+
 bool has_dense_layer(const ModelConfig& m) {
   if (m.hybrid.enabled()) {
     return std::any_of(m.hybrid.layers.begin(), m.hybrid.layers.end(),
@@ -131,20 +149,7 @@ std::vector<std::string> validate(const ModelConfig& m) {
          "indexer.n_heads/head_dim: an indexer needs indexer.topk (1 or more)");
   }
   if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
-  if (m.moe.enabled()) {
-    in_range(e, "moe.n_experts", m.moe.n_experts, 1, 1 << 16);
-    in_range(e, "moe.zero_experts", m.moe.zero_experts, 0, 1 << 16);
-    in_range(e, "moe.top_k", m.moe.top_k, 1, m.moe.router_outputs());
-    in_range(e, "moe.d_ff_expert", m.moe.d_ff_expert, 1, std::int64_t{1} << 26);
-    in_range(e, "moe.n_shared_experts", m.moe.n_shared_experts, 0, 1 << 16);
-    if (m.moe.n_shared_experts > 0) in_range(e, "moe.d_ff_shared", m.moe.d_ff_shared, 1, std::int64_t{1} << 26);
-    in_range(e, "moe.first_dense_layers", m.moe.first_dense_layers, 0, m.n_layers);
-    in_range(e, "moe.layer_freq", m.moe.layer_freq, 1, kMaxLayers);
-  }
-  need(e, m.moe.zero_share >= 0.0 && m.moe.zero_share < 1.0,
-       "moe.zero_share: " + std::to_string(m.moe.zero_share) + " is out of range; allowed 0 to below 1");
-  need(e, m.moe.zero_share == 0.0 || (m.moe.enabled() && m.moe.zero_experts > 0),
-       "moe.zero_share: the model has no zero-computation experts (moe.zero_experts) to route a share to");
+  validate_moe(m, e);
   need(e, !m.qk_norm_gain_only || m.qk_norm != QkNorm::none, "qk_norm_gain_only: needs qk_norm per_head or full_width");
   // gpt-oss (issue 10): the published checkpoint's block-scaled experts.
   if (m.expert_storage.enabled()) {

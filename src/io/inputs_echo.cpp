@@ -33,6 +33,16 @@ nlohmann::json given_json(const ScenarioSpec& spec, unsigned groups) {
   return given;
 }
 
+// The routing share the expected counts of a model with zero-computation experts assume; written
+// only for such a model.
+void add_routing(const MoeConfig& e, nlohmann::json& model) {
+  if (e.zero_experts == 0) return;
+  model["routing"] = {{"zero_experts", e.zero_experts},
+                      {"zero_expert_share", e.zero_share},
+                      {"ffn_experts_per_token", e.ffn_experts_per_token()},
+                      {"active_params", "expected"}};
+}
+
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 }  // namespace
@@ -47,13 +57,7 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
                 {"modified", sc.provenance.modified},
                 {"exactness", in.model.generic ? "generic" : "exact"},
                 {"architecture", sc.architecture ? io::architecture_to_json(sc.model) : nlohmann::json()}};
-  if (sc.model.moe.zero_experts > 0) {  // the routing share the expected counts assume
-    const MoeConfig& e = sc.model.moe;
-    j["model"]["routing"] = {{"zero_experts", e.zero_experts},
-                             {"zero_expert_share", e.zero_share},
-                             {"ffn_experts_per_token", e.ffn_experts_per_token()},
-                             {"active_params", "expected"}};
-  }
+  add_routing(sc.model.moe, j["model"]);
   j["model"]["published_params"] =
       sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();
   const auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
