@@ -73,6 +73,8 @@ struct LayerWidths {
   std::int64_t k = 0;
 };
 LayerWidths layer_widths(const ModelConfig& m, bool moe_layer);
+/// The same for attention of head shape `shape` (a Gemma 4 global layer's own).
+LayerWidths layer_widths(const ModelConfig& m, bool moe_layer, HeadShape shape);
 
 /// Bytes one layer keeps for its backward, per device, term by term (docs/formulas.md, "Training
 /// activations", gives each coefficient and its origin in KO22 §4.1). A term a configuration does

@@ -30,6 +30,9 @@ constexpr units::Flop recompute_flops_per_token(units::Flop forward) { return fo
 /// a = 2 (w_qk + w_v), w = h d_h for standard attention  [S003-2.3]
 double attention_flops_per_pair(const ModelConfig& m);
 
+/// The same for an attention layer of head shape `shape`: 2 (h d_h + h d_h)  [S003-2.3]
+double attention_flops_per_pair(const ModelConfig& m, HeadShape shape);
+
 /// A DSA layer's indexer, per (query, cached key) pair: I_ts = sum_j w_tj ReLU(q_tj . k_s) costs
 /// 2 H_I d_I for the dot products and 2 H_I for the weighting, 2 H_I (d_I + 1); 0 for dense attention  [DS25]
 double indexer_flops_per_pair(const ModelConfig& m);

@@ -71,9 +71,15 @@ LayerPass layer_pass(const Workload& w, Phase phase, bool fused);
 
 /// Query-key FLOPs per (query, key) pair of one layer: 2 w_qk, w_qk = h d_h, MLA h (d_nope + d_R)  [S003-2.3]
 double attention_score_flops_per_pair(const ModelConfig& m);
+/// The same for a layer of `kind`'s head width, or of head width d_h  [S003-2.3]
+double attention_score_flops_per_pair(const ModelConfig& m, const LayerKind& kind);
+double attention_score_flops_per_pair(const ModelConfig& m, std::int64_t head_dim);
 
 /// Attention-value FLOPs per pair of one layer: 2 w_v, w_v = h d_h, MLA h d_v  [S003-2.3]
 double attention_value_flops_per_pair(const ModelConfig& m);
+/// The same for a layer of `kind`'s head width, or of head width d_h  [S003-2.3]
+double attention_value_flops_per_pair(const ModelConfig& m, const LayerKind& kind);
+double attention_value_flops_per_pair(const ModelConfig& m, std::int64_t head_dim);
 
 /// Keys this layer caches at context T: min(T, W_l)  [S000-eq1.1]
 double layer_cached_keys(const LayerKind& kind, double context);

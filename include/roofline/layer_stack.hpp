@@ -31,6 +31,13 @@ struct LayerKind {
   /// Norms of width d in one layer: 1 (parallel block), 2 (pre-norm), 4 (Gemma 2/3 sandwich); a
   /// hybrid's layer one per sublayer (its mixers share one).
   std::int64_t norms = 2;
+  /// The attention's head shape: d_h and h_kv (a Gemma 4 global kind has its own), and whether it
+  /// has a v_proj (Gemma 4 attention_k_eq_v: not). Zero for a kind without attention.
+  std::int64_t head_dim = 0;
+  std::int64_t kv_heads = 0;
+  bool value_proj = true;
+  bool own_shape = false;    ///< a global kind of its own head shape (ModelConfig::global_attention)
+  std::int64_t scalars = 0;  ///< stored scalars per layer (Gemma 4 layer_scalar: 1)
   bool sinks = false;        ///< attention sinks (gpt-oss): one learned logit per query head
   bool output_gate = false;  ///< Qwen3-Next: q_proj also emits a sigmoid output gate of h d_h
 };

@@ -26,6 +26,27 @@ std::int64_t kv_elements_per_token_layer(const ModelConfig& m);
 /// The attention's own share of it: 2 h_kv d_h, or d_c + d_rope (no indexer key)  [S000-eq1.1] [DS24]
 std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m);
 
+/// The same for an attention layer of head shape `shape`: 2 h_kv d_h (MLA: d_c + d_rope)  [S000-eq1.1]
+std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m, HeadShape shape);
+
+/// Attention layers split by span with their summed costs per key: E_g = sum of e_l over the L_g
+/// global layers (cached elements per key; Gemma 4's of their own head shape), E_s over the L_s
+/// sliding ones; A_g, A_s the FLOPs per (query, key) pair likewise. O(1).
+struct AttentionSpans {
+  LayerWindows windows;
+  double global_elements = 0.0;   ///< E_g
+  double sliding_elements = 0.0;  ///< E_s
+  double global_flops = 0.0;      ///< A_g
+  double sliding_flops = 0.0;     ///< A_s
+  /// sum_l e_l min(T, W_l) = E_g T + E_s min(T, W)  [S000-eq1.1]
+  [[nodiscard]] double elements(double context) const;
+  /// sum_l a_l min(T, W_l) = A_g T + A_s min(T, W)  [S003-2.4]
+  [[nodiscard]] double flops(double context) const;
+};
+
+/// The spans of `lw` (layer_windows or attention_windows of m) with their costs per key.
+AttentionSpans attention_spans(const ModelConfig& m, const LayerWindows& lw);
+
 /// The indexer key a DSA layer caches per token: d_I (0 for dense attention)  [DS25]
 std::int64_t indexer_elements_per_token_layer(const ModelConfig& m);
 
@@ -33,7 +54,8 @@ std::int64_t indexer_elements_per_token_layer(const ModelConfig& m);
 /// (DSA) model reads min(T, k) selected keys, k = index_topk, however many it caches  [DS25]
 LayerWindows attention_windows(const ModelConfig& m);
 
-/// M_KV per token = sum_l 2 h_kv d_h b over the attention layers (context under every window)  [S000-eq1.1]
+/// M_KV per token = b sum_l (2 h_kv,l d_h,l + d_I) over the attention layers (context under every
+/// window)  [S000-eq1.1] [DS25]
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------

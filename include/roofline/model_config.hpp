@@ -35,6 +35,11 @@ struct MoeConfig {
   /// The expected share of the top-k slots that pick a zero-computation expert (0 <= s < 1; the
   /// model's published average, --zero-expert-share).
   double zero_share = 0.0;
+  /// Gemma 4's router: a gain of d on its weightless input norm and a scale per expert (d + E).
+  bool router_scales = false;
+  /// Norms of width d an MoE layer carries beside the layer's own (Gemma 4: 3, the expert branch's
+  /// pre and post norms and the dense branch's post norm).
+  std::int64_t extra_norms = 0;
   [[nodiscard]] bool enabled() const { return n_experts > 0; }
   /// Router outputs: the routed experts and the zero-computation ones.
   [[nodiscard]] std::int64_t router_outputs() const { return n_experts + zero_experts; }
@@ -73,9 +78,19 @@ struct ExpertStorage {
   std::int64_t other_bits = 16;  ///< every other tensor (bf16)
   [[nodiscard]] bool enabled() const { return value_bits > 0; }
 };
+/// Gemma 4's full-attention layers: their own head width and KV heads, and with attention_k_eq_v
+/// no v_proj (the values are k_proj's output under a weightless norm, cached as their own V).
+struct GlobalAttentionShape {
+  std::int64_t head_dim = 0;    ///< global_head_dim; 0: the model's head_dim
+  std::int64_t n_kv_heads = 0;  ///< num_global_key_value_heads; 0: the model's n_kv_heads
+  bool k_eq_v = false;          ///< attention_k_eq_v: V = K's projection, no v_proj
+  [[nodiscard]] bool enabled() const { return head_dim > 0 || n_kv_heads > 0 || k_eq_v; }
+  bool operator==(const GlobalAttentionShape&) const = default;
+};
+
 /// ---- Vision tower and projector of a multimodal wrapper (counted by count_vision, vision.cpp) ----
 /// The tower's architecture, from the wrapper's vision_config; `none` for a text-only model.
-enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4, qwen3_vl, moonvit };
+enum class VisionTower { none, clip, siglip, pixtral, qwen2_vl, qwen2_5_vl, mllama, llama4, qwen3_vl, moonvit, gemma4 };
 /// What maps the tower's output into the text model's width.
 enum class VisionProjector {
   none,      ///< Qwen2-VL / Qwen2.5-VL: the merger is part of the tower (visual.merger)
@@ -84,7 +99,8 @@ enum class VisionProjector {
   gemma3,    ///< mm_soft_emb_norm (RMSNorm d_v) + mm_input_projection_weight (d_v x out)
   mllama,    ///< one linear vision_output_dim -> out with bias
   llama4,    ///< one linear vision_output_dim -> out without bias
-  kimi       ///< Kimi K2.5's PatchMergerMLP: LayerNorm d_v, m^2 d_v -> m^2 d_v, GELU, -> out, biases
+  kimi,      ///< Kimi K2.5's PatchMergerMLP: LayerNorm d_v, m^2 d_v -> m^2 d_v, GELU, -> out, biases
+  gemma4     ///< Gemma 4 embed_vision: a weightless RMSNorm + embedding_projection d_v x out, no bias
 };
 struct VisionConfig {
   VisionTower tower = VisionTower::none;
@@ -109,6 +125,9 @@ struct VisionConfig {
   std::int64_t out_dim = 0;              ///< projector (Qwen: merger) output width
   std::int64_t position_embeddings = 0;  ///< Qwen3-VL / Qwen3.5: rows of the learned position table
   std::int64_t deepstack_mergers = 0;    ///< Qwen3-VL: mergers of intermediate blocks (deepstack_visual_indexes)
+  std::int64_t heads = 0;                ///< Gemma 4: attention heads (q/k/v/o are d_v x heads head_dim)
+  std::int64_t head_dim = 0;             ///< Gemma 4: head width, and of its q and k norms
+  bool standardize = false;              ///< Gemma 4: std_bias and std_scale buffers of d_v each
   bool projector_bias = true;            ///< LLaVA / Mistral3 multimodal_projector_bias
   [[nodiscard]] bool counted() const { return tower != VisionTower::none; }
 };
@@ -222,6 +241,11 @@ struct ModelConfig {
   /// 0 means every layer slides (Mistral 7B v0.1); 2 alternates (Gemma 2); 6 is Gemma 3's 5:1.
   std::int64_t global_every = 0;
 
+  /// Gemma 4: the global (full-attention) layers' own attention shape; zeros: the model's.
+  GlobalAttentionShape global_attention;
+  /// Gemma 4 layer_scalar: one stored scalar per decoder layer that multiplies its output.
+  bool layer_scalar = false;
+
   MoeConfig moe;
   MlaConfig mla;
   SparseIndexerConfig indexer;  ///< DSA on every attention layer (issue 22)
@@ -266,6 +290,22 @@ struct ModelConfig {
     return global_every <= 0 || (i + 1) % global_every != 0;
   }
 };
+
+/// An attention layer's head shape: d_h and h_kv.
+struct HeadShape {
+  std::int64_t head_dim = 0;
+  std::int64_t kv_heads = 0;
+};
+
+/// The head shape of the model's sliding (and, without global_attention, every) attention layer.
+inline HeadShape model_head_shape(const ModelConfig& m) { return {.head_dim = m.head_dim, .kv_heads = m.n_kv_heads}; }
+
+/// The head shape of a global attention layer: Gemma 4's own (global_attention), else the model's.
+inline HeadShape global_head_shape(const ModelConfig& m) {
+  const GlobalAttentionShape& g = m.global_attention;
+  return {.head_dim = g.head_dim > 0 ? g.head_dim : m.head_dim,
+          .kv_heads = g.n_kv_heads > 0 ? g.n_kv_heads : m.n_kv_heads};
+}
 
 /// Layers by attention span: L_g global layers attend to the whole context, L_s sliding layers
 /// to their last W tokens. A property of the model, so sweeps compute it once (or not at all:

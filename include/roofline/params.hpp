@@ -31,6 +31,8 @@ struct LayerKindParams {
   /// kind). What MoE decode reads only in part: params_read scales it by experts touched / E.
   std::int64_t routed_experts_params = 0;
   LayerMix mix;  ///< a hybrid's layer kind: its mixers and FFN (issue 10); default for a transformer
+  /// Gemma 4's global layers: their attention has its own head shape (ModelConfig::global_attention).
+  bool global_shape = false;
 };
 
 struct ParamCounts {

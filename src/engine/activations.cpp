@@ -14,9 +14,13 @@ units::Bytes LayerActivations::total() const {
 }
 
 LayerWidths layer_widths(const ModelConfig& m, bool moe_layer) {
+  return layer_widths(m, moe_layer, model_head_shape(m));
+}
+
+LayerWidths layer_widths(const ModelConfig& m, bool moe_layer, HeadShape shape) {
   LayerWidths w;
-  w.w_q = m.n_heads * m.head_dim;
-  w.w_k = m.n_kv_heads * m.head_dim;
+  w.w_q = m.n_heads * shape.head_dim;
+  w.w_k = shape.kv_heads * shape.head_dim;
   w.w_v = w.w_k;
   w.w_o = w.w_q;
   if (m.mla.enabled()) {
@@ -100,7 +104,9 @@ LayerActivations layer_activations(const ModelConfig& m, const ActivationOptions
   }
 
   // Widths of the attention tensors the backward needs.
-  const LayerWidths widths = layer_widths(m, moe_layer);
+  const LayerWidths widths = kind.mix.attention
+                                 ? layer_widths(m, moe_layer, {.head_dim = kind.head_dim, .kv_heads = kind.kv_heads})
+                                 : layer_widths(m, moe_layer);
   r.norm_inputs = units::Bytes{static_cast<double>(kind.norms) * sb * h * e / rep};
   if (kind.mix.attention) add_attention_terms(m, o, widths, r);
   if (kind.mix.ffn == LayerFfn::none) return r;

@@ -127,7 +127,6 @@ namespace {
 struct Affine {
   double a = 0.0;
   double b = 0.0;
-  [[nodiscard]] double at(double j) const { return a + b * j; }
   // sum_{j0 <= j < j1} (a + b j) = n a + b n (j0 + j1 - 1) / 2, n = j1 - j0
   [[nodiscard]] double sum(double j0, double j1) const {
     const double n = j1 - j0;
@@ -135,17 +134,24 @@ struct Affine {
   }
 };
 
-// One decode step as affine functions of x, the keys attended over all layers (attended_keys over
-// attention_windows), and y = L_a T, the keys a DSA indexer scores:
-// t_mem = (W + B M_S + B b_kv e x + B b_kv d_I y) / BW (M_S: a hybrid's recurrent state) and
-// t_comp = B (C_fwd + a x + i y) / P. The weights read depend on B only, so they are the same at
-// every step of a generation.
+// One decode step at context T as lines in T: with the spans of attention_windows (E_g, E_s
+// elements and A_g, A_s FLOPs per key over the global and sliding layers) and y = L_a T, the keys
+// a DSA indexer scores,
+// t_mem = (W + B M_S + B b_kv (E_g T + E_s min(T, W)) + B b_kv d_I y) / BW (M_S: a hybrid's
+// recurrent state) and t_comp = B (C_fwd + A_g T + A_s min(T, W) + i y) / P. The weights read
+// depend on B only, so they are the same at every step of a generation.
+struct StepLine {
+  double a = 0.0;        ///< the step at T = 0
+  double global = 0.0;   ///< per token of context, the global layers
+  double sliding = 0.0;  ///< per token of context under the window, the sliding layers
+  double scored = 0.0;   ///< per key the indexer scores
+};
+
 struct StepLines {
-  Affine memory;
-  Affine compute;
-  double memory_per_scored = 0.0;   ///< B b_kv d_I / BW
-  double compute_per_scored = 0.0;  ///< B i / P
-  double scoring_layers = 0.0;      ///< L_a with an indexer, else 0
+  StepLine memory;
+  StepLine compute;
+  double scoring_layers = 0.0;  ///< L_a with an indexer, else 0
+  double window = 0.0;          ///< W, 0 without sliding layers
 };
 
 StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw) {
@@ -154,20 +160,32 @@ StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload&
   const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
   const double weights = weight_bytes(params_read(m, c, batch, w.decode_bytes, w.moe_decode), w.weight_bits).base();
   const double b_kv = dtype_bytes(w.kv_dtype);
-  const double kv_per_key = static_cast<double>(attention_kv_elements_per_token_layer(m)) * b_kv;
+  const AttentionSpans spans = attention_spans(m, attention_windows(m));
   // A hybrid's recurrent state is read at every step, whatever the context (issue 10).
   const double state = state_bytes_per_sequence(m, b_kv).base();
-  return {.memory = {.a = (weights + batch * state) / bw, .b = batch * kv_per_key / bw},
+  return {.memory = {.a = (weights + batch * state) / bw,
+                     .global = batch * spans.global_elements * b_kv / bw,
+                     .sliding = batch * spans.sliding_elements * b_kv / bw,
+                     .scored = batch * static_cast<double>(indexer_elements_per_token_layer(m)) * b_kv / bw},
           .compute = {.a = batch * forward_flops_per_token(c, w.basis).base() / peak,
-                      .b = batch * attention_flops_per_pair(m) / peak},
-          .memory_per_scored = batch * static_cast<double>(indexer_elements_per_token_layer(m)) * b_kv / bw,
-          .compute_per_scored = batch * indexer_flops_per_pair(m) / peak,
-          .scoring_layers = m.indexer.enabled() ? static_cast<double>(m.attention_layers()) : 0.0};
+                      .global = batch * spans.global_flops / peak,
+                      .sliding = batch * spans.sliding_flops / peak,
+                      .scored = batch * indexer_flops_per_pair(m) / peak},
+          .scoring_layers = m.indexer.enabled() ? static_cast<double>(m.attention_layers()) : 0.0,
+          .window = spans.windows.sliding_layers > 0 ? static_cast<double>(spans.windows.window) : 0.0};
 }
 
-// The lines in the step offset j = T - t0 over a stretch where x = p + q T and y = r T.
-Affine in_steps(Affine line, double per_scored, double p, double q, double r, double t0) {
-  return {.a = line.a + line.b * (p + q * t0) + per_scored * r * t0, .b = line.b * q + per_scored * r};
+// A line in the step offset j = T - t0 over a stretch below the window (the sliding layers grow)
+// or at or above it (they hold W keys), r the keys scored per token of context.
+Affine in_steps(const StepLine& line, bool below_window, double window, double r, double t0) {
+  const double slope = line.global + (below_window ? line.sliding : 0.0) + line.scored * r;
+  const double fixed = below_window ? 0.0 : line.sliding * window;
+  return {.a = line.a + fixed + slope * t0, .b = slope};
+}
+
+double step_at(const StepLine& line, double window, double r, double t) {
+  const double sliding = window > 0.0 ? std::min(t, window) : 0.0;
+  return line.a + line.global * t + line.sliding * sliding + line.scored * r * t;
 }
 
 struct StretchSum {
@@ -204,35 +222,30 @@ GenerationTime generation_timing(const ModelConfig& m, const ParamCounts& c, con
   GenerationTime g;
   if (w.output <= 0) return g;
   const StepLines lines = step_lines(m, c, w, hw);
-  const LayerWindows lw = attention_windows(m);
   const double r = lines.scoring_layers;
+  const double window = lines.window;
   // Token arithmetic in double: S + O may pass 2^63.
   const double start = static_cast<double>(w.prompt);
   const double end = start + static_cast<double>(w.output);  // exclusive
-  const double global = static_cast<double>(lw.global_layers);
-  const double sliding = static_cast<double>(lw.sliding_layers);
-  const double window = static_cast<double>(lw.window);
-  // x(T) = p + q T on [from, to): all layers grow below the window; above it only global ones.
-  const auto stretch = [&](double from, double to, double p, double q) {
+  // On [from, to) all layers grow below the window; at or above it only global ones.
+  const auto stretch = [&](double from, double to, bool below_window) {
     if (to <= from) return;
-    const StretchSum s = sum_of_max(in_steps(lines.memory, lines.memory_per_scored, p, q, r, from),
-                                    in_steps(lines.compute, lines.compute_per_scored, p, q, r, from), to - from);
+    const StretchSum s = sum_of_max(in_steps(lines.memory, below_window, window, r, from),
+                                    in_steps(lines.compute, below_window, window, r, from), to - from);
     g.total += units::Seconds{s.total};
     g.compute_bound_steps += s.compute_bound;
   };
-  if (lw.sliding_layers > 0) {
-    stretch(start, std::min(end, window), 0.0, global + sliding);
-    stretch(std::max(start, window), end, sliding * window, global);
+  if (window > 0.0) {
+    stretch(start, std::min(end, window), true);
+    stretch(std::max(start, window), end, false);
   } else {
-    stretch(start, end, 0.0, global);
+    stretch(start, end, true);
   }
-  const auto step_at = [&](double t) {
-    const double x = attended_keys(lw, t);
-    return units::Seconds{std::max(lines.memory.at(x) + lines.memory_per_scored * r * t,
-                                   lines.compute.at(x) + lines.compute_per_scored * r * t)};
+  const auto step = [&](double t) {
+    return units::Seconds{std::max(step_at(lines.memory, window, r, t), step_at(lines.compute, window, r, t))};
   };
-  g.first_step = step_at(start);
-  g.last_step = step_at(end - 1.0);
+  g.first_step = step(start);
+  g.last_step = step(end - 1.0);
   g.mean_step = g.total / static_cast<double>(w.output);
   return g;
 }

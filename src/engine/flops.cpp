@@ -23,14 +23,16 @@ units::Flop forward_flops_per_token(const ParamCounts& c, FlopBasis basis) {
   return units::Flop{2.0 * static_cast<double>(flop_params(c, basis))};
 }
 
-double attention_flops_per_pair(const ModelConfig& m) {
+double attention_flops_per_pair(const ModelConfig& m) { return attention_flops_per_pair(m, model_head_shape(m)); }
+
+double attention_flops_per_pair(const ModelConfig& m, HeadShape shape) {
   const double h = static_cast<double>(m.n_heads);
   if (m.mla.enabled()) {
     const double qk = h * static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
     const double v = h * static_cast<double>(m.mla.v_head_dim);
     return 2.0 * (qk + v);
   }
-  const double w = h * static_cast<double>(m.head_dim);
+  const double w = h * static_cast<double>(shape.head_dim);
   return 2.0 * (w + w);
 }
 
@@ -47,18 +49,17 @@ double attention_pairs(double s, std::int64_t window, AttentionMode mode) {
 }
 
 units::Flop attention_flops_prefill(const ModelConfig& m, double s, AttentionMode mode) {
-  const double a = attention_flops_per_pair(m);
-  const LayerWindows lw = attention_windows(m);
-  double pairs = static_cast<double>(lw.global_layers) * attention_pairs(s, 0, mode);
-  if (lw.sliding_layers > 0) pairs += static_cast<double>(lw.sliding_layers) * attention_pairs(s, lw.window, mode);
+  const AttentionSpans spans = attention_spans(m, attention_windows(m));
+  double flops = spans.global_flops * attention_pairs(s, 0, mode);
+  if (spans.windows.sliding_layers > 0) flops += spans.sliding_flops * attention_pairs(s, spans.windows.window, mode);
   const double scored = static_cast<double>(m.attention_layers()) * attention_pairs(s, 0, mode);
-  return units::Flop{a * pairs + (m.indexer.enabled() ? indexer_flops_per_pair(m) * scored : 0.0)};
+  return units::Flop{flops + (m.indexer.enabled() ? indexer_flops_per_pair(m) * scored : 0.0)};
 }
 
 units::Flop attention_flops_decode_token(const ModelConfig& m, double context) {
   const double scored =
       m.indexer.enabled() ? indexer_flops_per_pair(m) * attended_keys(layer_windows(m), context) : 0.0;
-  return units::Flop{attention_flops_per_pair(m) * attended_keys(attention_windows(m), context) + scored};
+  return units::Flop{attention_spans(m, attention_windows(m)).flops(context) + scored};
 }
 
 PrefillFlopTerms prefill_flop_terms(const ModelConfig& m, const ParamCounts& c, double s, FlopBasis basis,
@@ -90,7 +91,10 @@ double mean_layer_matrix_params(const ModelConfig& m, const ParamCounts& c) {
 
 double attention_crossover_tokens(const ModelConfig& m, const ParamCounts& c, AttentionMode mode) {
   const double p = mean_layer_matrix_params(m, c);
-  const double a = attention_flops_per_pair(m);
+  // a per layer, the mean over the attention layers (Gemma 4's global layers have their own)
+  const AttentionSpans spans = attention_spans(m, layer_windows(m));
+  const double layers = static_cast<double>(m.attention_layers());
+  const double a = layers > 0.0 ? (spans.global_flops + spans.sliding_flops) / layers : 0.0;
   if (!(a > 0.0)) return 0.0;  // no attention (Mamba): the projections are all there is
   return (mode == AttentionMode::full ? 2.0 : 4.0) * p / a;
 }

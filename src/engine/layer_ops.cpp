@@ -31,7 +31,7 @@ Part part(const LayerKindParams& k, std::string_view id) {
 const LayerKindParams* kind_params(const ModelConfig& m, const ParamCounts& c, const LayerKind& kind) {
   if (kind.cross_attention) return c.cross_attention_kind.n_layers > 0 ? &c.cross_attention_kind : nullptr;
   for (const LayerKindParams& k : c.layer_kinds) {
-    if (m.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe) return &k;
+    if (m.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe && k.global_shape == kind.own_shape) return &k;
   }
   return nullptr;
 }
@@ -121,9 +121,10 @@ struct AttentionWidths {
   double cache_values = 0.0;  ///< cache elements attention x V reads per key (decode)
 };
 
-AttentionWidths attention_widths(const ModelConfig& m) {
+AttentionWidths attention_widths(const ModelConfig& m, const LayerKind& kind) {
   const double h = as_double(m.n_heads);
-  const double e_kv = as_double(attention_kv_elements_per_token_layer(m));
+  const HeadShape shape{.head_dim = kind.head_dim, .kv_heads = kind.kv_heads};
+  const double e_kv = as_double(attention_kv_elements_per_token_layer(m, shape));
   if (m.mla.enabled()) {
     // DS24 §2.1: per head [k_nope; k_rope] with k_rope shared, v up-projected; the cache holds the
     // latent and the rope key, read once for the scores (the values come from the same latent).
@@ -135,11 +136,11 @@ AttentionWidths attention_widths(const ModelConfig& m) {
             .cache_scores = e_kv,
             .cache_values = 0.0};
   }
-  const double kv = as_double(m.n_kv_heads * m.head_dim);
-  return {.query = h * as_double(m.head_dim),
+  const double kv = as_double(kind.kv_heads * kind.head_dim);
+  return {.query = h * as_double(kind.head_dim),
           .key = kv,
           .value = kv,
-          .output = h * as_double(m.head_dim),
+          .output = h * as_double(kind.head_dim),
           .cache_scores = e_kv / 2.0,
           .cache_values = e_kv / 2.0};
 }
@@ -150,8 +151,8 @@ AttentionWidths attention_widths(const ModelConfig& m) {
 void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
   const LayerPass& p = ops.pass();
   const double d = as_double(m.d_model);
-  const double wq = as_double(m.n_heads * m.head_dim);
-  const double wkv = as_double(m.n_kv_heads * m.head_dim);
+  const double wq = as_double(m.n_heads * kind.head_dim);
+  const double wkv = as_double(kind.kv_heads * kind.head_dim);
   const double kept = layer_cached_keys(kind, p.queries);
   // attn_bias = (w_q + 2 w_kv if qkv_bias) + (d if o_bias): each projection takes its own.
   const double qkv_bias = m.qkv_bias ? 1.0 : 0.0;
@@ -160,9 +161,12 @@ void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& ki
   const Part v = part(k, "v_proj");
   ops.matmul("q_proj", "q_proj", q.active + qkv_bias * wq, q.count + qkv_bias * wq, d, wq);
   LayerOp& k_proj = ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv);
-  if (!kind.cross_attention) ops.writes_cache(k_proj, wkv, kept);
-  LayerOp& v_proj = ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv);
-  if (!kind.cross_attention) ops.writes_cache(v_proj, wkv, kept);
+  // Gemma 4's K = V layers: no v_proj; k_proj's output is cached twice, as K and (normed) as V.
+  if (!kind.cross_attention) ops.writes_cache(k_proj, kind.value_proj ? wkv : 2.0 * wkv, kept);
+  if (kind.value_proj) {
+    LayerOp& v_proj = ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv);
+    if (!kind.cross_attention) ops.writes_cache(v_proj, wkv, kept);
+  }
   const Part qk = part(k, kind.cross_attention ? "cross_qk_norm" : "qk_norm");
   if (m.qk_norm != QkNorm::none || kind.cross_attention) {
     ops.elementwise("qk_norm", "q/k norm", OpKind::norm, norm_bytes_per_token(wq + wkv, p.activation_bytes), qk.active);
@@ -250,7 +254,7 @@ void add_indexer(const ModelConfig& m, const LayerKindParams& k, const LayerKind
 // gpt-oss's sinks (one logit per head, `sink_params`) are read by the softmax  [OA25 §2.1]
 void add_attention_core(const ModelConfig& m, const LayerKind& kind, double sink_params, OpList& ops) {
   const LayerPass& p = ops.pass();
-  const AttentionWidths w = attention_widths(m);
+  const AttentionWidths w = attention_widths(m, kind);
   const double b = p.activation_bytes;
   const double h = as_double(m.n_heads);
   const bool prefill = p.phase == Phase::prefill;
@@ -260,7 +264,7 @@ void add_attention_core(const ModelConfig& m, const LayerKind& kind, double sink
   const units::Bytes scores = score_bytes(h, p.queries, keys, b) * p.sequences;
 
   LayerOp& qk = ops.core("attention_scores", "QK^T", OpKind::attention,
-                         units::Flop{p.sequences * attention_score_flops_per_pair(m) * pairs});
+                         units::Flop{p.sequences * attention_score_flops_per_pair(m, kind) * pairs});
   qk.activation_bytes = units::Bytes{p.tokens * w.query * b};
   if (prefill) qk.activation_bytes += units::Bytes{p.sequences * keys * w.key * b};
   if (!prefill) qk.kv_bytes = units::Bytes{p.sequences * keys * w.cache_scores * p.kv_bytes};
@@ -275,20 +279,20 @@ void add_attention_core(const ModelConfig& m, const LayerKind& kind, double sink
   }
 
   LayerOp& av = ops.core("attention_values", "attention x V", OpKind::attention,
-                         units::Flop{p.sequences * attention_value_flops_per_pair(m) * pairs});
+                         units::Flop{p.sequences * attention_value_flops_per_pair(m, kind) * pairs});
   av.activation_bytes = units::Bytes{p.tokens * w.output * b};
   if (prefill) av.activation_bytes += units::Bytes{p.sequences * keys * w.value * b};
   if (!prefill) av.kv_bytes = units::Bytes{p.sequences * keys * w.cache_values * p.kv_bytes};
   if (!p.fused) av.activation_bytes += scores;
 }
 
-void add_o_proj(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
+void add_o_proj(const ModelConfig& m, const LayerKindParams& k, const LayerKind& kind, OpList& ops) {
   const Part o = part(k, "o_proj");
   // The o bias is what attn_bias holds beyond the q, k and v biases (MLA has none).
-  const double wq = as_double(m.n_heads * m.head_dim);
-  const double wkv = as_double(m.n_kv_heads * m.head_dim);
+  const double wq = as_double(m.n_heads * kind.head_dim);
+  const double wkv = as_double(kind.kv_heads * kind.head_dim);
   const double o_bias = m.mla.enabled() ? 0.0 : part(k, "attn_bias").count - (m.qkv_bias ? wq + 2.0 * wkv : 0.0);
-  const double in = attention_widths(m).output;
+  const double in = attention_widths(m, kind).output;
   ops.matmul("o_proj", "o_proj", o.active + o_bias, o.count + o_bias, in, as_double(m.d_model));
 }
 
@@ -554,7 +558,7 @@ void add_attention_mixer(const ModelConfig& m, const LayerKindParams& k, const L
     add_qkv(m, k, kind, ops);
   }
   const Part gate = part(k, "attn_gate");
-  const double wq = as_double(m.n_heads * m.head_dim);
+  const double wq = as_double(m.n_heads * kind.head_dim);
   if (gate.count > 0.0)
     ops.matmul("attn_gate", "attn_gate (q_proj's gate)", gate.active, gate.count, as_double(m.d_model), wq);
   add_attention_core(m, kind, part(k, "attn_sinks").active, ops);
@@ -562,7 +566,7 @@ void add_attention_mixer(const ModelConfig& m, const LayerKindParams& k, const L
     ops.elementwise("output_gate", "O x sigmoid(gate)", OpKind::activation,
                     gated_activation_bytes_per_token(wq, p.activation_bytes));
   }
-  add_o_proj(m, k, ops);
+  add_o_proj(m, k, kind, ops);
 }
 
 // One hybrid layer (params.cpp hybrid_layer_kind): a pre-norm, the mixers (attention, a state
@@ -642,16 +646,28 @@ LayerPass layer_pass(const Workload& w, Phase phase, bool fused) {
   return p;
 }
 
-double attention_score_flops_per_pair(const ModelConfig& m) {
-  const double h = as_double(m.n_heads);
-  if (m.mla.enabled()) return 2.0 * h * as_double(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
-  return 2.0 * h * as_double(m.head_dim);
+double attention_score_flops_per_pair(const ModelConfig& m) { return attention_score_flops_per_pair(m, m.head_dim); }
+
+double attention_score_flops_per_pair(const ModelConfig& m, const LayerKind& kind) {
+  return attention_score_flops_per_pair(m, kind.head_dim);
 }
 
-double attention_value_flops_per_pair(const ModelConfig& m) {
+double attention_score_flops_per_pair(const ModelConfig& m, std::int64_t head_dim) {
+  const double h = as_double(m.n_heads);
+  if (m.mla.enabled()) return 2.0 * h * as_double(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+  return 2.0 * h * as_double(head_dim);
+}
+
+double attention_value_flops_per_pair(const ModelConfig& m) { return attention_value_flops_per_pair(m, m.head_dim); }
+
+double attention_value_flops_per_pair(const ModelConfig& m, const LayerKind& kind) {
+  return attention_value_flops_per_pair(m, kind.head_dim);
+}
+
+double attention_value_flops_per_pair(const ModelConfig& m, std::int64_t head_dim) {
   const double h = as_double(m.n_heads);
   if (m.mla.enabled()) return 2.0 * h * as_double(m.mla.v_head_dim);
-  return 2.0 * h * as_double(m.head_dim);
+  return 2.0 * h * as_double(head_dim);
 }
 
 double layer_cached_keys(const LayerKind& kind, double context) {
@@ -682,8 +698,9 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
     return ops.take();
   }
   const double d = as_double(m.d_model);
-  const NormPlan norms{.gains = m.norms_per_layer > 0 ? part(*k, "norms").active / as_double(m.norms_per_layer) : 0.0,
-                       .count = m.norms_per_layer};
+  // kind.norms: the model's per layer, plus a Gemma 4 MoE layer's three (the "extra norms" row)
+  const NormPlan norms{.gains = kind.norms > 0 ? part(*k, "norms").active / as_double(kind.norms) : 0.0,
+                       .count = kind.norms};
   // mllama's cross-attention layers gate each sublayer's output by tanh(g) before its residual add:
   // one scalar a residual.
   const double gate = kind.cross_attention ? part(*k, "cross_gates").active / 2.0 : 0.0;
@@ -698,7 +715,7 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
   // A cross-attention layer attends to the image's keys and values, which a text pass does not
   // hold: no attention core (decode and prefill count none).
   if (!kind.cross_attention) add_attention_core(m, kind, part(*k, "attn_sinks").active, ops);
-  add_o_proj(m, *k, ops);
+  add_o_proj(m, *k, kind, ops);
   if (norms.count >= 3) add_norm(ops, "post_attention_norm", "post-attention norm", norms, d);
   ops.elementwise("residual_attention", residual_name, OpKind::residual,
                   residual_add_bytes_per_token(d, p.activation_bytes), gate);
@@ -711,6 +728,11 @@ std::vector<LayerOp> layer_ops(const ModelConfig& m, const ParamCounts& c, const
   }
   if (norms.count >= 4) add_norm(ops, "post_ffn_norm", "post-FFN norm", norms, d);
   if (norms.count >= 5) add_norm(ops, "extra_norms", "extra norms", norms, d, as_double(norms.count - 4));
+  // Gemma 4's layer_scalar: the layer's output times one stored scalar (read d, write d)
+  if (kind.scalars > 0) {
+    ops.elementwise("layer_scalar", "layer scalar", OpKind::activation,
+                    plain_activation_bytes_per_token(d, p.activation_bytes), part(*k, "layer_scalar").active);
+  }
   ops.elementwise("residual_ffn", residual_name, OpKind::residual, residual_add_bytes_per_token(d, p.activation_bytes),
                   gate);
   return ops.take();

@@ -20,6 +20,14 @@ void add_features(const ModelConfig& m, LayerKind& k) {
   k.sinks = k.mix.attention && m.attention_sinks;
   k.output_gate = k.mix.attention && m.hybrid.attn_output_gate;
   k.topk = k.mix.attention && m.indexer.enabled() ? m.indexer.topk : 0;
+  k.scalars = m.layer_scalar ? 1 : 0;
+  if (m.moe.extra_norms > 0 && k.mix.ffn == LayerFfn::moe) k.norms += m.moe.extra_norms;
+  const bool own = k.mix.attention && !k.sliding && !k.cross_attention && m.global_attention.enabled();
+  const HeadShape shape = own ? global_head_shape(m) : model_head_shape(m);
+  k.head_dim = k.mix.attention ? shape.head_dim : 0;
+  k.kv_heads = k.mix.attention ? shape.kv_heads : 0;
+  k.value_proj = !(own && m.global_attention.k_eq_v);
+  k.own_shape = own;
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ class AdapterBuilder {
 
 // The attention projections of the `layers` attention layers; MLA's as params.cpp names them
 // (DS24 §2.1); an output-gated q_proj (Qwen3-Next, Qwen3.5) emits [q; gate], 2 h d_h wide.
-void add_attention(const ModelConfig& m, LoraTargets t, i64 layers, AdapterBuilder& b) {
+void add_attention(const ModelConfig& m, LoraTargets t, i64 layers, const LayerKind& shape, AdapterBuilder& b) {
   const i64 d = m.d_model;
   const i64 h = m.n_heads;
   if (m.mla.enabled()) {
@@ -81,12 +81,13 @@ void add_attention(const ModelConfig& m, LoraTargets t, i64 layers, AdapterBuild
     if (has_target(t, LoraTargets::o)) b.add("o_proj", LoraTargets::o, checked_mul(h, a.v_head_dim), d, layers, layers);
     return;
   }
-  const i64 q_width = checked_mul(h, m.head_dim);
-  const i64 kv_width = checked_mul(m.n_kv_heads, m.head_dim);
+  // Gemma 4's global layers: their own d_h and h_kv, and no v_proj to adapt where K = V.
+  const i64 q_width = checked_mul(h, shape.head_dim);
+  const i64 kv_width = checked_mul(shape.kv_heads, shape.head_dim);
   const i64 q_out = m.hybrid.attn_output_gate ? checked_mul(2, q_width) : q_width;
   if (has_target(t, LoraTargets::q)) b.add("q_proj", LoraTargets::q, d, q_out, layers, layers);
   if (has_target(t, LoraTargets::k)) b.add("k_proj", LoraTargets::k, d, kv_width, layers, layers);
-  if (has_target(t, LoraTargets::v)) b.add("v_proj", LoraTargets::v, d, kv_width, layers, layers);
+  if (has_target(t, LoraTargets::v) && shape.value_proj) b.add("v_proj", LoraTargets::v, d, kv_width, layers, layers);
   if (has_target(t, LoraTargets::o)) b.add("o_proj", LoraTargets::o, q_width, d, layers, layers);
 }
 
@@ -143,11 +144,18 @@ LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t r
   // FFN layers, the experts' in the MoE layers; a state mixer's projections (Mamba in_proj and
   // out_proj, DeltaNet, short conv) are not among the targets, and a layer without an FFN has none.
   i64 n_attention = 0;
+  i64 n_global = 0;  // Gemma 4's global layers, of their own head shape
+  LayerKind global;
   i64 n_moe = 0;
   std::vector<std::pair<i64, i64>> dense;  // (width, layers): NAS layers have their own widths
   for (const LayerKind& k : layer_kinds(m)) {
     if (k.cross_attention) continue;  // mllama's cross-attention layers: not adapted (as before)
-    if (k.mix.attention) n_attention = checked_add(n_attention, k.layers);
+    if (k.mix.attention && k.own_shape) {
+      global = k;
+      n_global = checked_add(n_global, k.layers);
+    } else if (k.mix.attention) {
+      n_attention = checked_add(n_attention, k.layers);
+    }
     if (k.mix.ffn == LayerFfn::moe) n_moe = checked_add(n_moe, k.layers);
     if (k.mix.ffn != LayerFfn::dense) continue;
     const i64 f = k.mix.ffn_width(m.d_ff);
@@ -158,7 +166,11 @@ LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t r
       it->second = checked_add(it->second, k.layers);
     }
   }
-  add_attention(m, targets, n_attention, b);
+  LayerKind model_shape;
+  model_shape.head_dim = m.head_dim;
+  model_shape.kv_heads = m.n_kv_heads;
+  add_attention(m, targets, n_attention, model_shape, b);
+  if (n_global > 0) add_attention(m, targets, n_global, global, b);
   for (const auto& [f, n] : dense) add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, f, n, n, b);
   if (n_moe > 0 && has_target(targets, LoraTargets::experts)) {
     const MoeConfig& e = m.moe;

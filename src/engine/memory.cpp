@@ -1,5 +1,6 @@
 #include "roofline/memory.hpp"
 
+#include "roofline/flops.hpp"
 #include "roofline/misc.hpp"
 
 #include <algorithm>
@@ -12,8 +13,33 @@ std::int64_t kv_elements_per_token_layer(const ModelConfig& m) {
 }
 
 std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m) {
+  return attention_kv_elements_per_token_layer(m, model_head_shape(m));
+}
+
+std::int64_t attention_kv_elements_per_token_layer(const ModelConfig& m, HeadShape shape) {
   if (m.mla.enabled()) return m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
-  return 2 * m.n_kv_heads * m.head_dim;
+  return 2 * shape.kv_heads * shape.head_dim;
+}
+
+double AttentionSpans::elements(double context) const {
+  const double sliding = windows.sliding_layers > 0 ? std::min(context, static_cast<double>(windows.window)) : 0.0;
+  return global_elements * context + sliding_elements * sliding;
+}
+
+double AttentionSpans::flops(double context) const {
+  const double sliding = windows.sliding_layers > 0 ? std::min(context, static_cast<double>(windows.window)) : 0.0;
+  return global_flops * context + sliding_flops * sliding;
+}
+
+AttentionSpans attention_spans(const ModelConfig& m, const LayerWindows& lw) {
+  const double global = static_cast<double>(lw.global_layers);
+  const double sliding = static_cast<double>(lw.sliding_layers);
+  const HeadShape own = global_head_shape(m);
+  return {.windows = lw,
+          .global_elements = global * static_cast<double>(attention_kv_elements_per_token_layer(m, own)),
+          .sliding_elements = sliding * static_cast<double>(attention_kv_elements_per_token_layer(m)),
+          .global_flops = global * attention_flops_per_pair(m, own),
+          .sliding_flops = sliding * attention_flops_per_pair(m)};
 }
 
 std::int64_t indexer_elements_per_token_layer(const ModelConfig& m) {
@@ -27,8 +53,9 @@ LayerWindows attention_windows(const ModelConfig& m) {
 }
 
 units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element) {
-  const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  return units::Bytes{per_layer * static_cast<double>(m.attention_layers())};
+  const AttentionSpans spans = attention_spans(m, layer_windows(m));
+  const double index = static_cast<double>(indexer_elements_per_token_layer(m) * m.attention_layers());
+  return units::Bytes{(spans.global_elements + spans.sliding_elements + index) * kv_bytes_per_element};
 }
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
@@ -91,8 +118,9 @@ units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_
 // ---- end hybrid --------------------------------------------------------------------------------
 
 units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
-  const double per_layer = static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element;
-  return units::Bytes{per_layer * attended_keys(layer_windows(m), context)};
+  const LayerWindows lw = layer_windows(m);
+  const double index = static_cast<double>(indexer_elements_per_token_layer(m)) * attended_keys(lw, context);
+  return units::Bytes{(attention_spans(m, lw).elements(context) + index) * kv_bytes_per_element};
 }
 
 units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
@@ -102,8 +130,7 @@ units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double 
 
 units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
   if (!m.indexer.enabled()) return kv_bytes_per_sequence(m, context, kv_bytes_per_element);
-  const double attended =
-      static_cast<double>(attention_kv_elements_per_token_layer(m)) * attended_keys(attention_windows(m), context);
+  const double attended = attention_spans(m, attention_windows(m)).elements(context);
   const double scored =
       static_cast<double>(indexer_elements_per_token_layer(m)) * attended_keys(layer_windows(m), context);
   return units::Bytes{(attended + scored) * kv_bytes_per_element} + state_bytes_per_sequence(m, kv_bytes_per_element);
@@ -128,14 +155,18 @@ std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int
   if (fits(kCap)) return kCap;  // every layer slides: the cache stops growing
   // The answer is where the (monotone) test turns false. Bracket it from the estimate in real
   // numbers, widening the step each time, then bisect: a few tests instead of 40, the same answer.
+  // In elements: E T + E_s W above the window (E = E_g + E_i, the global layers' and the indexer's),
+  // (E + E_s) T below; a guess only, the bisection decides.
   const LayerWindows lw = layer_windows(m);
-  const double keys = free_bytes.base() / (static_cast<double>(batch) *
-                                           static_cast<double>(kv_elements_per_token_layer(m)) * kv_bytes_per_element);
-  const double global = static_cast<double>(lw.global_layers);
-  const double sliding = static_cast<double>(lw.sliding_layers);
+  const AttentionSpans spans = attention_spans(m, lw);
+  const double budget = free_bytes.base() / (static_cast<double>(batch) * kv_bytes_per_element);
+  const double growing =
+      spans.global_elements + static_cast<double>(indexer_elements_per_token_layer(m) * m.attention_layers());
+  const double sliding = spans.sliding_elements;
   const double window = static_cast<double>(lw.window);
-  const double estimate = global > 0.0 && keys >= (global + sliding) * window ? (keys - sliding * window) / global
-                                                                              : keys / (global + sliding);
+  const double estimate = growing > 0.0 && budget >= (growing + sliding) * window
+                              ? (budget - sliding * window) / growing
+                              : budget / (growing + sliding);
   const std::int64_t guess = std::isfinite(estimate) ? std::clamp(static_cast<std::int64_t>(std::min(estimate, 0x1p41)),
                                                                   std::int64_t{1}, kCap - 1)
                                                      : kCap / 2;

@@ -81,8 +81,10 @@ void add_indexer(const ModelConfig& m, LayerBuilder& b) {
   b.add("indexer_weights", checked_mul(d, x.n_heads), true);
 }
 
-// Attention block of one layer: q/k/v/o (or MLA's low-rank projections), biases, q/k norms.
-void add_attention(const ModelConfig& m, LayerBuilder& b) {
+// Attention block of one layer of `kind`: q/k/v/o (or MLA's low-rank projections), biases, q/k
+// norms, over the kind's head shape (a Gemma 4 global layer: its own d_h and h_kv, and no v_proj
+// when K = V).
+void add_attention(const ModelConfig& m, const LayerKind& kind, LayerBuilder& b) {
   const i64 d = m.d_model;
   const i64 h = m.n_heads;
   if (m.mla.enabled()) {
@@ -102,14 +104,15 @@ void add_attention(const ModelConfig& m, LayerBuilder& b) {
     b.add("o_proj", checked_mul(h, a.v_head_dim, d), true);
     return;
   }
-  const i64 q_width = checked_mul(h, m.head_dim);
-  const i64 kv_width = checked_mul(m.n_kv_heads, m.head_dim);
+  const i64 q_width = checked_mul(h, kind.head_dim);
+  const i64 kv_width = checked_mul(kind.kv_heads, kind.head_dim);
+  const i64 kv_projections = kind.value_proj ? 2 : 1;
   b.add("q_proj", checked_mul(d, q_width), true);
   b.add("k_proj", checked_mul(d, kv_width), true);
-  b.add("v_proj", checked_mul(d, kv_width), true);
+  if (kind.value_proj) b.add("v_proj", checked_mul(d, kv_width), true);
   b.add("o_proj", checked_mul(q_width, d), true);
   i64 bias = 0;
-  if (m.qkv_bias) bias = checked_add(q_width, checked_mul(2, kv_width));
+  if (m.qkv_bias) bias = checked_add(q_width, checked_mul(kv_projections, kv_width));
   if (m.o_bias) bias = checked_add(bias, d);
   b.add("attn_bias", bias, false);
   // qk_norm = norm_qk(2 d_h) per head or norm_qk(w_q + w_kv) full width, norm_qk = gain only
@@ -119,7 +122,7 @@ void add_attention(const ModelConfig& m, LayerBuilder& b) {
     case QkNorm::none:
       break;
     case QkNorm::per_head:
-      b.add("qk_norm", norm_params(qk_kind, 2 * m.head_dim), false);
+      b.add("qk_norm", norm_params(qk_kind, 2 * kind.head_dim), false);
       break;
     case QkNorm::full_width:
       b.add("qk_norm", norm_params(qk_kind, q_width + kv_width), false);
@@ -152,6 +155,8 @@ i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
   b.add("router", checked_mul(d, e.router_outputs()), true);
   if (e.router_bias) b.add("router_bias", e.router_outputs(), false);
   if (e.correction_bias) b.add("router_correction_bias", e.router_outputs(), false);
+  // Gemma 4: router.scale (d) on the weightless input norm and router.per_expert_scale (E)
+  if (e.router_scales) b.add("router_scales", checked_add(d, e.n_experts), false);
   const i64 one = counting("the parameters of one MoE expert", [&] { return ffn_params(m, e.d_ff_expert); });
   const i64 routed = counting("the parameters of the MoE experts", [&] { return checked_mul(e.n_experts, one); });
   // With zero-computation experts a token reaches k_e = k (1 - s) FFN experts on average: the
@@ -258,13 +263,14 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
   k.moe = mix.ffn == LayerFfn::moe;
   k.n_layers = n_layers;
   k.mix = mix;
+  k.global_shape = kind.own_shape;
   LayerBuilder b(k);
   if (mix.attention) {
     counting("the attention parameters of one layer", [&] {
-      add_attention(m, b);
+      add_attention(m, kind, b);
       add_indexer(m, b);
       // Qwen3-Next: q_proj emits [q; gate], a second d x h d_h.
-      if (kind.output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, m.head_dim), true);
+      if (kind.output_gate) b.add("attn_gate", checked_mul(m.d_model, m.n_heads, kind.head_dim), true);
     });
     if (kind.sinks) b.add("attn_sinks", attention_sink_params(m), false);
   }
@@ -296,16 +302,18 @@ LayerKindParams layer_params(const ModelConfig& m, const LayerKind& kind, i64 n_
   }
   counting("the parameters of one layer",
            [&] { b.add("norms", checked_mul(kind.norms, norm_params(m.norm, m.d_model)), false); });
+  if (kind.scalars > 0) b.add("layer_scalar", kind.scalars, false);
   return k;
 }
 
-// The stack's kinds as count_params groups them: by mix (a window changes no parameter), in order
-// of each group's first layer; mllama's cross-attention kind apart.
+// The stack's kinds as count_params groups them: by mix and attention shape (a window alone changes
+// no parameter), in order of each group's first layer; mllama's cross-attention kind apart.
 void stack_layer_kinds(const ModelConfig& m, const LayerStack& stack, ParamCounts& c) {
   for (const LayerKind& kind : stack.kinds) {
     if (kind.cross_attention) continue;
-    auto it = std::find_if(c.layer_kinds.begin(), c.layer_kinds.end(),
-                           [&](const LayerKindParams& k) { return k.mix == kind.mix; });
+    auto it = std::find_if(c.layer_kinds.begin(), c.layer_kinds.end(), [&](const LayerKindParams& k) {
+      return k.mix == kind.mix && k.global_shape == kind.own_shape;
+    });
     if (it == c.layer_kinds.end()) {
       c.layer_kinds.push_back(layer_params(m, kind, kind.layers));
     } else {

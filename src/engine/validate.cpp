@@ -86,6 +86,9 @@ void validate_moe(const ModelConfig& m, std::vector<std::string>& e) {
        "moe.zero_share: " + std::to_string(m.moe.zero_share) + " is out of range; allowed 0 to below 1");
   need(e, m.moe.zero_share == 0.0 || (m.moe.enabled() && m.moe.zero_experts > 0),
        "moe.zero_share: the model has no zero-computation experts (moe.zero_experts) to route a share to");
+  in_range(e, "moe.extra_norms", m.moe.extra_norms, 0, 8);
+  need(e, m.moe.enabled() || (!m.moe.router_scales && m.moe.extra_norms == 0),
+       "moe.router_scales/extra_norms: need a MoE model (moe.n_experts)");
 }
 
 bool has_dense_layer(const ModelConfig& m) {
@@ -94,6 +97,24 @@ bool has_dense_layer(const ModelConfig& m) {
                        [](const LayerMix& x) { return x.ffn == LayerFfn::dense; });
   }
   return !m.moe.enabled() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
+}
+
+// Gemma 4's global layers: their own head width and KV heads, in a plain (not MLA, not hybrid)
+// attention stack; with K = V there are no value biases to place.
+void validate_global_attention(const ModelConfig& m, std::vector<std::string>& e) {
+  const GlobalAttentionShape& g = m.global_attention;
+  in_range(e, "global_attention.head_dim", g.head_dim, 0, kMaxWidth);
+  in_range(e, "global_attention.n_kv_heads", g.n_kv_heads, 0, kMaxWidth);
+  if (!g.enabled()) return;
+  need(e, !m.mla.enabled() && !m.hybrid.enabled() && m.cross_attention_layers == 0,
+       "global_attention: a global layer shape needs plain attention layers (not MLA, hybrid or cross-attention)");
+  need(e, !m.indexer.enabled(), "global_attention: not modelled with a sparse-attention indexer");
+  need(e, !(g.k_eq_v && m.qkv_bias), "global_attention.k_eq_v: not modelled with qkv_bias");
+  if (g.n_kv_heads > 0 && m.n_heads > 0) {
+    need(e, g.n_kv_heads <= m.n_heads && m.n_heads % g.n_kv_heads == 0,
+         "global_attention.n_kv_heads: " + std::to_string(g.n_kv_heads) + " does not divide n_heads " +
+             std::to_string(m.n_heads));
+  }
 }
 
 }  // namespace
@@ -150,6 +171,7 @@ std::vector<std::string> validate(const ModelConfig& m) {
   }
   if (has_dense_layer(m)) in_range(e, "d_ff", m.d_ff, 1, std::int64_t{1} << 26);
   validate_moe(m, e);
+  validate_global_attention(m, e);
   need(e, !m.qk_norm_gain_only || m.qk_norm != QkNorm::none, "qk_norm_gain_only: needs qk_norm per_head or full_width");
   // gpt-oss (issue 10): the published checkpoint's block-scaled experts.
   if (m.expert_storage.enabled()) {

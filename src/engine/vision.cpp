@@ -143,6 +143,21 @@ i64 llama4_tower(const VisionConfig& v) {
   return checked_add(p, checked_mul(v.adapter_out, v.adapter_out));
 }
 
+// Gemma 4's vision encoder: patch input_proj without bias c p^2 d, two learned position tables
+// (x and y) 2 n_pos d, L layers of q/k/v/o without bias 4 d w (w = heads x head_dim), q and k
+// norms 2 d_h (the v norm has no weight), a gated MLP 3 d f and four RMSNorms 4 d; with
+// standardize the std_bias and std_scale buffers 2 d. The pooler holds nothing  [HFT gemma4]
+i64 gemma4_tower(const VisionConfig& v) {
+  const i64 d = v.d;
+  const i64 w = checked_mul(v.heads, v.head_dim);
+  i64 p = checked_mul(v.channels, checked_mul(v.patch, v.patch), d);
+  p = checked_add(p, checked_mul(2, v.position_embeddings, d));
+  const i64 layer = checked_add(checked_add(checked_mul(4, d, w), checked_mul(2, v.head_dim)),
+                                checked_add(checked_mul(3, d, v.d_ff), checked_mul(4, d)));
+  p = checked_add(p, checked_mul(v.n_layers, layer));
+  return v.standardize ? checked_add(p, checked_mul(2, d)) : p;
+}
+
 i64 tower_params(const VisionConfig& v) {
   switch (v.tower) {
     case VisionTower::none:
@@ -165,6 +180,8 @@ i64 tower_params(const VisionConfig& v) {
       return mllama_tower(v);
     case VisionTower::llama4:
       return llama4_tower(v);
+    case VisionTower::gemma4:
+      return gemma4_tower(v);
   }
   return 0;
 }
@@ -193,6 +210,8 @@ i64 projector_params(const VisionConfig& v) {
       return checked_mul(v.output_dim, v.out_dim);
     case VisionProjector::kimi:  // pre_norm LayerNorm d + proj.0 m^2 d -> m^2 d + proj.2 -> out, biases  [MS26]
       return qwen_merger(v, checked_mul(2, v.d));
+    case VisionProjector::gemma4:  // embedding_projection d x out; its pre-projection norm has no weight  [HFT gemma4]
+      return checked_mul(v.d, v.out_dim);
   }
   return 0;
 }
@@ -236,6 +255,11 @@ std::vector<std::string> vision_problems(const VisionConfig& v) {
   in_range("out_dim", v.out_dim, 0, kMaxWidth);
   in_range("position_embeddings", v.position_embeddings, 0, i64{1} << 24);
   in_range("deepstack_mergers", v.deepstack_mergers, 0, 1024);
+  in_range("heads", v.heads, 0, i64{1} << 12);
+  in_range("head_dim", v.head_dim, 0, kMaxWidth);
+  if (v.tower == VisionTower::gemma4 && v.heads * v.head_dim == 0) {
+    e.emplace_back("vision.heads, vision.head_dim: a Gemma 4 tower needs both");
+  }
   return e;
 }
 

@@ -1,4 +1,4 @@
-// Multimodal wrappers: gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4. The text
+// Multimodal wrappers: gemma3, gemma4, mistral3, qwen2_vl, qwen2_5_vl, llava, mllama, llama4. The text
 // model is read by its own family's reader from text_config (over the text class's defaults where
 // the wrapper's text_config omits a key); the vision tower and projector go to ModelConfig::vision,
 // counted by the engine (count_vision). Facts per wrapper: docs/hf-import.md, "Multimodal wrappers";
@@ -191,6 +191,17 @@ void import_kimi_k25(const Cfg& c, ModelConfig& m) {
   m.vision = read_wrapper_vision(c, "kimi_k25", m.d_model);
 }
 
+// Gemma 4 (Gemma4ForConditionalGeneration): the gemma4_text model from text_config and the
+// Gemma 4 vision encoder with its embed_vision projection. The audio tower of the small models
+// (gemma4_audio) is not counted: a non-null audio_config is refused.
+void import_gemma4(const Cfg& c, ModelConfig& m) {
+  if (c.has("audio_config") && !c.raw("audio_config").is_null()) {
+    c.unsupported("audio_config", "the Gemma 4 audio tower (gemma4_audio)");
+  }
+  import_text(c, m, {{"model_type", "gemma4_text"}});
+  m.vision = read_wrapper_vision(c, "gemma4", m.d_model);
+}
+
 void import_llava(const Cfg& c, ModelConfig& m) {
   import_text(c, m, {{"model_type", "llama"}});
   m.vision = read_wrapper_vision(c, "llava", m.d_model);
@@ -373,6 +384,29 @@ void read_moonvit(const Cfg& vc, VisionConfig& v) {
   }
 }
 
+// Gemma4VisionConfig defaults: a ViT of hidden_size with q/k norms over head_dim and two learned
+// position tables of position_embedding_size rows. use_clipped_linears stores four clipping
+// scalars per linear that no published total we hold confirms: refused, not guessed.
+void read_gemma4_vision(const Cfg& vc, VisionConfig& v) {
+  v.tower = VisionTower::gemma4;
+  v.d = vc.integer("hidden_size", 768);
+  v.d_ff = vc.integer("intermediate_size", 3072);
+  v.n_layers = vc.integer("num_hidden_layers", 16);
+  v.heads = vc.integer("num_attention_heads", 12);
+  v.head_dim = vc.integer("head_dim", 64);
+  v.patch = vc.integer("patch_size", 16);
+  v.channels = 3;
+  v.position_embeddings = vc.integer("position_embedding_size", 10240);
+  v.standardize = vc.boolean("standardize", false);
+  if (vc.integer("num_key_value_heads", v.heads) != v.heads) {
+    vc.unsupported("num_key_value_heads", "a Gemma 4 vision tower with fewer KV heads than heads");
+  }
+  if (vc.boolean("attention_bias", false)) vc.unsupported("attention_bias", "biases in the Gemma 4 vision tower");
+  if (vc.boolean("use_clipped_linears", false)) {
+    vc.unsupported("use_clipped_linears", "the clipping buffers of the small Gemma 4 vision towers");
+  }
+}
+
 void read_mllama(const Cfg& vc, VisionConfig& v) {  // MllamaVisionConfig defaults
   v.tower = VisionTower::mllama;
   v.d = vc.integer("hidden_size", 1280);
@@ -424,6 +458,7 @@ constexpr std::array kWrapperVision = {WrapperVision{"gemma3", "siglip_vision_mo
                                        WrapperVision{"qwen3_vl", "qwen3_vl", VisionProjector::none},
                                        WrapperVision{"qwen3_vl_moe", "qwen3_vl", VisionProjector::none},
                                        WrapperVision{"kimi_k25", "kimi_k25_vision", VisionProjector::kimi},
+                                       WrapperVision{"gemma4", "gemma4_vision", VisionProjector::gemma4},
                                        WrapperVision{"llava", "clip_vision_model", VisionProjector::llava},
                                        WrapperVision{"mllama", "mllama_vision_model", VisionProjector::mllama},
                                        WrapperVision{"llama4", "llama4_vision_model", VisionProjector::llama4}};
@@ -442,7 +477,8 @@ constexpr std::array kTowers = {TowerReader{"clip_vision_model", read_clip},
                                 TowerReader{"llama4_vision_model", read_llama4},
                                 TowerReader{"qwen3_5_vision", read_qwen3_5_vision},
                                 TowerReader{"qwen3_vl", read_qwen3_vl_vision},
-                                TowerReader{"kimi_k25_vision", read_moonvit}};
+                                TowerReader{"kimi_k25_vision", read_moonvit},
+                                TowerReader{"gemma4_vision", read_gemma4_vision}};
 
 }  // namespace
 
@@ -500,7 +536,8 @@ constexpr std::array kMultimodal = {Family{"gemma3", import_gemma3},
                                     Family{"qwen3_5_moe", import_qwen3_5_moe},
                                     Family{"qwen3_vl", import_qwen3_vl},
                                     Family{"qwen3_vl_moe", import_qwen3_vl_moe},
-                                    Family{"kimi_k25", import_kimi_k25}};
+                                    Family{"kimi_k25", import_kimi_k25},
+                                    Family{"gemma4", import_gemma4}};
 
 bool is_wrapper(const Family* f) {
   return std::ranges::any_of(kMultimodal,

@@ -223,6 +223,56 @@ void import_gemma3_text(const Cfg& c, ModelConfig& m) {
   read_layer_types(c, m);
 }
 
+// Gemma 4 text (Gemma4TextConfig): Gemma 3's sandwich layers and per-head q/k norms, a stored
+// layer_scalar per layer, and global layers of their own shape: global_head_dim, and with
+// attention_k_eq_v num_global_key_value_heads and no v_proj. enable_moe_block keeps the dense MLP
+// (counted as one shared expert) beside num_experts routed experts of moe_intermediate_size, with
+// the router's two scales and three more norms. Per-layer embeddings (hidden_size_per_layer_input)
+// and KV sharing (num_kv_shared_layers), the E2B/E4B features, are refused.
+void import_gemma4_text(const Cfg& c, ModelConfig& m) {
+  m.d_model = c.integer("hidden_size", 2304);
+  m.n_layers = c.integer("num_hidden_layers", 30);
+  m.n_heads = c.integer("num_attention_heads", 8);
+  m.n_kv_heads = c.integer("num_key_value_heads", 4);
+  m.head_dim = c.integer("head_dim", 256);
+  m.d_ff = c.integer("intermediate_size", 9216);
+  m.vocab_size = c.integer("vocab_size", 262144);
+  m.max_seq_len = c.integer("max_position_embeddings", 131072);
+  m.tied_embeddings = c.boolean("tie_word_embeddings", true);
+  if (c.boolean("attention_bias", false)) c.unsupported("attention_bias", "biases in Gemma 4 attention");
+  if (c.integer("hidden_size_per_layer_input", 256) != 0) {
+    c.unsupported("hidden_size_per_layer_input", "Gemma 4 per-layer embeddings (the E2B/E4B models)");
+  }
+  if (c.integer("num_kv_shared_layers", 0) != 0) {
+    c.unsupported("num_kv_shared_layers", "Gemma 4 KV sharing across layers (the E2B/E4B models)");
+  }
+  if (c.has("per_layer_config")) c.unsupported("per_layer_config", "a per-layer Gemma 4 configuration");
+  m.norms_per_layer = 4;
+  m.qk_norm = QkNorm::per_head;
+  m.layer_scalar = true;
+  m.global_attention.head_dim = c.integer("global_head_dim", 512);
+  m.global_attention.k_eq_v = c.boolean("attention_k_eq_v", false);
+  if (m.global_attention.k_eq_v) m.global_attention.n_kv_heads = c.integer("num_global_key_value_heads", m.n_kv_heads);
+  m.sliding_window = c.integer("sliding_window", 512);
+  if (c.has("layer_types")) {
+    read_layer_types(c, m);
+  } else if (m.n_layers % 6 != 0) {  // the default 5:1 pattern with the last layer forced global
+    c.unsupported("layer_types", "the default pattern with the last of " + std::to_string(m.n_layers) +
+                                     " layers forced global (not periodic)");
+  } else {
+    m.global_every = 6;
+  }
+  if (c.boolean("enable_moe_block", false)) {
+    m.moe.n_experts = c.integer("num_experts");
+    m.moe.top_k = c.integer("top_k_experts");
+    m.moe.d_ff_expert = c.integer("moe_intermediate_size");
+    m.moe.n_shared_experts = 1;
+    m.moe.d_ff_shared = m.d_ff;
+    m.moe.router_scales = true;
+    m.moe.extra_norms = 3;
+  }
+}
+
 void import_phi3(const Cfg& c, ModelConfig& m) {
   read_llama_like(c, m, false);
   read_uniform_window(c, m);
@@ -451,6 +501,7 @@ constexpr std::array kFamilies = {Family{"llama", import_llama},
                                   Family{"gemma", import_gemma},
                                   Family{"gemma2", import_gemma2},
                                   Family{"gemma3_text", import_gemma3_text},
+                                  Family{"gemma4_text", import_gemma4_text},
                                   Family{"phi", import_phi},
                                   Family{"phi3", import_phi3},
                                   Family{"gpt2", import_gpt2},

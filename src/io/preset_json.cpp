@@ -413,6 +413,9 @@ void read_multimodal_architecture(ObjectReader& r, std::string_view where, Model
   set_int(v, "out_dim", x.out_dim);
   set_int(v, "position_embeddings", x.position_embeddings);
   set_int(v, "deepstack_mergers", x.deepstack_mergers);
+  set_int(v, "heads", x.heads);
+  set_int(v, "head_dim", x.head_dim);
+  set_bool(v, "standardize", x.standardize);
   set_bool(v, "projector_bias", x.projector_bias);
   v.finish();
 }
@@ -443,6 +446,11 @@ void write_multimodal_architecture(const ModelConfig& m, json& a) {
                  {"projector_bias", x.projector_bias}};
   if (x.position_embeddings > 0) a["vision"]["position_embeddings"] = x.position_embeddings;  // Qwen3-VL only
   if (x.deepstack_mergers > 0) a["vision"]["deepstack_mergers"] = x.deepstack_mergers;
+  if (x.tower == VisionTower::gemma4) {  // Gemma 4 only
+    a["vision"]["heads"] = x.heads;
+    a["vision"]["head_dim"] = x.head_dim;
+    a["vision"]["standardize"] = x.standardize;
+  }
 }
 
 }  // namespace
@@ -480,6 +488,14 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
   set_int(r, "mtp_layers", m.mtp_layers);
   set_int(r, "mtp_vocab_tables", m.mtp_vocab_tables);
   set_bool(r, "mtp_dense", m.mtp_dense);
+  set_bool(r, "layer_scalar", m.layer_scalar);
+  if (r.has("global_attention")) {  // Gemma 4
+    ObjectReader g(r.raw("global_attention"), std::string(where), "/architecture/global_attention");
+    set_int(g, "head_dim", m.global_attention.head_dim);
+    set_int(g, "n_kv_heads", m.global_attention.n_kv_heads);
+    set_bool(g, "k_eq_v", m.global_attention.k_eq_v);
+    g.finish();
+  }
   if (r.has("moe")) {
     ObjectReader e(r.raw("moe"), std::string(where), "/architecture/moe");
     set_int(e, "n_experts", m.moe.n_experts);
@@ -494,6 +510,8 @@ void architecture_from_json(const json& j, std::string_view where, ModelConfig& 
     set_bool(e, "correction_bias", m.moe.correction_bias);
     set_int(e, "zero_experts", m.moe.zero_experts);
     if (auto s = e.opt_number("zero_share")) m.moe.zero_share = *s;
+    set_bool(e, "router_scales", m.moe.router_scales);
+    set_int(e, "extra_norms", m.moe.extra_norms);
     e.finish();
   }
   // gpt-oss (issue 10): attention sinks and block-scaled experts in the published checkpoint.
@@ -560,6 +578,12 @@ json architecture_to_json(const ModelConfig& m) {
   if (m.qk_norm_gain_only) a["qk_norm_gain_only"] = true;                   // written only when set (StableLM 2)
   if (m.mtp_vocab_tables != 2) a["mtp_vocab_tables"] = m.mtp_vocab_tables;  // GLM-5 0, LongCat-Flash 1
   if (m.mtp_dense) a["mtp_dense"] = true;                                   // LongCat-Flash
+  if (m.layer_scalar) a["layer_scalar"] = true;                             // Gemma 4
+  if (m.global_attention.enabled()) {                                       // Gemma 4
+    a["global_attention"] = {{"head_dim", m.global_attention.head_dim},
+                             {"n_kv_heads", m.global_attention.n_kv_heads},
+                             {"k_eq_v", m.global_attention.k_eq_v}};
+  }
   if (m.moe.enabled()) {
     a["moe"] = {{"n_experts", m.moe.n_experts},
                 {"top_k", m.moe.top_k},
@@ -575,6 +599,8 @@ json architecture_to_json(const ModelConfig& m) {
       a["moe"]["zero_experts"] = m.moe.zero_experts;
       a["moe"]["zero_share"] = m.moe.zero_share;
     }
+    if (m.moe.router_scales) a["moe"]["router_scales"] = true;               // Gemma 4
+    if (m.moe.extra_norms > 0) a["moe"]["extra_norms"] = m.moe.extra_norms;  // Gemma 4
   }
   if (m.attention_sinks) a["attention_sinks"] = true;
   if (m.expert_storage.enabled()) {

@@ -47,15 +47,16 @@ std::string attention_name(const ModelConfig& m, const LayerKind& k) {
   std::string s;
   if (m.mla.enabled()) {
     s = "MLA";
-  } else if (m.n_kv_heads == m.n_heads) {
+  } else if (k.kv_heads == m.n_heads) {
     s = "MHA";
-  } else if (m.n_kv_heads == 1) {
+  } else if (k.kv_heads == 1) {
     s = "MQA";
   } else {
     s = "GQA";
   }
   if (k.sliding) s += "(sliding " + std::to_string(k.window) + ")";
   if (k.topk > 0) s += "(sparse top-" + std::to_string(k.topk) + ")";
+  if (k.own_shape) s += "(d_h " + std::to_string(k.head_dim) + (k.value_proj ? ")" : ", K=V)");
   return s;
 }
 

@@ -63,12 +63,13 @@ inline constexpr std::array kVisionTowerNames = {
     std::pair{"siglip", VisionTower::siglip},     std::pair{"pixtral", VisionTower::pixtral},
     std::pair{"qwen2_vl", VisionTower::qwen2_vl}, std::pair{"qwen2_5_vl", VisionTower::qwen2_5_vl},
     std::pair{"mllama", VisionTower::mllama},     std::pair{"llama4", VisionTower::llama4},
-    std::pair{"qwen3_vl", VisionTower::qwen3_vl}, std::pair{"moonvit", VisionTower::moonvit}};
+    std::pair{"qwen3_vl", VisionTower::qwen3_vl}, std::pair{"moonvit", VisionTower::moonvit},
+    std::pair{"gemma4", VisionTower::gemma4}};
 inline constexpr std::array kVisionProjectorNames = {
     std::pair{"none", VisionProjector::none},         std::pair{"llava", VisionProjector::llava},
     std::pair{"mistral3", VisionProjector::mistral3}, std::pair{"gemma3", VisionProjector::gemma3},
     std::pair{"mllama", VisionProjector::mllama},     std::pair{"llama4", VisionProjector::llama4},
-    std::pair{"kimi", VisionProjector::kimi}};
+    std::pair{"kimi", VisionProjector::kimi},         std::pair{"gemma4", VisionProjector::gemma4}};
 inline const char* name_of(VisionTower v) { return enum_name(v, kVisionTowerNames); }
 inline const char* name_of(VisionProjector v) { return enum_name(v, kVisionProjectorNames); }
 

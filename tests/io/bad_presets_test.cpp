@@ -34,7 +34,7 @@ struct BadPreset {
 
 const std::string kSupported =
     "supported model_type values: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, "
-    "gemma2, gemma3_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
+    "gemma2, gemma3_text, gemma4_text, phi, phi3, gpt2, gpt_neox, gptj, opt, bloom, falcon, olmo, olmo2, starcoder2, "
     "cohere, dbrx, deepseek_v2, deepseek_v3"
     ", granitemoe, granitemoeshared, olmoe, phimoe, ernie4_5_moe, glm4_moe, minimax_m2, kimi_k2, glm4_moe_lite, "
     "bailing_moe, "
@@ -42,7 +42,8 @@ const std::string kSupported =
     ", granite, smollm3, internlm2, internlm3, cohere2, stablelm, exaone, exaone4, ernie4_5, hunyuan_v1_dense, "
     "nemotron, ministral, glm, glm4, olmo3, gpt_oss, llama4_text, gemma3, mistral3, qwen2_vl, qwen2_5_vl, llava, "
     "mllama, "
-    "llama4, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe, kimi_k25, mamba, mamba2, nemotron_h, granitemoehybrid, "
+    "llama4, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe, kimi_k25, gemma4, mamba, mamba2, nemotron_h, "
+    "granitemoehybrid, "
     "bamba, qwen3_next, jamba, "
     "falcon_h1, "
     "lfm2, lfm2_moe, qwen3_5_text, qwen3_5_moe_text, nemotron-nas, minimax_m1, minimax_text_01, minimax";

@@ -100,6 +100,10 @@ struct KvResult {
   /// The recurrent state's declared dtype (its conv part stays in the KV dtype); unset: the KV dtype.
   std::optional<DType> state_dtype;
   std::int64_t recurrent_elements = 0;  ///< the recurrent part of state_elements
+  /// Gemma 4's global layers, of their own head shape: their count L_g and elements per token per
+  /// layer (0 when the model has no global_attention; then every layer has the model's).
+  std::int64_t global_layers = 0;
+  std::int64_t global_elements_per_token_per_layer = 0;
 };
 KvResult analyze_kv(const Scenario& s);
 

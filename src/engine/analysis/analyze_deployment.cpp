@@ -22,12 +22,18 @@ namespace {
 struct SequenceCache {
   units::Bytes attention;
   units::Bytes state;
+  /// The part of `attention` in Gemma 4's global layers, which split over their own KV heads.
+  units::Bytes global_shape{};
 };
 
 SequenceCache sequence_cache(const Scenario& s) {
+  const ModelConfig& m = s.model;
   const double b = dtype_bytes(s.workload.kv_dtype);
-  return {.attention = attention_kv_bytes_per_sequence(s.model, static_cast<double>(s.workload.context), b),
-          .state = state_bytes_per_sequence(s.model, b)};
+  const auto t = static_cast<double>(s.workload.context);
+  SequenceCache c{.attention = attention_kv_bytes_per_sequence(m, t, b), .state = state_bytes_per_sequence(m, b)};
+  if (m.global_attention.enabled())
+    c.global_shape = units::Bytes{attention_spans(m, layer_windows(m)).global_elements * t * b};
+  return c;
 }
 
 // Weights and the cache shares of one device of the layout t x p (e expert ranks).
@@ -56,7 +62,11 @@ DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p, st
   const auto pd = static_cast<double>(p);
   if (heads > 0.0) d.kv_share = kv_share_per_rank(heads, td) / pd;
   d.state_share = state_share_per_rank(td) / pd;
-  d.cache = cache_per_sequence_per_device(cache.attention, cache.state, heads, td, pd);
+  d.cache = cache_per_sequence_per_device(cache.attention - cache.global_shape, cache.state, heads, td, pd);
+  if (cache.global_shape.base() > 0.0) {  // Gemma 4: the global layers' own KV heads
+    const auto global_heads = static_cast<double>(global_head_shape(m).kv_heads);
+    d.cache += cache_per_sequence_per_device(cache.global_shape, units::Bytes{}, global_heads, td, pd);
+  }
   return d;
 }
 
@@ -107,13 +117,16 @@ std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::
   const std::int64_t heads = std::max<std::int64_t>(1, m.n_heads);
   const std::int64_t layers = std::max<std::int64_t>(1, m.n_layers);
   const std::int64_t kv_heads = std::max<std::int64_t>(1, m.n_kv_heads);
+  const std::int64_t global_kv_heads = std::max<std::int64_t>(1, global_head_shape(m).kv_heads);  // Gemma 4's own
   const std::vector<StateSplit> state = state_tensor_splits(m);
   std::vector<LayoutCandidate> out;
   for (std::int64_t t = 1; t <= heads && t <= max_devices; ++t) {
     if (heads % t != 0) continue;
     if (std::any_of(state.begin(), state.end(), [t](const StateSplit& x) { return x.count % t != 0; })) continue;
-    const bool splits = m.mla.enabled() || kv_heads % t == 0;
-    if (!splits && t % kv_heads != 0) continue;
+    const bool splits = m.mla.enabled() || (kv_heads % t == 0 && global_kv_heads % t == 0);
+    const bool replicas =
+        (kv_heads % t == 0 || t % kv_heads == 0) && (global_kv_heads % t == 0 || t % global_kv_heads == 0);
+    if (!splits && !replicas) continue;
     for (std::int64_t p = 1; p <= layers && t * p <= max_devices; ++p) {
       if (layers % p == 0) out.push_back({t, p, !splits});
     }
@@ -151,7 +164,8 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.weights_per_device = d.weights;
   r.kv_share = d.kv_share;
   r.state_share = d.state_share;
-  r.kv_replicated = !m.mla.enabled() && m.n_kv_heads > 0 && dep.tensor > m.n_kv_heads;
+  r.kv_replicated =
+      !m.mla.enabled() && m.n_kv_heads > 0 && (dep.tensor > m.n_kv_heads || dep.tensor > global_head_shape(m).kv_heads);
   r.kv_attention_per_sequence = cache.attention;
   r.state_per_sequence = cache.state;
   r.kv_per_sequence = cache.attention + cache.state;

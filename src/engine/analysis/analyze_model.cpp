@@ -43,13 +43,13 @@ void add_runs(const ModelConfig& m, const KvLayerGroup& kind, std::vector<KvLaye
 }
 
 // The layers grouped by attention kind: a kind that recurs with a fixed stride is one row.
-std::vector<KvLayerGroup> kv_layout(const ModelConfig& m, units::Bytes per_token_layer) {
+std::vector<KvLayerGroup> kv_layout(const ModelConfig& m, units::Bytes per_token_layer, units::Bytes global_layer) {
   std::vector<KvLayerGroup> out;
   for (const bool sliding : {false, true}) {
     KvLayerGroup g;
     g.sliding = sliding;
     g.window = sliding ? m.sliding_window : 0;
-    g.bytes_per_token_per_layer = per_token_layer;
+    g.bytes_per_token_per_layer = sliding ? per_token_layer : global_layer;
     std::int64_t prev = -1;
     bool strided = true;
     for (std::int64_t i = 0; i < m.n_layers; ++i) {
@@ -149,13 +149,21 @@ KvResult analyze_kv(const Scenario& s) {
   r.cached_tokens = attended_keys(layer_windows(m), static_cast<double>(w.context));
   r.batch = w.batch;
   r.batch_bytes = inference_bytes(units::Bytes{}, units::Bytes{}, r.per_sequence, static_cast<double>(w.batch));
-  if (!r.mla && m.n_kv_heads != m.n_heads) {
+  double global_layer = per_token_layer;
+  if (m.global_attention.enabled()) {
+    r.global_layers = layer_windows(m).global_layers;
+    r.global_elements_per_token_per_layer =
+        attention_kv_elements_per_token_layer(m, global_head_shape(m)) + indexer_elements_per_token_layer(m);
+    global_layer = static_cast<double>(r.global_elements_per_token_per_layer) * r.bytes_per_element;
+  }
+  if (!r.mla && (m.n_kv_heads != m.n_heads || global_head_shape(m).kv_heads != m.n_heads)) {
     ModelConfig mha = m;
     mha.n_kv_heads = m.n_heads;
+    if (mha.global_attention.n_kv_heads > 0) mha.global_attention.n_kv_heads = m.n_heads;
     r.per_token_mha = kv_bytes_per_token(mha, r.bytes_per_element);
     r.mha_ratio = units::Ratio{*r.per_token_mha / r.per_token};
   }
-  r.layout = kv_layout(m, units::Bytes{per_token_layer});
+  r.layout = kv_layout(m, units::Bytes{per_token_layer}, units::Bytes{global_layer});
   r.attention_layers = m.attention_layers();
   for (const LayerMix& mix : m.hybrid.layers) {
     const std::int64_t e = state_elements_per_layer(m, mix.state);

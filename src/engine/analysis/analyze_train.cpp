@@ -189,8 +189,13 @@ void compute(const Scenario& s, TrainResult& r) {
   if (s.architecture) {  // a model known only by N has no layers or width for these forms
     const auto layers = static_cast<double>(m.n_layers);
     const auto heads = static_cast<double>(m.n_heads);
-    r.palm_flops_per_step =
-        palm_model_flops_per_token(n, layers, heads, static_cast<double>(m.head_dim), seq) * r.tokens_per_step;
+    // L Q, or Gemma 4's sum over its layers L_s Q + L_g Q_g (its global layers' own head width)
+    const LayerWindows lw = layer_windows(m);
+    const double head_dims =
+        m.global_attention.enabled()
+            ? static_cast<double>(lw.sliding_layers * m.head_dim + lw.global_layers * global_head_shape(m).head_dim)
+            : layers * static_cast<double>(m.head_dim);
+    r.palm_flops_per_step = palm_model_flops_per_token(n, 1.0, heads, head_dims, seq) * r.tokens_per_step;
     const auto batch = static_cast<double>(r.global_batch);
     const auto hidden = static_cast<double>(m.d_model);
     const auto vocab = static_cast<double>(m.vocab_size);

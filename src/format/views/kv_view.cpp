@@ -25,12 +25,35 @@ const std::vector<Field<K>> kKv = {
        const ModelConfig& m = k.m();
        return m.indexer.enabled() ? fmt::format("incl. the DSA indexer key, {} per token per layer", m.indexer.head_dim)
                                   : std::string();
+     },
+     nullptr,
+     [](const K& k) {
+       return std::string(k.r.global_layers > 0 ? "elements per token per sliding layer"
+                                                : "elements per token per layer");
      }},
+    {"kv_elements_per_token_per_global_layer", "elements per token per global layer", "HFT-gemma4",
+     "2 h_kv,g d_h,g of the global layers' own head shape",
+     [](const K& k) { return cell(k.r.global_elements_per_token_per_layer); },
+     [](const K& k) {
+       const HeadShape g = global_head_shape(k.m());
+       return fmt::format("2 x {} x {}", num(g.kv_heads), num(g.head_dim));
+     },
+     [](const K& k) {
+       return fmt::format("{} global layers{}", grouped(k.r.global_layers),
+                          k.m().global_attention.k_eq_v ? "; K = V's projection, both cached" : "");
+     },
+     [](const K& k) { return k.r.global_layers > 0; }},
     in_sweep<K>(kSweepKv, "KV per token",
                 in_brief<K>(kBriefReport | kBriefKv,
                             {"kv_cache_bytes_per_token", "per token", "S000-eq1.1", "M_KV = L_attn e_kv b",
                              [](const K& k) { return cell(k.r.per_token); },
                              [](const K& k) {
+                               if (k.r.global_layers > 0) {
+                                 return fmt::format(
+                                     "({} x {} + {} x {}) x {}", num(k.r.attention_layers - k.r.global_layers),
+                                     num(k.r.elements_per_token_per_layer), num(k.r.global_layers),
+                                     num(k.r.global_elements_per_token_per_layer), num(k.r.bytes_per_element));
+                               }
                                return fmt::format("{} x {} x {}", num(k.r.attention_layers),
                                                   num(k.r.elements_per_token_per_layer), num(k.r.bytes_per_element));
                              },
@@ -63,6 +86,13 @@ const std::vector<Field<K>> kKv = {
              [](const K& k) {
                std::string s = fmt::format("{} x {} x {}", num(k.r.elements_per_token_per_layer),
                                            num(k.r.bytes_per_element), num(k.r.cached_tokens));
+               if (k.r.global_layers > 0) {  // Gemma 4: the global layers' own elements per token
+                 const auto t = static_cast<double>(k.r.context);
+                 const double sliding = k.r.cached_tokens - static_cast<double>(k.r.global_layers) * t;
+                 s = fmt::format("({} x {} + {} x {}) x {}", num(k.r.elements_per_token_per_layer), num(sliding),
+                                 num(k.r.global_elements_per_token_per_layer),
+                                 num(static_cast<double>(k.r.global_layers) * t), num(k.r.bytes_per_element));
+               }
                if (k.r.state_layers > 0) s += fmt::format(" + {}", num(k.r.state_per_sequence));
                return s;
              },
@@ -81,6 +111,11 @@ const std::vector<Field<K>> kKv = {
     {"kv_cache_bytes_per_token_mha", "per token if MHA (h_kv = h)", "S003-3.4", "2 L h d_h b",
      [](const K& k) { return cell(k.r.per_token_mha); },
      [](const K& k) {
+       if (k.r.global_layers > 0) {  // Gemma 4: 2 h (L_s d_h + L_g d_h,g) b
+         return fmt::format("2 x {} x ({} x {} + {} x {}) x {}", num(k.m().n_heads),
+                            num(k.r.attention_layers - k.r.global_layers), num(k.m().head_dim), num(k.r.global_layers),
+                            num(global_head_shape(k.m()).head_dim), num(k.r.bytes_per_element));
+       }
        // L: the layers holding KV (a hybrid's attention layers only), as the engine counts them.
        return fmt::format("2 x {} x {} x {} x {}", num(k.r.attention_layers), num(k.m().n_heads), num(k.m().head_dim),
                           num(k.r.bytes_per_element));

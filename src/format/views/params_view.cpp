@@ -38,15 +38,33 @@ const char* vision_tower_name(VisionTower t) {
       return "Qwen3-VL ViT with merger";
     case VisionTower::moonvit:
       return "MoonViT";
+    case VisionTower::gemma4:
+      return "Gemma 4 ViT";
   }
   return "";
 }
 
+// The first kind of this FFN (Gemma 4: of the sliding layers; its global kind has its own row).
 const LayerKindParams* kind(const P& p, bool moe) {
   for (const LayerKindParams& k : p.c().layer_kinds) {
-    if (k.moe == moe) return &k;
+    if (k.moe == moe && !k.global_shape) return &k;
   }
   return nullptr;
+}
+
+const LayerKindParams* global_kind(const P& p) {
+  for (const LayerKindParams& k : p.c().layer_kinds) {
+    if (k.global_shape) return &k;
+  }
+  return nullptr;
+}
+
+// "dense", "moe", a hybrid's mix; Gemma 4's kinds by their attention: "sliding dense", "global dense".
+std::string kind_name(const ModelConfig& m, const LayerKindParams& k) {
+  if (m.hybrid.enabled()) return text::layer_mix_name(k.mix);
+  const char* ffn = k.moe ? "moe" : "dense";
+  if (!m.global_attention.enabled()) return ffn;
+  return std::string(k.global_shape ? "global " : "sliding ") + ffn;
 }
 
 std::string parts_sum(const LayerKindParams& k) {
@@ -67,7 +85,7 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) {
        const LayerKindParams& k = *kind(p, false);
        if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", text::layer_mix_name(k.mix), k.n_layers);
-       return fmt::format("per dense layer (x{})", k.n_layers);
+       return fmt::format("per {} layer (x{})", kind_name(p.m(), k), k.n_layers);
      }},
     {"params_per_moe_layer", "", "S000-T1.1",
      "P_layer = mixers (attention or a state mixer) + router + experts + norms",
@@ -76,7 +94,16 @@ const std::vector<Field<P>> kParams = {
      [](const P& p) {
        const LayerKindParams& k = *kind(p, true);
        if (p.m().hybrid.enabled()) return fmt::format("per {} layer (x{})", text::layer_mix_name(k.mix), k.n_layers);
+       if (p.m().global_attention.enabled()) return fmt::format("per {} layer (x{})", kind_name(p.m(), k), k.n_layers);
        return fmt::format("per MoE layer (x{})", k.n_layers);
+     }},
+    {"params_per_global_layer", "", "HFT-gemma4",
+     "P_layer = attention of the global head shape + FFN + norms + layer scalar",
+     [](const P& p) { return cell(global_kind(p)->total); }, [](const P& p) { return parts_sum(*global_kind(p)); },
+     [](const P& p) { return d2_note(p, *global_kind(p)); }, [](const P& p) { return global_kind(p) != nullptr; },
+     [](const P& p) {
+       const LayerKindParams& k = *global_kind(p);
+       return fmt::format("per {} layer (x{})", kind_name(p.m(), k), k.n_layers);
      }},
     {"params_per_layer_over_d2", "per layer / d²", "S003-2.1", "P_layer / d²",
      [](const P& p) { return number(p.r.main_layer_over_d2); },
@@ -235,9 +262,7 @@ void add_params(Report& rep, const Subject& in, const ParamsResult& r, const Vie
           {}};
   for (const LayerKindParams& k : r.counts->layer_kinds) {
     for (const ParamComponent& part : k.parts) {
-      const bool hybrid = in.scenario.model.hybrid.enabled();
-      t.rows.push_back({hybrid ? text::layer_mix_name(k.mix) : std::string(k.moe ? "moe" : "dense"),
-                        std::string(part.id), part.count, part.active, k.n_layers,
+      t.rows.push_back({kind_name(in.scenario.model, k), std::string(part.id), part.count, part.active, k.n_layers,
                         static_cast<double>(part.count) * static_cast<double>(k.n_layers)});
     }
   }

@@ -463,6 +463,12 @@ const std::vector<Field<T>> kCompute = {
      [](const T& x) { return cell(x.r.palm_flops_per_step); },
      [](const T& x) {
        const ModelConfig& m = x.in.scenario.model;
+       if (m.global_attention.enabled()) {  // Gemma 4: 12 H (L_s Q + L_g Q_g) s
+         const LayerWindows lw = layer_windows(m);
+         return fmt::format("(6 x {} + 12 x {} x ({} x {} + {} x {}) x {}) x {}", num(x.r.params), m.n_heads,
+                            lw.sliding_layers, m.head_dim, lw.global_layers, global_head_shape(m).head_dim,
+                            x.t().seq_len, num(x.r.tokens_per_step));
+       }
        return fmt::format("(6 x {} + 12 x {} x {} x {} x {}) x {}", num(x.r.params), m.n_layers, m.n_heads, m.head_dim,
                           x.t().seq_len, num(x.r.tokens_per_step));
      },
