@@ -90,6 +90,13 @@ class OpList {
     op.kv_bytes += units::Bytes{kept * width * p_.kv_bytes};
   }
 
+  // A prefill's cache write of `width` elements a kept token that no activation stands for (Gemma
+  // 4's K = V layers: k_proj's output is cached as K and, normed, as V).
+  void adds_cache(LayerOp& op, double width, double kept_per_sequence) const {
+    if (p_.phase != Phase::prefill) return;
+    op.kv_bytes += units::Bytes{p_.sequences * kept_per_sequence * width * p_.kv_bytes};
+  }
+
   [[nodiscard]] const LayerPass& pass() const { return p_; }
   std::vector<LayerOp> take() { return std::move(ops_); }
 
@@ -162,7 +169,8 @@ void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& ki
   ops.matmul("q_proj", "q_proj", q.active + qkv_bias * wq, q.count + qkv_bias * wq, d, wq);
   LayerOp& k_proj = ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv);
   // Gemma 4's K = V layers: no v_proj; k_proj's output is cached twice, as K and (normed) as V.
-  if (!kind.cross_attention) ops.writes_cache(k_proj, kind.value_proj ? wkv : 2.0 * wkv, kept);
+  if (!kind.cross_attention) ops.writes_cache(k_proj, wkv, kept);
+  if (!kind.cross_attention && !kind.value_proj) ops.adds_cache(k_proj, wkv, kept);
   if (kind.value_proj) {
     LayerOp& v_proj = ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv);
     if (!kind.cross_attention) ops.writes_cache(v_proj, wkv, kept);
@@ -351,7 +359,8 @@ void add_moe_ffn(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double d = as_double(m.d_model);
   const bool gated = m.mlp == MlpKind::gated;
   const Part router = part(k, "router");
-  const double router_vectors = part(k, "router_bias").count + part(k, "router_correction_bias").count;
+  const double router_vectors = part(k, "router_bias").count + part(k, "router_correction_bias").count +
+                                part(k, "router_scales").count;  // Gemma 4: the input and per-expert scales
   ops.matmul("router", "router", router.active + router_vectors, router.count + router_vectors, d,
              as_double(e.n_experts));
   const Part experts = part(k, "experts");

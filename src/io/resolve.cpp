@@ -184,6 +184,18 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
       mixes.assign(static_cast<std::size_t>(*spec.overrides.layers), mixes.front());
     }
   }
+  // --kv-heads / --head-dim on a model whose global layers have their own head shape (Gemma 4):
+  // which layers would they set? Refused, with both shapes named.
+  const GlobalAttentionShape& g = p->config.global_attention;
+  if (g.enabled() && (spec.overrides.kv_heads || spec.overrides.head_dim)) {
+    const HeadShape global = global_head_shape(p->config);
+    diag.input(std::string(spec.overrides.kv_heads ? "--kv-heads" : "--head-dim") + ": " + p->config.name +
+               "'s global layers have their own head shape (" + std::to_string(global.kv_heads) + " KV heads of " +
+               std::to_string(global.head_dim) + ", sliding layers " + std::to_string(p->config.n_kv_heads) + " of " +
+               std::to_string(p->config.head_dim) + "); --kv-heads and --head-dim set only a model whose " +
+               "attention layers share one");
+    return std::nullopt;
+  }
   apply_overrides(spec.overrides, p->config);
   const std::vector<std::string> problems = validate(p->config);
   if (problems.empty()) return p;

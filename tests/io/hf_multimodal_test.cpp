@@ -511,3 +511,71 @@ TEST_CASE("multimodal: kimi_k25: Kimi K2's text model, a MoonViT tower and its p
   j["vision_config"]["mm_projector_type"] = "mlp";
   REQUIRE_THROWS_WITH(import_json(j), Catch::Contains("mm_projector_type"));
 }
+
+TEST_CASE("multimodal: gemma4: global layers of their own head shape, K = V, the MoE beside the dense MLP",
+          "[io][hf][multimodal][gemma4]") {
+  struct Row {
+    const char* preset;
+    std::int64_t sliding_layer;  // per layer, as the checkpoint's tensors sum
+    std::int64_t global_layer;
+    std::int64_t text;       // language model, embedding included (tied head)
+    std::int64_t projector;  // embed_vision.embedding_projection: 1152 x d
+    std::int64_t kv;         // bytes per token at bf16: (L_s 2 h_kv d_h + L_g 2 h_kv,g d_h,g) 2
+  };
+  // published-2025.tsv:22-23: the HF safetensors totals, to the parameter.
+  for (const Row& r : {Row{"gemma-4-31b", 478'959'105, 534'009'857, 30'697'345'340, 6'193'152,
+                           (50 * 2 * 16 * 256 + 10 * 2 * 4 * 512) * 2},
+                       Row{"gemma-4-26b-a4b", 814'094'977, 828'513'409, 25'233'141'790, 3'244'032,
+                           (25 * 2 * 8 * 256 + 5 * 2 * 2 * 512) * 2}}) {
+    INFO(r.preset);
+    const ModelConfig m = import_fixture(r.preset);
+    const ParamCounts c = count_params(m);
+    REQUIRE(c.layer_kinds.size() == 2);
+    CHECK(!c.layer_kinds[0].global_shape);
+    CHECK(c.layer_kinds[0].total == r.sliding_layer);
+    CHECK(c.layer_kinds[1].global_shape);
+    CHECK(c.layer_kinds[1].total == r.global_layer);
+    CHECK(c.vision_tower == 569'550'384);  // the tower alone, as a public extraction of it verifies
+    CHECK(c.vision_projector == r.projector);
+    CHECK(c.total == r.text + 569'550'384 + r.projector);
+    CHECK(kv_bytes_per_token(m, 2.0).base() == static_cast<double>(r.kv));
+  }
+  // The 31B's global layer by tensor: q 5376 x 32 x 512 and o back, q_norm and k_norm of 512, k
+  // 5376 x 4 x 512 and no v_proj, the GeGLU MLP 3 x 5376 x 21504, four norms, the layer scalar.
+  CHECK(2 * 5376LL * 32 * 512 + 2 * 512 + 5376LL * 4 * 512 + 3 * 5376LL * 21504 + 4 * 5376 + 1 == 534'009'857);
+  // The 26B's MoE beside its dense MLP: router 2816 x 128, its scales 2816 + 128, the experts
+  // 128 x 3 x 2816 x 704, and three more norms; the sliding layer's attention is the rest.
+  const std::int64_t moe = 2816LL * 128 + 2816 + 128 + 128LL * 3 * 2816 * 704 + 3 * 2816;
+  CHECK(2 * 2816LL * 16 * 256 + 2 * 256 + 2 * 2816LL * 8 * 256 + 3 * 2816LL * 2112 + 4 * 2816 + 1 + moe == 814'094'977);
+  // The cache holds the sliding layers' last 1024 tokens and every global layer's: at 32,768 tokens
+  // (50 x 8,192 x 1,024 + 10 x 4,096 x 32,768) x 2 bytes.
+  const ModelConfig m31 = import_fixture("gemma-4-31b");
+  CHECK(kv_bytes_per_sequence(m31, 32768.0, 2.0).base() == (50.0 * 8192 * 1024 + 10.0 * 4096 * 32768) * 2.0);
+  // Without K = V the global layers have a v_proj of their own and num_key_value_heads KV heads.
+  json separate = fixture_json("gemma-4-31b");
+  separate["text_config"]["attention_k_eq_v"] = false;
+  const ModelConfig sv = import_json(separate);
+  CHECK(count_params(sv).total == 31'273'088'876 + 10 * (5376LL * 16 * 512 * 2 - 5376LL * 4 * 512));
+  CHECK(kv_bytes_per_token(sv, 2.0).base() == (50.0 * 2 * 16 * 256 + 10.0 * 2 * 16 * 512) * 2.0);
+  // The E2B/E4B features and the audio tower are refused, not guessed.
+  for (const auto& [key, value] :
+       {std::pair<const char*, json>{"hidden_size_per_layer_input", 256}, {"num_kv_shared_layers", 18}}) {
+    json j = fixture_json("gemma-4-31b");
+    j["text_config"][key] = value;
+    REQUIRE_THROWS_WITH(import_json(j), Catch::Contains(key));
+  }
+  json ple_default = fixture_json("gemma-4-31b");
+  ple_default["text_config"].erase("hidden_size_per_layer_input");  // Gemma4TextConfig's default: 256
+  REQUIRE_THROWS_WITH(import_json(ple_default), Catch::Contains("hidden_size_per_layer_input"));
+  json audio = fixture_json("gemma-4-31b");
+  audio["audio_config"] = {{"model_type", "gemma4_audio"}};
+  REQUIRE_THROWS_WITH(import_json(audio), Catch::Contains("audio_config"));
+  json clipped = fixture_json("gemma-4-31b");
+  clipped["vision_config"]["use_clipped_linears"] = true;
+  REQUIRE_THROWS_WITH(import_json(clipped), Catch::Contains("use_clipped_linears"));
+  // A default layer pattern whose forced-global last layer breaks the 5:1 period is refused.
+  json odd = fixture_json("gemma-4-31b");
+  odd["text_config"].erase("layer_types");
+  odd["text_config"]["num_hidden_layers"] = 62;
+  REQUIRE_THROWS_WITH(import_json(odd), Catch::Contains("layer_types"));
+}

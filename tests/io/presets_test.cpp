@@ -136,6 +136,8 @@ const std::vector<Expected> kExpected = {
     {"qwen3-vl-30b-a3b", 31'070'754'032, 3'353'032'704, "published-2025.tsv:19"},
     {"qwen3-vl-235b-a22b", 235'670'022'896, 22'190'763'520, "published-2025.tsv:20"},
     {"longcat-flash", 560'664'980'480, 27'954'818'048, "published-2025.tsv:21"},
+    {"gemma-4-31b", 31'273'088'876, 30'697'345'340, "published-2025.tsv:22"},
+    {"gemma-4-26b-a4b", 25'805'936'206, 3'822'530'590, "published-2025.tsv:23"},
     // Dense families of 2024-2026 (published-dense.tsv)
     {"granite-3.3-2b", 2'533'539'840, 2'533'539'840, "published-dense.tsv:2"},
     {"granite-3.3-8b", 8'170'864'640, 8'170'864'640, "published-dense.tsv:3"},
@@ -235,9 +237,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 158 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 160 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 158);
+  CHECK(r.entries(PresetKind::model).size() == 160);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators

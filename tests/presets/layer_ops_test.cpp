@@ -483,7 +483,8 @@ namespace {
 const LayerKindParams& params_of(const Scenario& s, const LayerKind& kind) {
   if (kind.cross_attention) return s.counts.cross_attention_kind;
   const auto it = std::find_if(s.counts.layer_kinds.begin(), s.counts.layer_kinds.end(), [&](const LayerKindParams& k) {
-    return s.model.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe;
+    // Gemma 4's global layers are a kind of their own head shape.
+    return s.model.hybrid.enabled() ? k.mix == kind.mix : k.moe == kind.moe && k.global_shape == kind.own_shape;
   });
   REQUIRE(it != s.counts.layer_kinds.end());
   return *it;
