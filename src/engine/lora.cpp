@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -174,8 +175,12 @@ LoraParams lora_params(const ModelConfig& m, LoraTargets targets, std::int64_t r
   for (const auto& [f, n] : dense) add_ffn(m, targets, {"gate_proj", "up_proj", "down_proj"}, f, n, n, b);
   if (n_moe > 0 && has_target(targets, LoraTargets::experts)) {
     const MoeConfig& e = m.moe;
+    // A token's adapters are those of the k_e = k (1 - s) FFN experts it reaches (zero-computation
+    // experts have none): the expected matrices, rounded to whole ones.
+    const i64 active = e.zero_experts > 0 ? std::llround(e.ffn_experts_per_token() * static_cast<double>(n_moe))
+                                          : checked_mul(e.top_k, n_moe);
     add_ffn(m, targets, {"experts.gate_proj", "experts.up_proj", "experts.down_proj"}, e.d_ff_expert,
-            checked_mul(e.n_experts, n_moe), checked_mul(e.top_k, n_moe), b);
+            checked_mul(e.n_experts, n_moe), active, b);
     const i64 shared = checked_mul(e.n_shared_experts, n_moe);
     add_ffn(m, targets, {"shared_experts.gate_proj", "shared_experts.up_proj", "shared_experts.down_proj"},
             e.d_ff_shared, shared, shared, b);

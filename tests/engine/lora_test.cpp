@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "seed_models.hpp"
 
@@ -241,6 +242,21 @@ TEST_CASE("lora breakdown: shapes per architecture, dense leading layers, expert
   CHECK(row_named(ds, "kv_b_proj")->d_out == 4096);
   CHECK(row_named(ds, "k_proj") == nullptr);
   CHECK(row_named(ds, "router") == nullptr);  // the router is never adapted
+
+  // Zero-computation experts hold no adapters: a token reaches k_e = k (1 - s) FFN experts, so the
+  // active routed matrices are k_e x L_moe, rounded (DeepSeek-V2-Lite's 26 MoE layers with k = 12
+  // and 32 zero experts: 8 x 26 at s = 1/3, 8.4 x 26 at s = 0.3, 12 x 26 at s = 0)  [LC25]
+  ModelConfig zero = deepseek_v2_lite();
+  zero.moe.top_k = 12;
+  zero.moe.zero_experts = 32;
+  for (const auto& [share, active] : {std::pair{1.0 / 3.0, 8 * 26}, std::pair{0.3, 218}, std::pair{0.0, 12 * 26}}) {
+    CAPTURE(share);
+    zero.moe.zero_share = share;
+    const LoraMatrix* r = row_named(lora_params(zero, T::all, 8), "experts.up_proj");
+    REQUIRE(r != nullptr);
+    CHECK(r->matrices == 64 * 26);
+    CHECK(r->active_matrices == active);  // 8.4 x 26 = 218.4 -> 218
+  }
 
   // A plain MLP has no gate row, whatever the targets.
   const LoraParams gpt = lora_params(test_models::gpt3_175b(), T::gate | T::up, 8);
