@@ -252,7 +252,8 @@ TEST_CASE("lora breakdown: shapes per architecture, dense leading layers, expert
   for (const auto& [share, active] : {std::pair{1.0 / 3.0, 8 * 26}, std::pair{0.3, 218}, std::pair{0.0, 12 * 26}}) {
     CAPTURE(share);
     zero.moe.zero_share = share;
-    const LoraMatrix* r = row_named(lora_params(zero, T::all, 8), "experts.up_proj");
+    const LoraParams lp = lora_params(zero, T::all, 8);
+    const LoraMatrix* r = row_named(lp, "experts.up_proj");
     REQUIRE(r != nullptr);
     CHECK(r->matrices == 64 * 26);
     CHECK(r->active_matrices == active);  // 8.4 x 26 = 218.4 -> 218
