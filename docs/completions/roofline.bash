@@ -22,19 +22,20 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --require-fit --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     params) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
-      --params --dtype --weight-bits --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --params --dtype --weight-bits --weight-format --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     flops) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
-      --params -c --context -p --prompt --dtype --weight-bits --flops-basis --attention --lm-head \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --params -c --context -p --prompt --dtype --weight-bits --weight-format --flops-basis \
+      --attention --lm-head --format --explain --brief --units --color --preset-dir -q --quiet \
+      --no-header --yes" ;;
     kv) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict -b \
@@ -44,39 +45,39 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
-      --kv-dtype --reserve --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --link-latency --format --explain --brief --units --color --preset-dir -q --quiet \
-      --no-header --yes" ;;
+      --weight-format --kv-dtype --reserve --require-fit --tp --pp --dp --ep --link-efficiency \
+      --micro-batches --link-latency --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
-      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
-      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
-      --flops-basis --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --draft \
+      --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
+      --link-latency --flops-basis --decode-bytes --moe-decode --format --explain --brief --units \
+      --color --preset-dir -q --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits \
-      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --concurrency \
-      --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len --require-fit --tp \
-      --pp --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
+      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
-      --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --fused --tokens --attention \
-      --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
+      --weight-format --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --fused --tokens \
+      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
     train) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
@@ -91,15 +92,15 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits \
-      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft --users \
-      --tokens-per-s --price --format --explain --brief --units --color --preset-dir -q --quiet \
-      --no-header --yes" ;;
+      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft \
+      --users --tokens-per-s --price --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
-      --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero \
+      --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency \
+      --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero \
       --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
       --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
       --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
@@ -109,10 +110,10 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p \
-      --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency \
-      --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix \
-      --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --sp --zero --fsdp --shard-group \
+      --prompt --output --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve \
+      --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
+      --shared-prefix --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp \
+      --ep --link-efficiency --micro-batches --link-latency --sp --zero --fsdp --shard-group \
       --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
       --pp-chunks --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
       --tokens --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
@@ -136,17 +137,17 @@ _roofline_valued() {
     report) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
-      --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --weight-format \
+      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     params) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
-      --shared-ffn --first-dense --zero-expert-share --params --dtype --weight-bits --format \
-      --units --color --preset-dir" ;;
+      --shared-ffn --first-dense --zero-expert-share --params --dtype --weight-bits \
+      --weight-format --format --units --color --preset-dir" ;;
     flops) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --params -c --context -p --prompt --dtype --weight-bits \
-      --flops-basis --attention --lm-head --format --units --color --preset-dir" ;;
+      --weight-format --flops-basis --attention --lm-head --format --units --color --preset-dir" ;;
     kv) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share -b --batch -c --context --kv-dtype --format --units \
@@ -154,35 +155,36 @@ _roofline_valued() {
     memory) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
-      --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype --reserve --tp --pp --dp \
-      --ep --link-efficiency --micro-batches --link-latency --format --units --color --preset-dir" ;;
+      --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
+      --reserve --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --format \
+      --units --color --preset-dir" ;;
     decode) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
-      --gpu-peak -b --batch -c --context --dtype --weight-bits --kv-dtype --compute-dtype \
-      --reserve --bw-efficiency --mfu --draft --acceptance --draft-len --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --flops-basis --decode-bytes --moe-decode \
-      --format --units --color --preset-dir" ;;
+      --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len --tp --pp \
+      --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis --decode-bytes \
+      --moe-decode --format --units --color --preset-dir" ;;
     prefill) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
-      --gpu-peak -b --batch -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --flops-basis --attention --lm-head --decode-bytes --moe-decode \
-      --format --units --color --preset-dir" ;;
+      --gpu-peak -b --batch -p --prompt --dtype --weight-bits --weight-format --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     serve) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
-      --batch -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --draft \
-      --acceptance --draft-len --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --link-latency --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
-      --units --color --preset-dir" ;;
+      --batch -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
+      --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
+      --micro-batches --link-latency --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --format --units --color --preset-dir" ;;
     layer) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c \
-      --context -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --bw-efficiency --mfu \
-      --phase --tokens --attention --lm-head --decode-bytes --moe-decode --format --units --color \
-      --preset-dir" ;;
+      --context -p --prompt --dtype --weight-bits --weight-format --kv-dtype --compute-dtype \
+      --bw-efficiency --mfu --phase --tokens --attention --lm-head --decode-bytes --moe-decode \
+      --format --units --color --preset-dir" ;;
     train) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory --gpu-bandwidth \
@@ -193,22 +195,23 @@ _roofline_valued() {
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
-      -p --prompt --dtype --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --tpot --ttft --users --tokens-per-s --price --format --units --color --preset-dir" ;;
+      -p --prompt --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve \
+      --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format --units --color \
+      --preset-dir" ;;
     plot) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
-      --batch -c --context -p --prompt --output --dtype --weight-bits --kv-dtype --compute-dtype \
-      --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp \
-      --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
-      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
-      --lora-targets --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o \
-      --svg --gemm --format --units --color --preset-dir" ;;
+      --batch -c --context -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
+      --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
+      --tpot --ttft --tp --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch \
+      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
+      --hfu --lora --lora-targets --flops-basis --attention --lm-head --decode-bytes --moe-decode \
+      --kind -o --svg --gemm --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
-      --weight-bits --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
+      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
       --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
       --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
       --micro-batches --link-latency --zero --fsdp --shard-group --optimizer --micro-batch --seq \
@@ -274,7 +277,12 @@ _roofline_value() {
       _roofline_words "fp64 fp32 tf32 bf16 fp16 fp8 int8 int4 fp4"
       ;;
     *:--weight-bits)
-      _roofline_words "int4-g128 int4-g64 int4-g32 int8-g128 q4_0 q8_0 q4_k q5_k q6_k"
+      _roofline_words "int4-g128 int4-g64 int4-g32 int8-g128 awq-g128 awq-g64 gptq-g128 \
+        gptq-int8-g128 mxfp4 mxfp8 nvfp4 fp8-block128 q4_0 q4_1 q5_0 q5_1 q8_0 q2_k q3_k q4_k q5_k \
+        q6_k tq1_0 tq2_0"
+      ;;
+    *:--weight-format)
+      :
       ;;
     *:--flops-basis)
       _roofline_words "physical non-embedding all-params"

@@ -31,11 +31,27 @@ double expected_experts_touched(double experts, double top_k, double tokens);
 double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, DecodeBytes mode,
                    MoeDecodeBytes moe_mode);
 
+/// Bytes of the weights such a pass reads, each class at its format of `w.weights`: params_read's
+/// sum with each term at its class's b_c / 8 (N b_w / 8 when the layout is uniform)  [S000-1.3] [S004]
+units::Bytes weights_read_bytes(const ModelConfig& m, const ParamCounts& c, double tokens, const Workload& w);
+
+/// Bytes of the stored weights, each class at its format: N b_w / 8 when uniform  [S000-1.3]
+units::Bytes stored_weights(const ParamCounts& c, const Workload& w);
+
+/// Bytes each stage's device holds (params_per_device, each class at its format)  [NA21]
+DeviceParams weights_per_device(const ParamCounts& c, ParallelDegrees d, const Workload& w);
+
 /// Weights one device of a serving layout reads in a decode step of n tokens whose routed experts
 /// see n_e tokens: Psi_dev with the routed experts in the share E_touched(n_e) / E, less the rows of
 /// an untied table (V / t on the device) that the gather of n / t rows skips  [S004] [SH17] [NA21]
+/// With `bytes`, the same in bytes, each class at its format.
 DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
-                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode);
+                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode,
+                                    const WeightLayout* bytes = nullptr);
+
+/// Bytes of params_read_per_device, each class at its format  [S004] [NA21]
+DeviceParams weights_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
+                                     double expert_tokens, const Workload& w);
 
 struct DecodeStep {
   double params_read = 0.0;     ///< weights read per step (expected, MoE)

@@ -58,8 +58,9 @@ struct LayerPass {
   double context = 0.0;      ///< keys cached per sequence before the pass: T (decode), 0 (prefill)
   double head_tokens = 1.0;  ///< positions the lm_head multiplies: B, or B S with --lm-head all
   double weight_bits = 16.0;
-  double activation_bytes = 2.0;  ///< b
-  double kv_bytes = 2.0;          ///< b_kv
+  WeightLayout weights = WeightLayout::all(plain_weight_format(DType::bf16));  ///< each class's format
+  double activation_bytes = 2.0;                                               ///< b
+  double kv_bytes = 2.0;                                                       ///< b_kv
   AttentionMode attention = AttentionMode::causal;
   DecodeBytes decode_bytes = DecodeBytes::touched;
   MoeDecodeBytes moe_decode = MoeDecodeBytes::expected;

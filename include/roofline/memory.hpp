@@ -4,6 +4,7 @@
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
+#include "roofline/weight_format.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -14,10 +15,6 @@ namespace roofline {
 constexpr units::Bytes weight_bytes(double params, double bits_per_weight) {
   return units::Bytes{params * bits_per_weight / 8.0};
 }
-
-/// Effective bits per weight of a format with one scale per group: bits + scale_bits / group
-/// (int4 with fp16 scales per 128 weights: 4 + 16/128 = 4.125)  [GPTQ23]
-constexpr double grouped_weight_bits(double bits, double scale_bits, double group) { return bits + scale_bits / group; }
 
 /// KV elements one token adds to one layer: 2 h_kv d_h, or MLA's d_c + d_rope, plus a sparse
 /// layer's indexer key d_I  [S000-eq1.1] [DS24] [DS25]

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "roofline/dtype.hpp"
+#include "roofline/weight_format.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -261,6 +262,10 @@ struct ModelConfig {
   // gpt-oss (issue 10): attention sinks and the published checkpoint's MXFP4 experts.
   bool attention_sinks = false;  ///< one learned sink logit per query head per layer
   ExpertStorage expert_storage;  ///< how the published checkpoint stores the routed experts
+  /// The format each weight class of the published checkpoint is stored in (its config's
+  /// quantization_config, a preset's record); unset: the checkpoint's float type for every class.
+  /// What memory, decode, prefill, serve and plan size by default (issue 23).
+  std::optional<WeightLayout> published_weights;
   /// Multimodal wrappers: the vision tower and projector, stored beside the text model (none: text only).
   VisionConfig vision;
   /// mllama: decoder layers that cross-attend to the image, besides the n_layers self-attention

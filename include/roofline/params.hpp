@@ -2,6 +2,7 @@
 #pragma once
 
 #include "roofline/model_config.hpp"
+#include "roofline/weight_format.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,9 @@ struct ParamComponent {
   std::int64_t count = 0;   ///< parameters stored
   std::int64_t active = 0;  ///< parameters one token uses
   bool matrix = true;       ///< a weight matrix (2 FLOP per weight per token) vs a vector
+  /// Of `count`, the vectors inside a matrix component: the experts' and shared experts' biases
+  /// (gpt-oss), which a quantized checkpoint stores as vectors (WeightClass::vectors).
+  std::int64_t vectors = 0;
 };
 
 /// A kind of layer (dense or MoE) and how many layers have it.
@@ -79,6 +83,16 @@ std::int64_t block_scaled_matrix_bytes(std::int64_t rows, std::int64_t cols, con
 /// Stored bytes of a checkpoint with block-scaled routed experts: (N - W_e) b_o / 8 + sum over the
 /// expert matrices of block_scaled_matrix_bytes  [OCP23 §5.3] [OA25 §2.1]
 std::int64_t checkpoint_bytes(const ModelConfig& m, const ParamCounts& c);
+/// Bytes of the parameters `c` counts with each weight class in its format of `l`: the sum over
+/// the components of n_c b_c / 8, a component's vectors at the vectors' format  [S000-1.3]
+double stored_weight_bytes(const ParamCounts& c, const WeightLayout& l);
+
+/// Bytes of one layer kind's parameters (per layer) in the layout, as stored_weight_bytes sums them.
+double layer_kind_bytes(const LayerKindParams& k, const WeightLayout& l);
+
+/// Bytes of `n` parameters of component `p` (a share of its count), its vectors at the vectors' format.
+double component_bytes(const ParamComponent& p, double n, const WeightLayout& l);
+
 /// ---- Vision (multimodal wrappers; vision.cpp) ----
 struct VisionParams {
   std::int64_t tower = 0;

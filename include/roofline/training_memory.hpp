@@ -136,7 +136,8 @@ struct DeviceParams {
 
 /// Psi_dev = max(first, last): matrices / t (routed experts / (e t_e), times their share), norms, biases, router
 /// replicated; ⌈L/p⌉ layers per stage; embedding (/t) on the first, head (/t) on the last  [NA21 §2] [SH19 §3]
-DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d);
+/// With `bytes`, the same in bytes: each component at its class's format (params.hpp component_bytes).
+DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d, const WeightLayout* bytes = nullptr);
 
 /// Psi_unit: the largest unit one device gathers whole under ZeRO-3/FSDP, a layer's share
 /// (matrices / t, routed experts / (e t), vectors replicated) or the embedding or head (/ t)  [ZH23 §3.2]

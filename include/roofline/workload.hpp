@@ -3,6 +3,7 @@
 
 #include "roofline/dtype.hpp"
 #include "roofline/units.hpp"
+#include "roofline/weight_format.hpp"
 
 #include <cstdint>
 #include <string_view>
@@ -30,6 +31,10 @@ struct Workload {
   double weight_bits = 16.0;                ///< storage bits per weight, scales included
   DType weight_dtype = DType::bf16;         ///< storage type of the weights
   std::string_view weight_format = "bf16";  ///< the weight type by name: a dtype or a named format (q4_k)
+  /// The format of each weight class: uniform at weight_format unless a layout is published or given;
+  /// then weight_bits is the whole model's mean, M_w 8 / N.
+  WeightLayout weights = WeightLayout::all(plain_weight_format(DType::bf16));
+  bool weights_published = false;  ///< weights is the published checkpoint's layout (the default)
   DType kv_dtype = DType::bf16;
   DType compute_dtype = DType::bf16;     ///< which dense peak applies
   DType activation_dtype = DType::bf16;  ///< activations (elementwise traffic, score matrix)

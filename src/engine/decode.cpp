@@ -40,13 +40,73 @@ double params_read(const ModelConfig& m, const ParamCounts& c, double tokens, De
   return p;
 }
 
+units::Bytes weights_read_bytes(const ModelConfig& m, const ParamCounts& c, double tokens, const Workload& w) {
+  const WeightLayout& l = w.weights;
+  if (l.uniform()) return weight_bytes(params_read(m, c, tokens, w.decode_bytes, w.moe_decode), w.weight_bits);
+  // params_read's terms, each in its class: the language model whole, less the table rows the
+  // gather skips and the experts no token routes to.
+  double b = stored_weight_bytes(c, l) - l.bytes(WeightClass::vision, static_cast<double>(c.vision));
+  if (w.decode_bytes == DecodeBytes::all_weights) return units::Bytes{b};
+  const double d = static_cast<double>(m.d_model);
+  const double e = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model);
+  const double vocab = static_cast<double>(m.vocab_size);
+  if (!m.tied_embeddings)
+    b -= l.bytes(WeightClass::embedding, static_cast<double>(c.embedding) - std::min(tokens, vocab) * e);
+  if (c.positions > 0) {
+    b -= l.bytes(WeightClass::embedding,
+                 static_cast<double>(c.positions) - std::min(tokens, static_cast<double>(m.learned_positions)) * d);
+  }
+  if (m.moe.enabled() && w.moe_decode != MoeDecodeBytes::all_experts) {
+    const double n = static_cast<double>(m.moe.n_experts);
+    const double k_top = m.moe.ffn_experts_per_token();
+    const double touched =
+        w.moe_decode == MoeDecodeBytes::top_k ? std::min(n, k_top) : expected_experts_touched(n, k_top, tokens);
+    for (const LayerKindParams& k : c.layer_kinds) {
+      for (const ParamComponent& p : k.parts) {
+        if (!k.moe || p.id != "experts") continue;
+        b -=
+            static_cast<double>(k.n_layers) * component_bytes(p, static_cast<double>(p.count) * (1.0 - touched / n), l);
+      }
+    }
+  }
+  return units::Bytes{b};
+}
+
+units::Bytes stored_weights(const ParamCounts& c, const Workload& w) {
+  if (w.weights.uniform()) return weight_bytes(static_cast<double>(c.total), w.weight_bits);
+  return units::Bytes{stored_weight_bytes(c, w.weights)};
+}
+
+namespace {
+DeviceParams in_bytes(DeviceParams p, double bits) {
+  return {.first_stage = weight_bytes(p.first_stage, bits).base(),
+          .last_stage = weight_bytes(p.last_stage, bits).base()};
+}
+}  // namespace
+
+DeviceParams weights_per_device(const ParamCounts& c, ParallelDegrees d, const Workload& w) {
+  if (w.weights.uniform()) return in_bytes(params_per_device(c, d), w.weight_bits);
+  return params_per_device(c, d, &w.weights);
+}
+
+DeviceParams weights_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
+                                     double expert_tokens, const Workload& w) {
+  if (w.weights.uniform()) {
+    return in_bytes(params_read_per_device(m, c, d, tokens, expert_tokens, w.decode_bytes, w.moe_decode),
+                    w.weight_bits);
+  }
+  return params_read_per_device(m, c, d, tokens, expert_tokens, w.decode_bytes, w.moe_decode, &w.weights);
+}
+
 DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, ParallelDegrees d, double tokens,
-                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode) {
+                                    double expert_tokens, DecodeBytes mode, MoeDecodeBytes moe_mode,
+                                    const WeightLayout* bytes) {
   const auto t = static_cast<double>(d.tensor);
+  const auto in = [&](WeightClass k, double n) { return bytes ? bytes->bytes(k, n) : n; };
   // A wrapper's vision tower sits on the first stage (params_per_device) but a text token skips it.
-  const double vision = static_cast<double>(c.vision) / t;
+  const double vision = in(WeightClass::vision, static_cast<double>(c.vision) / t);
   if (mode == DecodeBytes::all_weights) {
-    DeviceParams r = params_per_device(c, d);
+    DeviceParams r = params_per_device(c, d, bytes);
     r.first_stage -= vision;
     if (d.pipeline == 1) r.last_stage = r.first_stage;
     return r;
@@ -58,16 +118,18 @@ DeviceParams params_read_per_device(const ModelConfig& m, const ParamCounts& c, 
         moe_mode == MoeDecodeBytes::top_k ? std::min(n, k) : expected_experts_touched(n, k, expert_tokens);
     d.expert_share = n > 0.0 ? touched / n : 1.0;
   }
-  DeviceParams r = params_per_device(c, d);
+  DeviceParams r = params_per_device(c, d, bytes);
   double skipped = vision;
   if (!m.tied_embeddings) {
     const double e = static_cast<double>(m.embed_proj_dim > 0 ? m.embed_proj_dim : m.d_model);
     const double held = static_cast<double>(c.embedding) / t;
-    skipped += std::max(0.0, held - std::min(tokens, static_cast<double>(m.vocab_size)) / t * e);
+    skipped +=
+        in(WeightClass::embedding, std::max(0.0, held - std::min(tokens, static_cast<double>(m.vocab_size)) / t * e));
   }
   if (c.positions > 0) {  // learned positions: replicated, n rows read
     const double rows = std::min(tokens, static_cast<double>(m.learned_positions));
-    skipped += std::max(0.0, static_cast<double>(c.positions) - rows * static_cast<double>(m.d_model));
+    skipped += in(WeightClass::embedding,
+                  std::max(0.0, static_cast<double>(c.positions) - rows * static_cast<double>(m.d_model)));
   }
   r.first_stage -= skipped;
   if (d.pipeline == 1) r.last_stage = r.first_stage;
@@ -85,7 +147,7 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
   const double context = static_cast<double>(w.context);
   const double tokens = batch * tokens_per_sequence;
   s.params_read = params_read(m, c, tokens, w.decode_bytes, w.moe_decode);
-  s.weight_bytes = weight_bytes(s.params_read, w.weight_bits);
+  s.weight_bytes = weights_read_bytes(m, c, tokens, w);
   s.kv_bytes = kv_read_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * tokens;
@@ -158,7 +220,7 @@ StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload&
   const double batch = static_cast<double>(w.batch);
   const double bw = hw.bandwidth.base();
   const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
-  const double weights = weight_bytes(params_read(m, c, batch, w.decode_bytes, w.moe_decode), w.weight_bits).base();
+  const double weights = weights_read_bytes(m, c, batch, w).base();
   const double b_kv = dtype_bytes(w.kv_dtype);
   const AttentionSpans spans = attention_spans(m, attention_windows(m));
   // A hybrid's recurrent state is read at every step, whatever the context (issue 10).
@@ -260,7 +322,7 @@ PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workl
   const double s = static_cast<double>(w.prompt);
   p.flops = prefill_flops(m, c, s, w.basis, w.lm_head, w.attention) * batch;
   p.attention_flops = attention_flops_prefill(m, s, w.attention) * batch;
-  p.weight_bytes = weight_bytes(params_read(m, c, batch * s, w.decode_bytes, w.moe_decode), w.weight_bits);
+  p.weight_bytes = weights_read_bytes(m, c, batch * s, w);
   p.kv_written = kv_bytes_per_sequence(m, s, dtype_bytes(w.kv_dtype)) * batch;
   p.bytes = p.weight_bytes + p.kv_written;
   p.intensity = p.flops / p.bytes;
@@ -291,7 +353,7 @@ SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workl
   }
   r.prefill_flops = per_request * (n / o);
   r.flops = r.decode_flops + r.prefill_flops;
-  r.weight_bytes = weight_bytes(params_read(m, c, n + r.prefill_tokens, w.decode_bytes, w.moe_decode), w.weight_bits);
+  r.weight_bytes = weights_read_bytes(m, c, n + r.prefill_tokens, w);
   const double kv = dtype_bytes(w.kv_dtype);
   r.kv_read = kv_read_bytes_per_sequence(m, r.mean_context, kv) * n;
   r.kv_written = kv_bytes_per_token(m, kv) * r.prefill_tokens;

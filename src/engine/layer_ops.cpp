@@ -36,6 +36,13 @@ const LayerKindParams* kind_params(const ModelConfig& m, const ParamCounts& c, c
   return nullptr;
 }
 
+// Weight bytes of a row: n b_w / 8 under a uniform layout; else n at its class's format with the
+// folded vectors at theirs, as stored_weight_bytes counts the components  [S000-1.3]
+units::Bytes op_weight_bytes(const LayerPass& p, WeightClass cls, double n, double vectors) {
+  if (p.weights.uniform()) return weight_bytes(n, p.weight_bits);
+  return units::Bytes{p.weights.bytes(cls, n - vectors) + p.weights.bytes(WeightClass::vectors, vectors)};
+}
+
 // The rows of one pass, built in execution order. Every row's FLOPs are 2 per parameter per token
 // (the engine's FLOP convention); bytes are weights at b_w, activations at b, the cache at b_kv.
 class OpList {
@@ -43,9 +50,10 @@ class OpList {
   explicit OpList(const LayerPass& p) : p_(p) {}
 
   // A matmul: `flop_params` multiplied per token, `weight_params` read, in -> out wide per token.
+  // `vectors`: of weight_params, the biases folded into the row (stored at the vectors' format).
   LayerOp& matmul(std::string_view id, std::string_view name, double flop_params, double weight_params, double in,
-                  double out) {
-    LayerOp& op = add(id, name, OpKind::matmul, flop_params, weight_params);
+                  double out, double vectors = 0.0) {
+    LayerOp& op = add(id, name, OpKind::matmul, flop_params, weight_params, weight_class_of(id, true), vectors);
     op.activation_bytes = matmul_activation_bytes_per_token(in, out, p_.activation_bytes) * p_.tokens;
     return op;
   }
@@ -54,7 +62,7 @@ class OpList {
   // its traffic into the neighbouring matmul.
   LayerOp& elementwise(std::string_view id, std::string_view name, OpKind kind, units::Bytes per_token,
                        double params = 0.0) {
-    LayerOp& op = add(id, name, kind, params, params);
+    LayerOp& op = add(id, name, kind, params, params, WeightClass::vectors, 0.0);
     if (p_.fused) {
       op.fused_away = true;
     } else {
@@ -66,9 +74,10 @@ class OpList {
   // A state mixer's conv1d or scan: `params` multiplied per token (2 FLOP each, as flop_params
   // counts them), an in-wide input read and an out-wide output written per token, and its part of
   // the layer's state per sequence, read in a decode step and written once by a prefill  [S004]
+  // `vectors`: of params, the vectors (a conv's bias, a scan's A, D and dt bias).
   LayerOp& mixer(std::string_view id, std::string_view name, OpKind kind, double params, double in, double out,
-                 units::Bytes state_per_sequence) {
-    LayerOp& op = add(id, name, kind, params, params);
+                 units::Bytes state_per_sequence, double vectors = 0.0) {
+    LayerOp& op = add(id, name, kind, params, params, WeightClass::attention, vectors);
     op.activation_bytes = matmul_activation_bytes_per_token(in, out, p_.activation_bytes) * p_.tokens;
     op.kv_bytes = state_per_sequence * p_.sequences;
     return op;
@@ -76,7 +85,7 @@ class OpList {
 
   // An operator with no weights: the attention core (its FLOPs given, not 2 per parameter).
   LayerOp& core(std::string_view id, std::string_view name, OpKind kind, units::Flop flops) {
-    LayerOp& op = add(id, name, kind, 0.0, 0.0);
+    LayerOp& op = add(id, name, kind, 0.0, 0.0, weight_class_of(id, true), 0.0);
     op.flops = flops;
     return op;
   }
@@ -101,7 +110,8 @@ class OpList {
   std::vector<LayerOp> take() { return std::move(ops_); }
 
  private:
-  LayerOp& add(std::string_view id, std::string_view name, OpKind kind, double flop_params, double weight_params) {
+  LayerOp& add(std::string_view id, std::string_view name, OpKind kind, double flop_params, double weight_params,
+               WeightClass cls, double vectors) {
     LayerOp op;
     op.id = id;
     op.name = name;
@@ -109,7 +119,7 @@ class OpList {
     op.flop_params = flop_params;
     op.weight_params = weight_params;
     op.flops = units::Flop{2.0 * flop_params * p_.tokens};
-    op.weight_bytes = weight_bytes(weight_params, p_.weight_bits);
+    op.weight_bytes = op_weight_bytes(p_, cls, weight_params, vectors);
     ops_.push_back(op);
     return ops_.back();
   }
@@ -166,13 +176,15 @@ void add_qkv(const ModelConfig& m, const LayerKindParams& k, const LayerKind& ki
   const Part q = part(k, "q_proj");
   const Part kp = part(k, "k_proj");
   const Part v = part(k, "v_proj");
-  ops.matmul("q_proj", "q_proj", q.active + qkv_bias * wq, q.count + qkv_bias * wq, d, wq);
-  LayerOp& k_proj = ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv);
+  ops.matmul("q_proj", "q_proj", q.active + qkv_bias * wq, q.count + qkv_bias * wq, d, wq, qkv_bias * wq);
+  LayerOp& k_proj =
+      ops.matmul("k_proj", "k_proj", kp.active + qkv_bias * wkv, kp.count + qkv_bias * wkv, d, wkv, qkv_bias * wkv);
   // Gemma 4's K = V layers: no v_proj; k_proj's output is cached twice, as K and (normed) as V.
   if (!kind.cross_attention) ops.writes_cache(k_proj, wkv, kept);
   if (!kind.cross_attention && !kind.value_proj) ops.adds_cache(k_proj, wkv, kept);
   if (kind.value_proj) {
-    LayerOp& v_proj = ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv);
+    LayerOp& v_proj =
+        ops.matmul("v_proj", "v_proj", v.active + qkv_bias * wkv, v.count + qkv_bias * wkv, d, wkv, qkv_bias * wkv);
     if (!kind.cross_attention) ops.writes_cache(v_proj, wkv, kept);
   }
   const Part qk = part(k, kind.cross_attention ? "cross_qk_norm" : "qk_norm");
@@ -301,7 +313,7 @@ void add_o_proj(const ModelConfig& m, const LayerKindParams& k, const LayerKind&
   const double wkv = as_double(kind.kv_heads * kind.head_dim);
   const double o_bias = m.mla.enabled() ? 0.0 : part(k, "attn_bias").count - (m.qkv_bias ? wq + 2.0 * wkv : 0.0);
   const double in = attention_widths(m, kind).output;
-  ops.matmul("o_proj", "o_proj", o.active + o_bias, o.count + o_bias, in, as_double(m.d_model));
+  ops.matmul("o_proj", "o_proj", o.active + o_bias, o.count + o_bias, in, as_double(m.d_model), o_bias);
 }
 
 // One FFN of intermediate width f x `copies` (dense: 1 copy; experts: their share), its rows
@@ -325,12 +337,13 @@ void add_ffn(const ModelConfig& m, const FfnShape& s, OpList& ops) {
   const double down = s.per_copy - in_proj * (gated ? 2.0 : 1.0);
   const double wide = s.flop_copies * s.width;  // what one token's activations span
   const double k = s.flop_copies;
-  if (gated) ops.matmul(s.gate_id, s.gate_name, k * in_proj, s.read_copies * in_proj, k * d, wide);
-  ops.matmul(s.up_id, s.up_name, k * in_proj, s.read_copies * in_proj, k * d, wide);
+  if (gated)
+    ops.matmul(s.gate_id, s.gate_name, k * in_proj, s.read_copies * in_proj, k * d, wide, s.read_copies * bias);
+  ops.matmul(s.up_id, s.up_name, k * in_proj, s.read_copies * in_proj, k * d, wide, s.read_copies * bias);
   ops.elementwise(s.act_id, s.act_name, OpKind::activation,
                   gated ? gated_activation_bytes_per_token(wide, p.activation_bytes)
                         : plain_activation_bytes_per_token(wide, p.activation_bytes));
-  ops.matmul(s.down_id, s.down_name, k * down, s.read_copies * down, wide, k * d);
+  ops.matmul(s.down_id, s.down_name, k * down, s.read_copies * down, wide, k * d, m.mlp_bias ? s.read_copies * d : 0.0);
 }
 
 void add_dense_ffn(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
@@ -362,7 +375,7 @@ void add_moe_ffn(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double router_vectors = part(k, "router_bias").count + part(k, "router_correction_bias").count +
                                 part(k, "router_scales").count;  // Gemma 4: the input and per-expert scales
   ops.matmul("router", "router", router.active + router_vectors, router.count + router_vectors, d,
-             as_double(e.n_experts));
+             as_double(e.n_experts), router_vectors);
   const Part experts = part(k, "experts");
   add_ffn(m,
           {.gate_id = "experts_gate_proj",
@@ -439,8 +452,8 @@ void add_mamba1(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
   const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba1, p.kv_bytes);
   const Part in = part(k, "in_proj");
-  ops.matmul("in_proj", "in_proj (x, z)", in.active + in_bias, in.count + in_bias, d, 2.0 * di);
-  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, di, di, state.conv);
+  ops.matmul("in_proj", "in_proj (x, z)", in.active + in_bias, in.count + in_bias, d, 2.0 * di, in_bias);
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, di, di, state.conv, conv_bias);
   const Part x = part(k, "x_proj");
   ops.matmul("x_proj", "x_proj (dt, B, C)", x.active, x.count, di, r + 2.0 * n);
   if (s.dt_norms) {
@@ -449,12 +462,12 @@ void add_mamba1(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   }
   const Part dt = part(k, "dt_proj");
   ops.matmul("dt_proj", "dt_proj", dt.active, dt.count, r, di);
-  ops.mixer("selective_scan", "selective scan (A, D)", OpKind::scan, part(k, "A_log").active + part(k, "D").active,
-            2.0 * di + 2.0 * n, di, state.recurrent);
+  const double a_d = part(k, "A_log").active + part(k, "D").active;
+  ops.mixer("selective_scan", "selective scan (A, D)", OpKind::scan, a_d, 2.0 * di + 2.0 * n, di, state.recurrent, a_d);
   ops.elementwise("ssm_gate", "y x act(z)", OpKind::activation,
                   gated_activation_bytes_per_token(di, p.activation_bytes));
   const Part out = part(k, "out_proj");
-  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d);
+  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d, out_bias);
 }
 
 // Mamba-2 (DAO24 §7, HF Mamba2Mixer): in_proj d -> [z; xBC; dt] d_i + c + H with c = d_i + 2gN,
@@ -474,10 +487,10 @@ void add_mamba2(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
   const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba2, p.kv_bytes);
   const Part in = part(k, "in_proj");
-  ops.matmul("in_proj", "in_proj (z, xBC, dt)", in.active + in_bias, in.count + in_bias, d, in_width);
-  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, c, c, state.conv);
-  ops.mixer("ssd_scan", "SSD scan (A, D, dt bias)", OpKind::scan, part(k, "dt_bias_A_log_D").active, c + h, di,
-            state.recurrent);
+  ops.matmul("in_proj", "in_proj (z, xBC, dt)", in.active + in_bias, in.count + in_bias, d, in_width, in_bias);
+  ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, c, c, state.conv, conv_bias);
+  const double a_d = part(k, "dt_bias_A_log_D").active;
+  ops.mixer("ssd_scan", "SSD scan (A, D, dt bias)", OpKind::scan, a_d, c + h, di, state.recurrent, a_d);
   if (s.gated_norm) {
     ops.elementwise("ssm_norm", "gated norm (y, z)", OpKind::norm,
                     gated_activation_bytes_per_token(di, p.activation_bytes), part(k, "ssm_norm").active);
@@ -486,7 +499,7 @@ void add_mamba2(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
                     gated_activation_bytes_per_token(di, p.activation_bytes));
   }
   const Part out = part(k, "out_proj");
-  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d);
+  ops.matmul("out_proj", "out_proj", out.active + out_bias, out.count + out_bias, di, d, out_bias);
 }
 
 // Gated DeltaNet (YANG24, HF Qwen3NextGatedDeltaNet) with K = h_k d_k, V = h_v d_v: in_proj_qkvz
@@ -506,8 +519,9 @@ void add_gated_deltanet(const ModelConfig& m, const LayerKindParams& k, OpList& 
   const Part ba = part(k, "in_proj_ba");
   ops.matmul("in_proj_ba", "in_proj_ba (beta, decay)", ba.active, ba.count, d, 2.0 * hv);
   ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active, 2.0 * kw + vw, 2.0 * kw + vw, state.conv);
-  ops.mixer("delta_rule", "gated delta rule (A, dt bias)", OpKind::scan, part(k, "dt_bias_A_log").active,
-            2.0 * kw + vw + 2.0 * hv, vw, state.recurrent);
+  const double a_dt = part(k, "dt_bias_A_log").active;
+  ops.mixer("delta_rule", "gated delta rule (A, dt bias)", OpKind::scan, a_dt, 2.0 * kw + vw + 2.0 * hv, vw,
+            state.recurrent, a_dt);
   ops.elementwise("delta_norm", "gated norm (o, z)", OpKind::norm,
                   gated_activation_bytes_per_token(vw, p.activation_bytes), part(k, "delta_norm").active);
   const Part out = part(k, "out_proj");
@@ -530,7 +544,7 @@ void add_short_conv(const ModelConfig& m, const LayerKindParams& k, OpList& ops)
                   gated_activation_bytes_per_token(d, p.activation_bytes));
   const Part out = part(k, "out_proj");
   const Part bias = part(k, "conv_bias");
-  ops.matmul("out_proj", "out_proj", out.active + bias.active, out.count + bias.count, d, d);
+  ops.matmul("out_proj", "out_proj", out.active + bias.active, out.count + bias.count, d, d, bias.count);
 }
 
 // MiniMax lightning attention (MM25 §2.2, HF MiniMaxLightningAttention): qkv_proj d -> 3 h d_h and
@@ -647,6 +661,7 @@ LayerPass layer_pass(const Workload& w, Phase phase, bool fused) {
   const double head_positions = phase == Phase::prefill && w.lm_head == LmHeadPositions::all ? p.queries : 1.0;
   p.head_tokens = p.sequences * head_positions;
   p.weight_bits = w.weight_bits;
+  p.weights = w.weights;
   p.activation_bytes = dtype_bytes(w.activation_dtype);
   p.kv_bytes = dtype_bytes(w.kv_dtype);
   p.attention = w.attention;
@@ -762,7 +777,7 @@ std::vector<LayerOp> head_ops(const ModelConfig& m, const ParamCounts& c, const 
   }
   LayerOp& gather = ops.core("embedding", "embedding gather", OpKind::gather, units::Flop{});
   gather.weight_params = rows;
-  gather.weight_bytes = weight_bytes(rows, p.weight_bits);
+  gather.weight_bytes = op_weight_bytes(p, WeightClass::embedding, rows, 0.0);
   gather.activation_bytes = embedding_gather_bytes_per_token(e, p.activation_bytes) * p.tokens;
   if (m.embedding_norm) {
     ops.elementwise("embedding_norm", "embedding norm", OpKind::norm, norm_bytes_per_token(d, p.activation_bytes),
@@ -783,7 +798,9 @@ std::vector<LayerOp> head_ops(const ModelConfig& m, const ParamCounts& c, const 
       ops.core("lm_head", "lm_head", OpKind::matmul, units::Flop{2.0 * matrix * p.head_tokens + 2.0 * bias * p.tokens});
   head.flop_params = matrix + bias;
   head.weight_params = as_double(c.lm_head) + (m.tied_embeddings ? as_double(c.embedding) : 0.0);
-  head.weight_bytes = weight_bytes(head.weight_params, p.weight_bits);
+  // A tied head reads the table (class embedding); an untied one its matrix, its bias a vector.
+  head.weight_bytes = m.tied_embeddings ? op_weight_bytes(p, WeightClass::embedding, head.weight_params, bias)
+                                        : op_weight_bytes(p, WeightClass::head, head.weight_params, bias);
   head.activation_bytes = matmul_activation_bytes_per_token(e, vocab, p.activation_bytes) * p.head_tokens;
   return ops.take();
 }

@@ -52,9 +52,9 @@ i64 mlp_matrices(MlpKind k) { return k == MlpKind::gated ? 3 : 2; }
 class LayerBuilder {
  public:
   explicit LayerBuilder(LayerKindParams& out) : out_(out) {}
-  void add(std::string_view id, i64 count, i64 active, bool matrix) {
+  void add(std::string_view id, i64 count, i64 active, bool matrix, i64 vectors = 0) {
     if (count == 0) return;
-    out_.parts.push_back({id, count, active, matrix});
+    out_.parts.push_back({id, count, active, matrix, vectors});
     out_.total = checked_add(out_.total, count);
     out_.active = checked_add(out_.active, active);
     if (matrix) {
@@ -131,10 +131,13 @@ void add_attention(const ModelConfig& m, const LayerKind& kind, LayerBuilder& b)
 }
 
 // One FFN of intermediate width f: gate/up/down (gated) or up/down (plain), optional biases.
+// Biases of one FFN of width f: (n - 1) f on gate/up and d on down when the MLP has biases.
+i64 ffn_bias_params(const ModelConfig& m, i64 f) {
+  return m.mlp_bias ? checked_add(checked_mul(mlp_matrices(m.mlp) - 1, f), m.d_model) : 0;
+}
+
 i64 ffn_params(const ModelConfig& m, i64 f) {
-  i64 p = checked_mul(mlp_matrices(m.mlp), m.d_model, f);
-  if (m.mlp_bias) p = checked_add(p, checked_add(checked_mul(mlp_matrices(m.mlp) - 1, f), m.d_model));
-  return p;
+  return checked_add(checked_mul(mlp_matrices(m.mlp), m.d_model, f), ffn_bias_params(m, f));
 }
 
 void add_dense_mlp(const ModelConfig& m, i64 f, LayerBuilder& b) {
@@ -163,9 +166,10 @@ i64 add_moe_mlp(const ModelConfig& m, LayerBuilder& b) {
   // expected active count, rounded to a parameter.
   const i64 active = e.zero_experts > 0 ? std::llround(e.ffn_experts_per_token() * static_cast<double>(one))
                                         : checked_mul(e.top_k, one);
-  b.add("experts", routed, active, true);
+  b.add("experts", routed, active, true, checked_mul(e.n_experts, ffn_bias_params(m, e.d_ff_expert)));
   if (e.n_shared_experts > 0) {
-    b.add("shared_experts", checked_mul(e.n_shared_experts, ffn_params(m, e.d_ff_shared)), true);
+    const i64 shared = checked_mul(e.n_shared_experts, ffn_params(m, e.d_ff_shared));
+    b.add("shared_experts", shared, shared, true, checked_mul(e.n_shared_experts, ffn_bias_params(m, e.d_ff_shared)));
   }
   if (e.shared_expert_gate) b.add("shared_expert_gate", d, true);
   return routed;
@@ -434,6 +438,33 @@ i64 checkpoint_bytes(const ModelConfig& m, const ParamCounts& c) {
   }
   const i64 experts = checked_mul(checked_mul(moe_layers, m.moe.n_experts), one);
   return checked_add(checked_mul(c.total - c.expert_matrix_params, s.other_bits) / 8, experts);
+}
+
+double component_bytes(const ParamComponent& p, double n, const WeightLayout& l) {
+  const double count = static_cast<double>(p.count);
+  const double vectors = count > 0.0 ? n * static_cast<double>(p.vectors) / count : 0.0;
+  return l.bytes(weight_class_of(p.id, p.matrix), n - vectors) + l.bytes(WeightClass::vectors, vectors);
+}
+
+double layer_kind_bytes(const LayerKindParams& k, const WeightLayout& l) {
+  double sum = 0.0;
+  for (const ParamComponent& p : k.parts) sum += component_bytes(p, static_cast<double>(p.count), l);
+  return sum;
+}
+
+double stored_weight_bytes(const ParamCounts& c, const WeightLayout& l) {
+  const auto n = [](i64 x) { return static_cast<double>(x); };
+  if (c.layer_kinds.empty() && c.cross_attention == 0) {  // a model known by its count alone
+    return l.bytes(WeightClass::attention, n(c.total));
+  }
+  double sum = 0.0;
+  for (const LayerKindParams& k : c.layer_kinds) sum += n(k.n_layers) * layer_kind_bytes(k, l);
+  if (c.cross_attention > 0) sum += n(c.cross_attention_kind.n_layers) * layer_kind_bytes(c.cross_attention_kind, l);
+  sum += l.bytes(WeightClass::embedding, n(c.embedding + c.positions + c.embed_proj));
+  sum += l.bytes(WeightClass::vectors, n(c.embedding_norm + c.final_norm + c.lm_head - c.lm_head_weight));
+  sum += l.bytes(WeightClass::head, n(c.lm_head_weight));
+  sum += l.bytes(WeightClass::vision, n(c.vision));
+  return sum;
 }
 
 ParamCounts counts_of_total(std::int64_t n) {

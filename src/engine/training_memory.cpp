@@ -76,30 +76,31 @@ bool replicated_matrix(std::string_view id) {
 
 // Parameters of one layer of `k` on one device: matrices / t, routed experts / (e t_e), the
 // replicated matrices and every vector (norm gains, biases) whole.
-double layer_params_on_device(const LayerKindParams& k, Split s) {
+double layer_params_on_device(const LayerKindParams& k, Split s, const WeightLayout* bytes = nullptr) {
   double sum = 0.0;
   for (const ParamComponent& part : k.parts) {
     const auto n = static_cast<double>(part.count);
+    double held = n;
     if (part.id == "experts") {
-      sum += n * s.share / (s.e * s.te);
+      held = n * s.share / (s.e * s.te);
     } else if (part.matrix && !replicated_matrix(part.id)) {
-      sum += n / s.t;
-    } else {
-      sum += n;
+      held = n / s.t;
     }
+    sum += bytes ? component_bytes(part, held, *bytes) : held;
   }
   return sum;
 }
 
 // Layer parameters on one device of the stage holding layers [begin, end), the kinds laid out in
 // the order ParamCounts lists them (dense first, then MoE).
-double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t end, Split split) {
+double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t end, Split split,
+                          const WeightLayout* bytes) {
   double sum = 0.0;
   std::int64_t first = 0;
   for (const LayerKindParams& k : c.layer_kinds) {
     const std::int64_t last = first + k.n_layers;
     const std::int64_t overlap = std::max<std::int64_t>(0, std::min(last, end) - std::max(first, begin));
-    sum += static_cast<double>(overlap) * layer_params_on_device(k, split);
+    sum += static_cast<double>(overlap) * layer_params_on_device(k, split, bytes);
     first = last;
   }
   return sum;
@@ -107,34 +108,43 @@ double stage_layer_params(const ParamCounts& c, std::int64_t begin, std::int64_t
 
 }  // namespace
 
-DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d) {
+DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d, const WeightLayout* bytes) {
   const auto t = static_cast<double>(d.tensor);
   const Split split = split_of(d);
   const std::int64_t p = d.pipeline;
+  const auto in = [&](WeightClass k, std::int64_t n) {
+    return bytes ? bytes->bytes(k, static_cast<double>(n)) : static_cast<double>(n);
+  };
   std::int64_t layers = 0;
   for (const LayerKindParams& k : c.layer_kinds) layers += k.n_layers;
 
   double first_layers = 0.0;
   double last_layers = 0.0;
   if (layers == 0) {  // a model known by its count alone: blocks spread evenly
-    first_layers = static_cast<double>(c.blocks) / (t * static_cast<double>(p));
+    first_layers = in(WeightClass::attention, c.blocks) / (t * static_cast<double>(p));
     last_layers = first_layers;
   } else {
     const std::int64_t per_stage = (layers + p - 1) / p;
-    first_layers = stage_layer_params(c, 0, per_stage, split);
-    last_layers = stage_layer_params(c, layers - per_stage, layers, split);
+    first_layers = stage_layer_params(c, 0, per_stage, split, bytes);
+    last_layers = stage_layer_params(c, layers - per_stage, layers, split, bytes);
   }
   // First stage: the vocab-parallel table (/t), the position table and embedding norm (replicated),
   // OPT's project_in (/t).
-  const double input = static_cast<double>(c.embedding) / t + static_cast<double>(c.positions) +
-                       static_cast<double>(c.embedding_norm) + static_cast<double>(c.embed_proj) / 2.0 / t +
-                       static_cast<double>(c.vision + c.cross_attention) / t;  // a wrapper's vision tower (and
-  // mllama's cross-attention layers, outside layer_kinds): first stage, split t ways
+  double cross = 0.0;  // mllama's cross-attention layers, outside layer_kinds: first stage, split t ways
+  if (c.cross_attention > 0) {
+    cross =
+        bytes ? static_cast<double>(c.cross_attention_kind.n_layers) * layer_kind_bytes(c.cross_attention_kind, *bytes)
+              : static_cast<double>(c.cross_attention);
+  }
+  const double input = in(WeightClass::embedding, c.embedding) / t + in(WeightClass::embedding, c.positions) +
+                       in(WeightClass::vectors, c.embedding_norm) + in(WeightClass::embedding, c.embed_proj) / 2.0 / t +
+                       (in(WeightClass::vision, c.vision) + cross) / t;  // a wrapper's vision tower too
   // Last stage: final norm (replicated), project_out (/t), the vocab-parallel head (/t). A tied head
   // is a second copy of the table there when p > 1 (Megatron keeps and syncs it).
-  double head = static_cast<double>(c.lm_head);
-  if (head == 0.0 && p > 1) head = static_cast<double>(c.head_matmul);
-  const double output = static_cast<double>(c.final_norm) + static_cast<double>(c.embed_proj) / 2.0 / t + head / t;
+  double head = in(WeightClass::head, c.lm_head_weight) + in(WeightClass::vectors, c.lm_head - c.lm_head_weight);
+  if (c.lm_head == 0 && p > 1) head = in(WeightClass::embedding, c.head_matmul);
+  const double output =
+      in(WeightClass::vectors, c.final_norm) + in(WeightClass::embedding, c.embed_proj) / 2.0 / t + head / t;
   if (p == 1) {  // one stage holds everything once
     const double all = first_layers + input + output;
     return DeviceParams{all, all};

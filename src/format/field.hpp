@@ -7,6 +7,7 @@
 
 #include "roofline/misc.hpp"
 #include "roofline/units.hpp"
+#include "roofline/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -198,6 +199,17 @@ inline std::string num(double v) {
   return fmt::format("{:.6g}", v);
 }
 inline std::string num(std::int64_t v) { return grouped(v); }
+
+/// The weights' format as the output names it: "bf16", or a layout by class ("as published:
+/// mxfp4 experts; bf16 rest"), the format most classes share last as the rest.
+std::string weights_text(const Workload& w);
+
+/// The b_w an --explain substitution shows for `params` weights held in `bytes`: the format's bits,
+/// or under a layout of several formats their mean over those weights, 8 M / N.
+inline double shown_bits(const Workload& w, double params, units::Bytes bytes) {
+  if (w.weights.uniform() || !(params > 0.0)) return w.weight_bits;
+  return bytes.base() * 8.0 / params;
+}
 template <int B, int F, int S>
 std::string num(units::Quantity<B, F, S> q) {
   return num(q.base());

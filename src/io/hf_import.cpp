@@ -573,6 +573,92 @@ namespace {
 // Tensors some checkpoints store that are not parameters. Written after validate(), so every
 // product here works on bounded values; the mask count is still checked, as 2^15 layers of
 // 2^24 x 2^24 positions pass validate() and would not fit in 64 bits.
+// The float type of a checkpoint's unquantized tensors: torch_dtype (or dtype) float16 is fp16,
+// float32 fp32, anything else bf16.
+WeightFormat float_format(const Cfg& c) {
+  const std::string t = c.has("torch_dtype") ? c.str("torch_dtype", "") : c.str("dtype", "");
+  if (t == "float16") return plain_weight_format(DType::fp16);
+  if (t == "float32") return plain_weight_format(DType::fp32);
+  return plain_weight_format(DType::bf16);
+}
+
+// The quantized format a quantization_config names, or why roofline cannot tell it.
+struct QuantRead {
+  std::optional<WeightFormat> format;
+  std::vector<WeightClass> classes{WeightClass::attention, WeightClass::ffn, WeightClass::experts,
+                                   WeightClass::shared_experts};
+  std::string why;  ///< set when format is empty
+};
+
+std::optional<WeightFormat> group_format(std::string_view method, std::int64_t bits, std::int64_t group, bool zeros) {
+  if (bits != 4 && bits != 8) return std::nullopt;
+  const std::string name = std::string(method) + (bits == 8 ? "-int8" : "") + "-g" + std::to_string(group);
+  if (!zeros) return named_weight_format("int" + std::to_string(bits) + "-g" + std::to_string(group));
+  return named_weight_format(name);
+}
+
+// compressed-tensors' ignore list: the patterns Kimi K2.5's checkpoint names, each leaving a class
+// unquantized; any other pattern leaves the layout unknown.
+bool apply_ignore(const nlohmann::json& ignore, QuantRead& r) {
+  for (const nlohmann::json& p : ignore) {
+    if (!p.is_string()) return false;
+    const std::string s = p.get<std::string>();
+    std::optional<WeightClass> off;
+    if (s == "lm_head") off = WeightClass::head;
+    if (s == "re:.*self_attn.*") off = WeightClass::attention;
+    if (s == "re:.*shared_experts.*") off = WeightClass::shared_experts;
+    if (s == "re:.*mlp\\.(gate|up|gate_up|down)_proj.*") off = WeightClass::ffn;
+    if (!off) return false;
+    std::erase(r.classes, *off);
+  }
+  return true;
+}
+
+QuantRead read_quantization(const Cfg& q) {
+  QuantRead r;
+  const std::string method = q.str("quant_method", "");
+  if (method == "fp8") {
+    // DeepSeek-V3 / R1 / V3.2, Kimi K2, MiniMax-M2: every Linear of the blocks in E4M3 with one fp32
+    // scale per weight_block_size block; the router, embedding, head and vectors stay float.
+    const nlohmann::json* b = q.has("weight_block_size") ? &q.raw("weight_block_size") : nullptr;
+    if (b == nullptr || b->is_null()) {
+      r.format = plain_weight_format(DType::fp8);
+    } else if (*b == nlohmann::json::array({128, 128})) {
+      r.format = named_weight_format("fp8-block128");
+    } else {
+      r.why = "fp8 with weight_block_size " + b->dump() + " (roofline knows [128, 128] and per-tensor)";
+    }
+  } else if (method == "mxfp4") {
+    // gpt-oss: the routed experts in MXFP4; modules_to_not_convert keeps attention, router,
+    // embedding and head in bf16.
+    r.format = named_weight_format("mxfp4");
+    r.classes = {WeightClass::experts};
+  } else if (method == "awq" || method == "gptq") {
+    const std::int64_t bits = q.integer("bits", 4);
+    const std::int64_t group = q.integer("group_size", 128);
+    const bool zeros = method == "gptq" || q.boolean("zero_point", true);
+    r.format = group_format(method, bits, group, zeros);
+    if (!r.format) r.why = method + " with bits " + std::to_string(bits) + " and group_size " + std::to_string(group);
+  } else if (method == "compressed-tensors" && q.has("config_groups")) {
+    const nlohmann::json& groups = q.raw("config_groups");
+    const nlohmann::json* w =
+        groups.is_object() && groups.size() == 1 && groups.begin()->is_object() && groups.begin()->contains("weights")
+            ? &(*groups.begin())["weights"]
+            : nullptr;
+    const bool int_group = w != nullptr && w->is_object() && w->value("type", "") == "int" &&
+                           w->value("strategy", "") == "group" && w->value("symmetric", false);
+    if (int_group) {
+      r.format = named_weight_format("int" + std::to_string(w->value("num_bits", 0)) + "-g" +
+                                     std::to_string(w->value("group_size", 0)));
+    }
+    if (r.format && q.has("ignore") && !apply_ignore(q.raw("ignore"), r)) r.format.reset();
+    if (!r.format) r.why = "compressed-tensors config_groups or ignore patterns other than Kimi K2.5's";
+  } else {
+    r.why = "quant_method " + quote(method);
+  }
+  return r;
+}
+
 std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
   std::vector<std::string> notes;
   if (m.family == "gpt2") {
@@ -615,6 +701,12 @@ std::vector<std::string> checkpoint_notes(const Cfg& c, const ModelConfig& m) {
     notes.emplace_back(
         "quantization_config present: scale tensors (e.g. FP8 weight_scale_inv) stored beside the "
         "weights are not parameters; excluded");
+    const QuantRead q = read_quantization(Cfg(c.raw("quantization_config"), c.where(), c.path("quantization_config")));
+    if (!q.format) {
+      notes.push_back("quantization_config: " + q.why +
+                      " is not a format roofline reads: the weights are sized at bf16 unless --weight-format "
+                      "gives theirs");
+    }
   }
   return notes;
 }
@@ -704,6 +796,14 @@ ModelConfig import_hf_config(const json& j, std::string_view where, std::string_
     read_generic(c, type, m);
   }
   apply_head_defaults(m);
+  if (c.has("quantization_config") && c.raw("quantization_config").is_object()) {
+    const QuantRead q = read_quantization(Cfg(c.raw("quantization_config"), c.where(), c.path("quantization_config")));
+    if (q.format) {
+      WeightLayout l = WeightLayout::all(float_format(c));
+      for (WeightClass k : q.classes) l.set(k, *q.format);
+      m.published_weights = l;
+    }
+  }
   const auto problems = validate(m);
   if (!problems.empty()) {
     const std::string at = pointer.empty() ? std::string() : ": " + std::string(pointer);

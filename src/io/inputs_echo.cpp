@@ -12,6 +12,13 @@ namespace roofline::io {
 
 namespace {
 
+// The format of each weight class, by the class names --weight-format takes.
+nlohmann::json weights_json(const WeightLayout& l) {
+  nlohmann::json j = nlohmann::json::object();
+  for (WeightClass c : kAllWeightClasses) j[std::string(weight_class_name(c))] = l.of(c).name;
+  return j;
+}
+
 // The inputs given, keyed by flag name: a value as typed, true for a switch, an array for a
 // repeatable input. With "command" added it is a batch line, so the result is reproducible.
 nlohmann::json given_json(const ScenarioSpec& spec, unsigned groups) {
@@ -76,6 +83,8 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
       {"weight_format", w.weight_format},
       {"weight_dtype", dtype_name(w.weight_dtype)},
       {"weight_bits", w.weight_bits},
+      {"weights", weights_json(w.weights)},
+      {"weights_published", w.weights_published},
       {"kv_dtype", dtype_name(w.kv_dtype)},
       {"compute_dtype", dtype_name(w.compute_dtype)},
       {"activation_dtype", dtype_name(w.activation_dtype)},

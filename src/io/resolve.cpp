@@ -208,24 +208,59 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   return std::nullopt;
 }
 
-// The workload: every default in one place.
-Workload resolve_workload(const ScenarioSpec& spec, std::int64_t trained) {
-  Workload w;
-  w.batch = spec.batch.value_or(w.batch);
-  w.context = spec.context.value_or(trained > 0 ? trained : kDefaultContextUnknown);
-  w.prompt = spec.prompt.value_or(trained > 0 ? std::min(w.prompt, trained) : w.prompt);
-  w.output = spec.output.value_or(w.output);
+// The weight layout. --dtype and --weight-bits give one format for every class (the whiteboard's
+// N b_w / 8); --weight-format one format, "published", or class=format pairs over the default; the
+// default is the published checkpoint's layout where the model declares one, else bf16.
+void resolve_weights(const ScenarioSpec& spec, const ModelConfig& m, const ParamCounts& c, Workload& w) {
   w.weight_dtype = spec.dtype.value_or(w.weight_dtype);
   WeightFormat format = plain_weight_format(w.weight_dtype);
   if (spec.weight_format && !spec.weight_format->name.empty()) {
     format = *spec.weight_format;
-    w.weight_dtype = format.storage;
   } else if (spec.weight_format) {
     format.bits = spec.weight_format->bits;  // a number of bits: the weight type keeps its name
   }
-  w.weight_format = format.name;
-  w.weight_bits = format.bits;
-  w.compute_dtype = spec.compute_dtype.value_or(default_compute_dtype(format));
+  WeightLayout layout = WeightLayout::all(format);
+  const WeightFormatSpec* f = spec.weight_layout ? &*spec.weight_layout : nullptr;
+  const bool flat = spec.dtype || spec.weight_format || (f && f->all);
+  if (f && f->all) layout = WeightLayout::all(*f->all);
+  if (!flat && m.published_weights) {
+    layout = *m.published_weights;
+    w.weights_published = !f || f->published;
+  }
+  if (f && !flat) {
+    if (f->rest) {
+      for (WeightClass k : kAllWeightClasses) {
+        const bool named =
+            std::any_of(f->classes.begin(), f->classes.end(), [&](const auto& p) { return p.first == k; });
+        if (!named) layout.set(k, *f->rest);
+      }
+    }
+    for (const auto& [k, fmt] : f->classes) layout.set(k, fmt);
+  }
+  w.weights = layout;
+  // The class that holds most of the weights decides the storage type and the compute policy.
+  const WeightFormat& main = layout.of(m.moe.enabled() ? WeightClass::experts : WeightClass::ffn);
+  w.weight_dtype = main.storage;
+  if (layout.uniform()) {
+    w.weight_format = layout.of(WeightClass::ffn).name;
+    w.weight_bits = layout.bits(WeightClass::ffn);
+  } else {
+    w.weight_format = w.weights_published ? "as published" : "per class";
+    const double n = static_cast<double>(c.total);
+    w.weight_bits = n > 0.0 ? stored_weight_bytes(c, layout) * 8.0 / n : layout.bits(WeightClass::ffn);
+  }
+  w.compute_dtype = spec.compute_dtype.value_or(default_compute_dtype(main));
+}
+
+// The workload: every default in one place.
+Workload resolve_workload(const ScenarioSpec& spec, const ModelConfig& m, const ParamCounts& c) {
+  Workload w;
+  const std::int64_t trained = m.max_seq_len;
+  w.batch = spec.batch.value_or(w.batch);
+  w.context = spec.context.value_or(trained > 0 ? trained : kDefaultContextUnknown);
+  w.prompt = spec.prompt.value_or(trained > 0 ? std::min(w.prompt, trained) : w.prompt);
+  w.output = spec.output.value_or(w.output);
+  resolve_weights(spec, m, c, w);
   w.kv_dtype = spec.kv_dtype.value_or(w.kv_dtype);
   w.activation_dtype = DType::bf16;
   w.bw_efficiency = spec.bw_efficiency.value_or(w.bw_efficiency);
@@ -689,7 +724,11 @@ void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std
 // defaults, each rebuilt from the spec so nothing of a previous point remains.
 void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, Diagnostics& diag) {
   Scenario& sc = r.scenario;
-  sc.workload = resolve_workload(spec, sc.model.max_seq_len);
+  sc.workload = resolve_workload(spec, sc.model, sc.counts);
+  if (spec.weight_layout && (spec.dtype || spec.weight_format)) {
+    diag.usage(std::string("--weight-format: contradicts ") + (spec.dtype ? "--dtype" : "--weight-bits") +
+               "; give the weights' format once");
+  }
   r.context_defaulted = !spec.context;
   sc.deployment = Deployment{};
   sc.deployment.devices = spec.devices.value_or(sc.deployment.devices);

@@ -95,6 +95,13 @@ std::vector<std::string> lora_target_names() {
   return names;
 }
 
+std::vector<std::string> weight_format_choices() {
+  std::vector<std::string> names = dtype_names();
+  for (const WeightFormat& f : kNamedWeightFormats) names.emplace_back(f.name);
+  names.emplace_back("published");
+  return names;
+}
+
 std::int64_t positive_count(const std::string& text) {
   const std::int64_t n = parse_count(text);
   if (n < 1) throw InputError(quote(text) + " must be at least 1");
@@ -168,6 +175,26 @@ Price parse_price(const std::string& text) {
   if (!n) throw InputError(quote(text) + usage);
   if (!(*n > 0.0)) throw InputError(quote(text) + " must be a positive price");
   return {*n, *currency};
+}
+
+// A format by name: a plain data type (bf16, fp8, ...) or a named format (mxfp4, q4_k, ...).
+std::optional<WeightFormat> format_by_name(const std::string& name) {
+  if (auto f = named_weight_format(name)) return f;
+  if (auto t = dtype_from_name(name)) return plain_weight_format(*t);
+  return std::nullopt;
+}
+
+std::string weight_format_names() {
+  std::string allowed;
+  for (DType t : kAllDTypes) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(t));
+  for (const WeightFormat& f : kNamedWeightFormats) allowed += ", " + std::string(f.name);
+  return allowed;
+}
+
+std::string weight_class_names() {
+  std::string allowed;
+  for (WeightClass c : kAllWeightClasses) allowed += std::string(weight_class_name(c)) + ", ";
+  return allowed + "rest";
 }
 
 WeightFormat weight_bits(const std::string& text) {
@@ -309,6 +336,11 @@ const std::vector<InputDef> kInputs = {
      "Bits per weight, scales included: a number (4.125) or a format: {choices}",
      [](ScenarioSpec& s, const std::string& t) { s.weight_format = weight_bits(t); }, false, Sweep::none,
      ValueHint::choice, [] { return names_of(kNamedWeightFormats); }},
+    {"weight-format", nullptr, kWeights, "FORMAT|CLASS=FORMAT,...",
+     "Weight format for every class, or per class (experts=mxfp4,attention=bf16,rest=fp8); published: "
+     "the checkpoint's own [default: published where the model declares one, else bf16]",
+     [](ScenarioSpec& s, const std::string& t) { s.weight_layout = parse_weight_format(t); }, false, Sweep::none,
+     ValueHint::text, weight_format_choices},
     {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type",
      [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
      dtype_names, [] { return std::string(dtype_name(Workload{}.kv_dtype)); }},
@@ -542,6 +574,48 @@ std::string join_lines(const std::vector<std::string>& v) {
 
 }  // namespace
 
+WeightFormatSpec parse_weight_format(const std::string& text) {
+  WeightFormatSpec spec;
+  const std::string value = lower(text);
+  if (value.empty()) throw InputError("is empty; give a format (" + weight_format_names() + ") or class=format pairs");
+  if (value == "published") {
+    spec.published = true;
+    return spec;
+  }
+  if (value.find('=') == std::string::npos) {
+    spec.all = format_by_name(value);
+    if (!spec.all) throw InputError(quote(text) + " is not a weight format; formats: " + weight_format_names());
+    return spec;
+  }
+  std::size_t begin = 0;
+  while (begin <= value.size()) {
+    const std::size_t end = std::min(value.find(',', begin), value.size());
+    const std::string item = value.substr(begin, end - begin);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      throw InputError(quote(item) + " is not class=format; in a list every item names its class (" +
+                       weight_class_names() + ")");
+    }
+    const std::string cls = item.substr(0, eq);
+    const std::optional<WeightFormat> f = format_by_name(item.substr(eq + 1));
+    if (!f) throw InputError(quote(item.substr(eq + 1)) + " is not a weight format; formats: " + weight_format_names());
+    const std::optional<WeightClass> c = weight_class_from_name(cls);
+    const bool repeated =
+        (cls == "rest" && spec.rest) ||
+        (c && std::any_of(spec.classes.begin(), spec.classes.end(), [&](const auto& p) { return p.first == *c; }));
+    if (repeated) throw InputError(quote(cls) + " is given twice");
+    if (cls == "rest") {
+      spec.rest = f;
+    } else if (c) {
+      spec.classes.emplace_back(*c, *f);
+    } else {
+      throw InputError(quote(cls) + " is not a weight class; classes: " + weight_class_names());
+    }
+    begin = end + 1;
+  }
+  return spec;
+}
+
 void Diagnostics::check() const {
   if (messages_.empty()) return;
   if (usage_) throw UsageError(join_lines(messages_));
@@ -554,9 +628,12 @@ namespace {
 
 // A list or a range where the input takes one value (a flag that does not sweep, or a batch line,
 // which never sweeps) is named as such, rather than as a number with a strange suffix. Inputs whose
-// value is a list (--lora-targets) or a name (--gpu, --draft: a path may hold a comma) are exempt.
+// value is a list (--lora-targets, --weight-format) or a name (--gpu, --draft: a path may hold a
+// comma) are exempt.
 void check_one_value(const InputDef& def, const std::string& text) {
   if (def.hint == ValueHint::list || def.hint == ValueHint::gpu || def.hint == ValueHint::model) return;
+  // --weight-format's class=format pairs are one value (parse_weight_format reads the commas).
+  if (std::string_view(def.name) == "weight-format") return;
   const char* shape = text.find(',') != std::string::npos    ? "list"
                       : text.find("..") != std::string::npos ? "range"
                                                              : "";

@@ -93,6 +93,18 @@ struct GivenInput {
   std::string text;
 };
 
+/// --weight-format: one format for every weight class ("bf16"), the published checkpoint's layout
+/// ("published"), or class=format pairs over the default layout ("experts=mxfp4,rest=bf16").
+struct WeightFormatSpec {
+  std::optional<WeightFormat> all;
+  bool published = false;
+  std::vector<std::pair<WeightClass, WeightFormat>> classes;
+  std::optional<WeightFormat> rest;  ///< rest=F: every class the pairs do not name
+};
+
+/// Parses --weight-format's value; throws InputError naming what is allowed.
+WeightFormatSpec parse_weight_format(const std::string& text);
+
 struct ScenarioSpec {
   std::string model;  ///< preset name, HF repo id alias, file path, "-" (stdin); empty: flags alone
   std::optional<std::string> model_json_text;  ///< an inline config object (JSON input), as text
@@ -105,7 +117,8 @@ struct ScenarioSpec {
   std::optional<std::int64_t> devices, batch, context, prompt, output;
   std::optional<double> measured_tokens_per_s;
   std::optional<DType> dtype, kv_dtype, compute_dtype;
-  std::optional<WeightFormat> weight_format;  ///< --weight-bits: a named format or a number of bits
+  std::optional<WeightFormat> weight_format;      ///< --weight-bits: a named format or a number of bits
+  std::optional<WeightFormatSpec> weight_layout;  ///< --weight-format: per class, or one for all
   std::optional<ReserveSpec> reserve;
   std::optional<double> bw_efficiency, mfu;
   std::optional<FlopBasis> basis;

@@ -1030,7 +1030,10 @@ def monotone_in_reserve(ctx):
 
 FORMAT_BITS = {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4,
                "q4_0": 4.5, "q4_k": 4.5, "q5_k": 5.5, "q6_k": 6.5625, "q8_0": 8.5, "int4-g128": 4.125,
-               "int4-g64": 4.25, "int4-g32": 4.5, "int8-g128": 8.125}
+               "int4-g64": 4.25, "int4-g32": 4.5, "int8-g128": 8.125, "awq-g128": 4.15625, "awq-g64": 4.3125,
+               "gptq-g128": 4.15625, "gptq-int8-g128": 8.1875, "mxfp4": 4.25, "mxfp8": 8.25, "nvfp4": 4.5,
+               "fp8-block128": 8 + 32 / 16384, "q4_1": 5, "q5_0": 5.5, "q5_1": 6, "q2_k": 2.625, "q3_k": 3.4375,
+               "tq1_0": 1.6875, "tq2_0": 2.0625}
 
 
 def bits_of(plan):
@@ -1052,7 +1055,8 @@ def params_sum_to_total(ctx):
         if a is None:
             continue
         m = ctx.cat.models[plan.model]
-        d = {"results": a, "bits": bits_of(plan), "arch": m["arch"]}
+        published = plan.get("weight-bits") is None and plan.get("dtype") is None and m.get("published_weights")
+        d = {"results": a, "bits": bits_of(plan), "arch": m["arch"], "published": published}
         data.append((plan, d))
         ctx.check.case(plan.cmdline("--format", "json"))
         for message in check_params(d):
@@ -1094,7 +1098,17 @@ def check_params(d):
     if p.get("active_params", total) > total:
         out.append(f"active {p['active_params']:,} > total {total:,}")
     want = total * d["bits"] / 8
-    if not close(r["weights"]["weight_bytes"], want, 1e-12):
+    if d.get("published") and "checkpoint_bytes" in r["weights"]:
+        # The published layout (gpt-oss: MXFP4 experts) against the checkpoint row, which sums the
+        # block-scaled matrices one by one (params.cpp checkpoint_bytes).
+        want = r["weights"]["checkpoint_bytes"]
+        if not close(r["weights"]["weight_bytes"], want, 1e-12):
+            out.append(f"weight bytes {r['weights']['weight_bytes']!r} != the checkpoint's {want!r}")
+    elif d.get("published"):
+        # Another published layout (DeepSeek's FP8 blocks): fewer bytes than bf16, more than 1 a weight.
+        if not total < r["weights"]["weight_bytes"] < total * 2:
+            out.append(f"weight bytes {r['weights']['weight_bytes']!r} outside ({total:,}, 2 x {total:,})")
+    elif not close(r["weights"]["weight_bytes"], want, 1e-12):
         out.append(f"weight bytes {r['weights']['weight_bytes']!r} != {total:,} x {d['bits']} / 8 = {want!r}")
     for row in r.get("weights_by_dtype", []):
         want = total * row["bits_per_weight"] / 8

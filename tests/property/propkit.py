@@ -612,6 +612,7 @@ class Catalogue:
             m["experts"] = (a.get("moe") or {}).get("n_experts", 0)
             m["hybrid"] = bool((a.get("hybrid") or {}).get("layers"))
             m["mtp"] = a.get("mtp_layers", 0) > 0
+            m["published_weights"] = column["inputs"]["workload"].get("weights_published", False)
         return {"models": table, "gpus": {g["name"]: g for g in gpus.json()["results"]["gpus"]}}
 
     def heads_split(self, name, limit=8):

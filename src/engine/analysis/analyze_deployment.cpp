@@ -39,6 +39,7 @@ SequenceCache sequence_cache(const Scenario& s) {
 // Weights and the cache shares of one device of the layout t x p (e expert ranks).
 struct DeviceMemory {
   DeviceParams params;
+  DeviceParams stage_bytes;  // the weights each stage's device holds, in bytes
   units::Bytes weights;
   double kv_share = 0.0;     // of the attention KV; 0 without attention heads
   double state_share = 0.0;  // of the recurrent state
@@ -55,7 +56,8 @@ DeviceMemory device_memory(const Scenario& s, std::int64_t t, std::int64_t p, st
   const ModelConfig& m = s.model;
   DeviceMemory d;
   d.params = params_per_device(s.counts, serving_degrees(t, p, e));
-  d.weights = weight_bytes(d.params.most_loaded(), s.workload.weight_bits);
+  d.stage_bytes = weights_per_device(s.counts, serving_degrees(t, p, e), s.workload);
+  d.weights = units::Bytes{d.stage_bytes.most_loaded()};
   // MLA's latent is one head that every tensor rank keeps whole; a pure state-space model has none.
   const double heads = m.mla.enabled() ? 1.0 : static_cast<double>(m.n_kv_heads);
   const auto td = static_cast<double>(t);
@@ -177,8 +179,8 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const auto in_flight = batch * static_cast<double>(dep.micro_batches);
   r.layers_per_stage = static_cast<double>(m.n_layers) / p;
   const units::Bytes kv_held = r.kv_per_sequence_per_device * in_flight + r.reserve_per_device;
-  r.first_stage_required = weight_bytes(d.params.first_stage, w.weight_bits) + kv_held;
-  r.last_stage_required = weight_bytes(d.params.last_stage, w.weight_bits) + kv_held;
+  r.first_stage_required = units::Bytes{d.stage_bytes.first_stage} + kv_held;
+  r.last_stage_required = units::Bytes{d.stage_bytes.last_stage} + kv_held;
   r.required_per_device = r.weights_per_device + r.kv_per_sequence_per_device * in_flight + r.reserve_per_device;
   r.fits = r.required_per_device <= r.capacity_per_device;
   r.max_sequences =
@@ -197,7 +199,10 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const DeviceParams read = params_read_per_device(m, s.counts, serving_degrees(dep.tensor, dep.pipeline, dep.expert),
                                                    batch, r.expert_tokens, w.decode_bytes, w.moe_decode);
   r.params_read_per_device = read.most_loaded();
-  r.weights_read_per_device = weight_bytes(r.params_read_per_device, w.weight_bits);
+  r.weights_read_per_device =
+      units::Bytes{weights_read_per_device(m, s.counts, serving_degrees(dep.tensor, dep.pipeline, dep.expert), batch,
+                                           r.expert_tokens, w)
+                       .most_loaded()};
   r.params_read_share = r.params_read_per_device / d.params.most_loaded();
   r.flops_per_device =
       (forward_flops_per_token(s.counts, w.basis) + attention_flops_decode_token(m, static_cast<double>(w.context))) *

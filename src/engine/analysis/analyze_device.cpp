@@ -22,7 +22,7 @@ CapacityResult capacity_at(const Scenario& s, std::int64_t batch, std::int64_t c
   }
   r.devices = s.deployment.devices;
   r.capacity = total_capacity(s);
-  r.weights = weight_bytes(static_cast<double>(s.counts.total), w.weight_bits);
+  r.weights = stored_weights(s.counts, w);
   r.reserve_per_device = w.reserve;
   r.reserve = total_reserve(s);
   r.free = free_memory(r.capacity, r.weights, r.reserve);
@@ -237,7 +237,8 @@ SpeculativeResult analyze_speculative(const Scenario& s, std::int64_t context) {
   r.speedup_bound = speculative_speedup_bound(r.acceptance, r.draft_len, r.cost_ratio);
   // A self-draft's MTP modules are stored beside the model (and share its embedding and head).
   r.draft_params = static_cast<double>(spec.self_draft ? s.counts.mtp_excluded : spec.draft_counts.total);
-  r.draft_weight_bytes = weight_bytes(r.draft_params, w.weight_bits);
+  r.draft_weight_bytes =
+      spec.self_draft ? weight_bytes(r.draft_params, w.weight_bits) : stored_weights(spec.draft_counts, w);
   r.draft_kv_bytes = kv_bytes_per_sequence(spec.draft, static_cast<double>(context), dtype_bytes(w.kv_dtype)) *
                      static_cast<double>(w.batch);
   return r;

@@ -1,5 +1,6 @@
 // Model-only analyses: params, flops, kv, elementwise.
 #include "roofline/analysis/model.hpp"
+#include "roofline/decode.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/memory.hpp"
@@ -93,7 +94,7 @@ ParamsResult analyze_params(const Scenario& s) {
   r.published_applies = s.provenance.published_params.has_value() && !s.provenance.modified;
   r.published_matches = r.published_applies && *s.provenance.published_params == c.total;
   const double n = static_cast<double>(c.total);
-  r.weight_bytes = weight_bytes(n, s.workload.weight_bits);
+  r.weight_bytes = stored_weights(c, s.workload);
   r.training_state_bytes_per_param = kMixedAdamBytesPerParam;
   r.training_state_bytes = training_state_bytes(n, kMixedAdamBytesPerParam);
   for (DType d : {DType::fp32, DType::bf16, DType::fp16, DType::fp8, DType::int8, DType::int4, DType::fp4}) {

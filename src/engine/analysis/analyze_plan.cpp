@@ -2,6 +2,7 @@
 // within its KV budget and the step target, the groups and devices the load needs, the cost.
 #include "roofline/analysis/serving.hpp"
 #include "roofline/checked.hpp"
+#include "roofline/decode.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/roofline.hpp"
@@ -26,7 +27,7 @@ units::Seconds prefill_floor(const Scenario& s, std::int64_t devices) {
   const Workload& w = s.workload;
   const double prompt = static_cast<double>(w.prompt);
   const units::Flop f = prefill_flops(s.model, s.counts, prompt, w.basis, w.lm_head, w.attention);
-  const units::Bytes q{static_cast<double>(s.counts.total) * w.weight_bits / 8.0};
+  const units::Bytes q = stored_weights(s.counts, w);
   const auto n = static_cast<double>(devices);
   const HardwareConfig& hw = s.accelerator->hw;
   const units::FlopPerSecond peak = device_peak(s).value_or(units::FlopPerSecond{HUGE_VAL}) * (w.mfu * n);

@@ -12,6 +12,37 @@
 #include "text/names.hpp"
 
 namespace roofline::format {
+
+std::string weights_text(const Workload& w) {
+  const WeightLayout& l = w.weights;
+  if (l.uniform()) return std::string(w.weight_format);
+  // The format most classes share is the rest; the others are named with their classes, in order.
+  std::size_t rest = 0;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < kWeightClasses; ++i) {
+    const auto n = static_cast<std::size_t>(std::count(l.formats.begin(), l.formats.end(), l.formats[i]));
+    if (n > best) {
+      best = n;
+      rest = i;
+    }
+  }
+  std::vector<std::string> parts;
+  std::vector<bool> done(kWeightClasses, false);
+  for (std::size_t i = 0; i < kWeightClasses; ++i) {
+    if (done[i] || l.formats[i] == l.formats[rest]) continue;
+    std::vector<std::string> classes;
+    for (std::size_t j = i; j < kWeightClasses; ++j) {
+      if (l.formats[j] == l.formats[i]) {
+        classes.emplace_back(weight_class_name(kAllWeightClasses[j]));
+        done[j] = true;
+      }
+    }
+    parts.push_back(fmt::format("{} {}", l.formats[i].name, fmt::join(classes, ", ")));
+  }
+  parts.push_back(fmt::format("{} rest", l.formats[rest].name));
+  return fmt::format("{}: {}", w.weight_format, fmt::join(parts, "; "));
+}
+
 namespace {
 
 std::string bits_text(double bits) { return num(bits); }
@@ -54,7 +85,11 @@ std::string model_line(const Subject& in) {
 std::string conventions_line(const Subject& in) {
   const Workload& w = in.scenario.workload;
   std::vector<std::string> parts;
-  if (in.reads.weights) parts.push_back(fmt::format("weights {} ({} bits)", w.weight_format, bits_text(w.weight_bits)));
+  if (in.reads.weights && w.weights.uniform()) {
+    parts.push_back(fmt::format("weights {} ({} bits)", w.weight_format, bits_text(w.weight_bits)));
+  } else if (in.reads.weights) {
+    parts.push_back(fmt::format("weights {} ({} bits on average)", weights_text(w), bits_text(w.weight_bits)));
+  }
   if (in.reads.kv_dtype) parts.push_back(fmt::format("KV {}", dtype_name(w.kv_dtype)));
   if (in.reads.compute_dtype && in.scenario.accelerator) {
     parts.push_back(fmt::format("compute {}", dtype_name(w.compute_dtype)));

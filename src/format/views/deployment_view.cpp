@@ -60,7 +60,8 @@ const std::vector<Field<D>> kDeployment = {
     {"weight_bytes_per_device", "weights per device", "S000-1.3", "Psi_dev b_w",
      [](const D& x) { return cell(x.r.weights_per_device); },
      [](const D& x) {
-       return fmt::format("{} x {} / 8", num(x.r.stage_params.most_loaded()), num(x.in.scenario.workload.weight_bits));
+       const double n = x.r.stage_params.most_loaded();
+       return fmt::format("{} x {} / 8", num(n), num(shown_bits(x.in.scenario.workload, n, x.r.weights_per_device)));
      }},
     {"kv_share_per_device", "share of a sequence's KV per device", "SH19-3", "(1/p) / min(t, h_kv)",
      [](const D& x) { return number(x.r.kv_share); },
@@ -147,7 +148,9 @@ const std::vector<Field<D>> kDeployment = {
      "Psi_dev,read b_w: routed experts in the share E (1 - (1 - k/E)^n_e) / E, the gathered table rows",
      [](const D& x) { return cell(x.r.weights_read_per_device); },
      [](const D& x) {
-       return fmt::format("{} x {} / 8", num(x.r.params_read_per_device), num(x.in.scenario.workload.weight_bits));
+       const double n = x.r.params_read_per_device;
+       return fmt::format("{} x {} / 8", num(n),
+                          num(shown_bits(x.in.scenario.workload, n, x.r.weights_read_per_device)));
      },
      [](const D& x) { return fmt::format("{:.4g} % of the weights held", 100.0 * x.r.params_read_share); }},
     {"stage_bytes", "decode bytes per device", "S003-2.5", "Q_w,dev + B M_KV,dev",

@@ -93,8 +93,9 @@ const std::vector<Field<C>> kCapacity = {
     in_brief<C>(kBriefReport | kBriefMemory,
                 {"weight_bytes", "weights", "S000-1.3", "M_w = N b_w / 8", [](const C& c) { return cell(c.r.weights); },
                  [](const C& c) {
+                   const auto n = static_cast<double>(c.in.scenario.counts.total);
                    return fmt::format("{} x {} / 8", num(c.in.scenario.counts.total),
-                                      num(c.in.scenario.workload.weight_bits));
+                                      num(shown_bits(c.in.scenario.workload, n, c.r.weights)));
                  }}),
     {"reserve_bytes", "", "D13", "R = G R_device", [](const C& c) { return cell(c.r.reserve); },
      [](const C& c) { return fmt::format("{} x {}", num(c.r.devices), num(c.r.reserve_per_device)); }, nullptr, nullptr,
@@ -196,7 +197,10 @@ struct D {
 const std::vector<Field<D>> kDecode = {
     in_sweep<D>(kSweepDecode, "weights read", {"weight_bytes_per_step", "weights read per step", "S003-2.5", "N_read b_w / 8",
      [](const D& d) { return cell(d.r.step.weight_bytes); },
-     [](const D& d) { return fmt::format("{} x {} / 8", num(d.r.step.params_read), num(d.w().weight_bits)); },
+     [](const D& d) {
+       return fmt::format("{} x {} / 8", num(d.r.step.params_read),
+                          num(shown_bits(d.w(), d.r.step.params_read, d.r.step.weight_bytes)));
+     },
      [](const D& d) {
        return std::string(d.w().decode_bytes == DecodeBytes::touched ? "weights actually read" : "all weights");
      }}),

@@ -203,19 +203,20 @@ const std::vector<Field<P>> kParams = {
 };
 
 const std::vector<Field<P>> kWeights = {
-    in_sweep<P>(kSweepParams, "weights",
-                in_brief<P>(kBriefParams, {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8",
-                                           [](const P& p) { return cell(p.r.weight_bytes); },
-                                           [](const P& p) {
-                                             return fmt::format("{} x {} / 8", num(p.c().total),
-                                                                num(p.in.scenario.workload.weight_bits));
-                                           },
-                                           nullptr, nullptr,
-                                           [](const P& p) {
-                                             const Workload& w = p.in.scenario.workload;
-                                             return fmt::format("weights ({}, {} bits)", w.weight_format,
-                                                                num(w.weight_bits));
-                                           }})),
+    in_sweep<P>(
+        kSweepParams, "weights",
+        in_brief<P>(kBriefParams, {"weight_bytes", "", "S000-1.3", "M_w = N b_w / 8",
+                                   [](const P& p) { return cell(p.r.weight_bytes); },
+                                   [](const P& p) {
+                                     const auto n = static_cast<double>(p.c().total);
+                                     return fmt::format("{} x {} / 8", num(p.c().total),
+                                                        num(shown_bits(p.in.scenario.workload, n, p.r.weight_bytes)));
+                                   },
+                                   nullptr, nullptr,
+                                   [](const P& p) {
+                                     const Workload& w = p.in.scenario.workload;
+                                     return fmt::format("weights ({}, {} bits)", w.weight_format, num(w.weight_bits));
+                                   }})),
     {"checkpoint_bytes", "checkpoint as published", "OCP23-5.3", "M_ckpt = (N - W_e) b_o / 8 + W_e (b_v + b_s / B) / 8",
      [](const P& p) { return cell(units::Bytes{static_cast<double>(p.c().checkpoint_bytes)}); },
      [](const P& p) {

@@ -62,7 +62,8 @@ const std::vector<Field<S>> kSpeculative = {
     {"draft_weight_bytes", "draft weights", "S000-1.3", "N_draft b_w",
      [](const S& x) { return cell(x.r.draft_weight_bytes); },
      [](const S& x) {
-       return fmt::format("{} x {} / 8", num(x.r.draft_params), num(x.in.scenario.workload.weight_bits));
+       return fmt::format("{} x {} / 8", num(x.r.draft_params),
+                          num(shown_bits(x.in.scenario.workload, x.r.draft_params, x.r.draft_weight_bytes)));
      },
      [](const S& x) { return std::string(x.sp().self_draft ? "stored beside the model" : ""); }},
     {"draft_kv_bytes", "draft KV cache, the batch", "S000-eq1.1", "B M_KV,draft(T)",
