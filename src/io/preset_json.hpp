@@ -29,6 +29,9 @@ struct ModelPreset {
   /// Checkpoint tensors that are not parameters (rotary buffers, causal masks, quantization
   /// scales), named for configs a user passes; excluded from every count.
   std::vector<std::string> checkpoint_notes;
+  /// How the name typed reached this preset when it was not a name or alias (a fine-tune's or a
+  /// quantized upload's repo id read as its base architecture), for the notes.
+  std::vector<std::string> resolution_notes;
   std::string origin;  ///< "builtin", a file path, "stdin" or "flags"
   InputFormat input_format = InputFormat::preset;
   /// Read by the generic decoder reading (an unknown model_type): labelled in every output, refused

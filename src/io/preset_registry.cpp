@@ -563,6 +563,92 @@ std::string PresetRegistry::unknown_hint(PresetKind kind, std::string_view spec)
   return suggest_preset(spec, spellings);
 }
 
+namespace {
+
+// A repo id of a fine-tune or a quantized upload, read as its base: the name's dash-separated words
+// that name a tuning (Instruct, Chat, it), a date (2407, 20240620) or a storage format (FP8, AWQ,
+// GPTQ, Int4, GGUF, ...) taken out. The formats the words name, for the weights as published.
+struct BaseName {
+  std::string base;                    ///< org/name without those words
+  std::vector<std::string> dropped;    ///< as typed
+  std::optional<WeightFormat> format;  ///< what an FP8 / AWQ / GPTQ word names
+  bool gguf = false;                   ///< a GGUF upload: its files mix types per tensor
+};
+
+bool is_date_word(std::string_view w) {
+  return (w.size() == 4 || w.size() == 6 || w.size() == 8) &&
+         std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<BaseName> base_name(std::string_view spec) {
+  const std::size_t slash = spec.rfind('/');
+  const std::string org(slash == std::string_view::npos ? std::string_view() : spec.substr(0, slash + 1));
+  const std::string_view name = slash == std::string_view::npos ? spec : spec.substr(slash + 1);
+  BaseName b;
+  std::vector<std::string> kept;
+  bool int8 = false;
+  bool gptq = false;
+  std::size_t begin = 0;
+  while (begin <= name.size()) {
+    const std::size_t end = std::min(name.find('-', begin), name.size());
+    const std::string word(name.substr(begin, end - begin));
+    const std::string w = lower(word);
+    const bool tuning = w == "instruct" || w == "chat" || w == "it" || w == "hf";
+    const bool storage = w == "fp8" || w == "awq" || w == "gptq" || w == "int4" || w == "int8" || w == "gguf" ||
+                         w == "dynamic" || w == "bf16";
+    if (!kept.empty() && (tuning || storage || is_date_word(w))) {
+      b.dropped.push_back(word);
+      if (w == "fp8") b.format = plain_weight_format(DType::fp8);
+      if (w == "awq") b.format = named_weight_format("awq-g128");
+      gptq = gptq || w == "gptq";
+      int8 = int8 || w == "int8";
+      b.gguf = b.gguf || w == "gguf";
+    } else {
+      kept.push_back(word);
+    }
+    begin = end + 1;
+  }
+  if (gptq) b.format = named_weight_format(int8 ? "gptq-int8-g128" : "gptq-g128");
+  if (b.dropped.empty() || kept.empty()) return std::nullopt;
+  b.base = org;
+  for (std::size_t i = 0; i < kept.size(); ++i) b.base += (i > 0 ? "-" : "") + kept[i];
+  return b;
+}
+
+}  // namespace
+
+std::optional<ModelPreset> PresetRegistry::load_variant(std::string_view spec) const {
+  const std::optional<BaseName> b = base_name(spec);
+  if (!b) return std::nullopt;
+  std::optional<Resolved> r = resolve(PresetKind::model, b->base);
+  const std::size_t slash = b->base.rfind('/');
+  if (!r && slash != std::string::npos) r = resolve(PresetKind::model, std::string_view(b->base).substr(slash + 1));
+  if (!r) return std::nullopt;
+  ModelPreset p = parse_model(*r->entry);
+  std::string words;
+  for (const std::string& w : b->dropped) words += (words.empty() ? "-" : ", -") + w;
+  p.resolution_notes.push_back("MODEL " + std::string(spec) + " read as " + p.config.name + " (" + b->base +
+                               "): the words " + words +
+                               " name a fine-tune, a date or a storage format of the same architecture");
+  if (b->format) {
+    WeightLayout l = p.config.published_weights.value_or(WeightLayout::all(plain_weight_format(DType::bf16)));
+    for (WeightClass k :
+         {WeightClass::attention, WeightClass::ffn, WeightClass::experts, WeightClass::shared_experts}) {
+      l.set(k, *b->format);
+    }
+    p.config.published_weights = l;
+    p.resolution_notes.push_back("weights as the name says: " + std::string(b->format->name) +
+                                 " matrices in the blocks, the embedding, head, router and norms as the base "
+                                 "checkpoint stores them (--weight-format gives another)");
+  }
+  if (b->gguf) {
+    p.resolution_notes.emplace_back(
+        "a GGUF upload holds one file per quantization type, each mixing types per tensor: the weights are sized "
+        "as the base checkpoint stores them; --weight-format q4_k (or another) gives a file's");
+  }
+  return p;
+}
+
 ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) const {
   if (spec == "-") {
     const std::string text = read_stream(in, "<stdin>");
@@ -574,6 +660,18 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
   if (const PresetEntry* e = find(PresetKind::model, spec)) return parse_model(*e);
   if (!spec.ends_with(".json")) {
     if (auto r = resolve(PresetKind::model, spec)) return parse_model(*r->entry);
+  }
+  if (!spec.ends_with(".json") && !names_a_file(spec)) {
+    if (std::optional<ModelPreset> v = load_variant(spec)) return std::move(*v);
+  }
+  // An org/name that is no preset, alias or file: a repo id roofline does not know.
+  if (!spec.ends_with(".json") && !names_a_file(spec) && std::count(spec.begin(), spec.end(), '/') == 1 &&
+      spec.front() != '/' && spec.front() != '.') {
+    const std::string hint = unknown_hint(PresetKind::model, spec.substr(spec.find('/') + 1));
+    throw InputError("MODEL: " + quote(spec) +
+                     " is no preset, alias or file; roofline looked in its presets and their aliases (with "
+                     "-Instruct, -it, -FP8, -AWQ, ... taken out) and for a file of that path" +
+                     (hint.empty() ? "; see `roofline models --names`" : hint));
   }
   if (looks_like_path(spec) || names_a_file(spec)) {
     const std::string path(spec);

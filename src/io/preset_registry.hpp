@@ -65,6 +65,9 @@ class PresetRegistry {
   /// A preset name or alias, a path to a preset or HF config.json, or "-" for `in`. The returned
   /// config's name is the canonical preset name, whatever spelling `spec` used.
   ModelPreset load_model(std::string_view spec, std::istream& in) const;
+  /// A repo id of a fine-tune or quantized upload (-Instruct, -it, -FP8, -AWQ, a date) read as the
+  /// preset of its base name, with notes saying so; nullopt when no base name is a preset.
+  std::optional<ModelPreset> load_variant(std::string_view spec) const;
   /// A GPU preset name or alias, or a path to a GPU preset file.
   HardwareConfig load_gpu(std::string_view spec) const;
 

@@ -682,7 +682,9 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   if (r.model.origin != "builtin") {
     for (const std::string& n : r.model.checkpoint_notes) r.notes.push_back(n);
   }
-  if (!spec.model.empty() && spec.model != "-" && r.model.origin == "builtin" && spec.model != sc.model.name) {
+  for (const std::string& n : r.model.resolution_notes) r.notes.push_back(n);
+  if (!spec.model.empty() && spec.model != "-" && r.model.origin == "builtin" && spec.model != sc.model.name &&
+      r.model.resolution_notes.empty()) {
     r.notes.push_back("MODEL " + spec.model + " resolved to " + sc.model.name);
   }
 }

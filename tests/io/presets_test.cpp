@@ -58,6 +58,7 @@ const std::vector<Expected> kExpected = {
     {"llama3.2-3b", 3'212'749'824, 3'212'749'824, "published-group1.tsv:11"},
     {"llama3.3-70b", 70'553'706'496, 70'553'706'496, "published-group1.tsv:12"},
     {"mistral-7b", 7'241'732'096, 7'241'732'096, "published-group1.tsv:13"},
+    {"mistral-7b-v0.3", 7'248'023'552, 7'248'023'552, "published-group1.tsv:33"},
     {"mixtral-8x7b", 46'702'792'704, 12'879'925'248, "published-group1.tsv:14"},
     {"mixtral-8x22b", 140'620'634'112, 39'152'031'744, "published-group1.tsv:15"},
     {"qwen2.5-7b", 7'615'616'512, 7'615'616'512, "published-group1.tsv:16"},
@@ -237,9 +238,9 @@ const char* const kTinyModelJson = R"({
 
 }  // namespace
 
-TEST_CASE("io: built-in registry lists 160 model and 61 GPU presets", "[io][presets]") {
+TEST_CASE("io: built-in registry lists 161 model and 61 GPU presets", "[io][presets]") {
   const PresetRegistry r({});
-  CHECK(r.entries(PresetKind::model).size() == 160);
+  CHECK(r.entries(PresetKind::model).size() == 161);
   CHECK(r.entries(PresetKind::gpu).size() == 61);
   CHECK(r.entries(PresetKind::model).size() >= 100);  // issue 10: at least 100 models
   CHECK(r.entries(PresetKind::gpu).size() >= 55);     // issue 10: at least 55 accelerators
@@ -692,7 +693,10 @@ TEST_CASE("io: model presets answer to their Hugging Face repo ids and common sp
       "architecture": {"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 256, "vocab_size": 1000}})");
   const PresetRegistry u({dir.str()});
   CHECK(u.load_model("ORG/tiny-1", no_stdin).config.name == "tiny");
-  REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin), "org/absent: cannot open file: No such file or directory");
+  REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin),
+                      "MODEL: \"org/absent\" is no preset, alias or file; roofline looked in its presets and their "
+                      "aliases (with -Instruct, -it, -FP8, -AWQ, ... taken out) and for a file of that path; see "
+                      "`roofline models --names`");
 }
 
 // Did-you-mean never offers a different size or version: a user who accepts it would size the
