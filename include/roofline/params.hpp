@@ -83,6 +83,18 @@ std::int64_t block_scaled_matrix_bytes(std::int64_t rows, std::int64_t cols, con
 /// Stored bytes of a checkpoint with block-scaled routed experts: (N - W_e) b_o / 8 + sum over the
 /// expert matrices of block_scaled_matrix_bytes  [OCP23 §5.3] [OA25 §2.1]
 std::int64_t checkpoint_bytes(const ModelConfig& m, const ParamCounts& c);
+/// Active parameters under the conventions vendors' cards use: `physical` (roofline's: every
+/// parameter a token's forward pass uses, the input table included), without the input table
+/// (and learned positions): N_active - V e - n_pos d when untied (the gpt-oss and DeepSeek-V2-Lite cards:
+/// 5.13B for gpt-oss-120b), and without the output head too: - V e once more (a tied table is
+/// the head: it leaves once)  [OA25 §2.1]
+struct ActiveConventions {
+  std::int64_t physical = 0;
+  std::int64_t without_embedding = 0;
+  std::int64_t without_embedding_or_head = 0;
+};
+ActiveConventions active_conventions(const ModelConfig& m, const ParamCounts& c);
+
 /// Bytes of the parameters `c` counts with each weight class in its format of `l`: the sum over
 /// the components of n_c b_c / 8, a component's vectors at the vectors' format  [S000-1.3]
 double stored_weight_bytes(const ParamCounts& c, const WeightLayout& l);

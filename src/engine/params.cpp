@@ -440,6 +440,16 @@ i64 checkpoint_bytes(const ModelConfig& m, const ParamCounts& c) {
   return checked_add(checked_mul(c.total - c.expert_matrix_params, s.other_bits) / 8, experts);
 }
 
+ActiveConventions active_conventions(const ModelConfig& m, const ParamCounts& c) {
+  ActiveConventions a;
+  a.physical = c.active;
+  // A tied table is the head's matrix: a token multiplies it, so only the head convention drops it.
+  const i64 input = m.tied_embeddings ? c.positions : checked_add(c.embedding, c.positions);
+  a.without_embedding = c.active - input;
+  a.without_embedding_or_head = a.without_embedding - c.head_matmul;
+  return a;
+}
+
 double component_bytes(const ParamComponent& p, double n, const WeightLayout& l) {
   const double count = static_cast<double>(p.count);
   const double vectors = count > 0.0 ? n * static_cast<double>(p.vectors) / count : 0.0;

@@ -136,3 +136,25 @@ TEST_CASE("a layout of a format per class: layer's rows are decode's and prefill
   }
   CHECK(models >= 100);
 }
+
+TEST_CASE("params names the active count of each convention the vendors' cards use", "[active]") {
+  struct Row {
+    const char* model;
+    std::int64_t physical, without_embedding, without_embedding_or_head;
+    const char* card;
+  };
+  const Row rows[] = {
+      // gpt-oss card Table 1 (OA25 §2.1): 5.13B and 3.61B active, the embedding left out
+      {"gpt-oss-120b", 5711982912, 5711982912 - 579133440, 5711982912 - 2 * 579133440, "5.13B"},
+      {"gpt-oss-20b", 4187440704, 4187440704 - 579133440, 4187440704 - 2 * 579133440, "3.61B"},
+      // DeepSeek-V2-Lite card: 2.4B activated, 102,400 x 2,048 table left out
+      {"deepseek-v2-lite", 2661150208, 2661150208 - 209715200, 2661150208 - 2 * 209715200, "2.4B"},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.model, r.card);
+    const nlohmann::json p = json_of({"params", r.model}).at("results").at("params");
+    CHECK(p.at("active_params") == r.physical);
+    CHECK(p.at("active_params_without_embedding") == r.without_embedding);
+    CHECK(p.at("active_params_without_embedding_or_head") == r.without_embedding_or_head);
+  }
+}

@@ -193,6 +193,22 @@ const std::vector<Field<P>> kParams = {
                    return s;
                  },
                  nullptr, [](const P& p) { return p.m().moe.enabled() || p.c().vision > 0; }}),
+    {"active_params_without_embedding", "active without the input table", "OA25-2.1",
+     "N_active - V e - n_pos d (untied; a tied table stays, it is the head)",
+     [](const P& p) { return cell(active_conventions(p.m(), p.c()).without_embedding); },
+     [](const P& p) {
+       return fmt::format("{} - {}", num(p.c().active),
+                          num(p.c().active - active_conventions(p.m(), p.c()).without_embedding));
+     },
+     nullptr, [](const P& p) { return p.m().moe.enabled(); }},
+    {"active_params_without_embedding_or_head", "active without the table and the head", "OA25-2.1",
+     "N_active - V e - n_pos d - V e_head",
+     [](const P& p) { return cell(active_conventions(p.m(), p.c()).without_embedding_or_head); },
+     [](const P& p) {
+       const ActiveConventions a = active_conventions(p.m(), p.c());
+       return fmt::format("{} - {}", num(a.without_embedding), num(p.c().head_matmul));
+     },
+     nullptr, [](const P& p) { return p.m().moe.enabled(); }},
     {"mtp_params_excluded", "MTP layers (excluded)", "DS24", "n_mtp (P_moe_layer + 3 norms + 2 d² + 2 V d)",
      [](const P& p) { return cell(p.c().mtp_excluded); }, nullptr, nullptr,
      [](const P& p) { return p.c().mtp_excluded > 0; }},
