@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace roofline {
 
@@ -95,9 +97,28 @@ struct Speculation {
 };
 
 /// Where the model came from, for the published-count check.
+/// What a checkpoint's files store, read from their headers (safetensors): tensors, elements and
+/// bytes, by stored dtype. Elements are what the files hold (a packed int4 tensor's int32 words,
+/// scale tensors), not parameters.
+struct StoredDtype {
+  std::string dtype;  ///< as the file names it: "BF16", "F8_E4M3", "U8", ...
+  std::int64_t tensors = 0;
+  std::int64_t elements = 0;
+  std::int64_t bytes = 0;
+};
+struct StoredCheckpoint {
+  std::string path;        ///< the directory or file read
+  std::int64_t files = 0;  ///< safetensors files whose headers were read
+  std::int64_t tensors = 0;
+  std::int64_t elements = 0;
+  std::int64_t bytes = 0;
+  std::vector<StoredDtype> by_dtype;  ///< in the order first seen
+};
+
 struct Provenance {
   std::optional<std::int64_t> published_params;
-  bool modified = false;  ///< a preset with architecture overrides: nothing published applies
+  std::optional<StoredCheckpoint> stored;  ///< a checkpoint on disk: what its files hold
+  bool modified = false;                   ///< a preset with architecture overrides: nothing published applies
 };
 
 struct Scenario {

@@ -32,6 +32,8 @@ struct ModelPreset {
   /// How the name typed reached this preset when it was not a name or alias (a fine-tune's or a
   /// quantized upload's repo id read as its base architecture), for the notes.
   std::vector<std::string> resolution_notes;
+  /// A checkpoint on disk: what its safetensors headers hold (issue 23 part 4).
+  std::optional<StoredCheckpoint> stored;
   std::string origin;  ///< "builtin", a file path, "stdin" or "flags"
   InputFormat input_format = InputFormat::preset;
   /// Read by the generic decoder reading (an unknown model_type): labelled in every output, refused

@@ -1,5 +1,6 @@
 #include "io/preset_registry.hpp"
 
+#include "io/checkpoint.hpp"
 #include "io/embedded_presets.hpp"
 #include "io/text.hpp"
 
@@ -617,6 +618,62 @@ std::optional<BaseName> base_name(std::string_view spec) {
 
 }  // namespace
 
+namespace {
+
+// NVIDIA ModelOpt's hf_quant_config.json beside a checkpoint: quant_algo FP8 or NVFP4 on the
+// blocks' matrices (exclude_modules keeps lm_head and others in the float type).
+std::optional<WeightFormat> modelopt_format(const fs::path& dir, std::vector<std::string>& notes) {
+  const fs::path p = dir / "hf_quant_config.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return std::nullopt;
+  const nlohmann::json j = parse_json_text(read_file(p.string()), display_path(p.string()));
+  const nlohmann::json* q = j.is_object() && j.contains("quantization") ? &j["quantization"] : nullptr;
+  const std::string algo = q != nullptr && q->is_object() ? q->value("quant_algo", "") : "";
+  if (algo == "FP8") return plain_weight_format(DType::fp8);
+  if (algo == "NVFP4") return named_weight_format("nvfp4");
+  notes.push_back("hf_quant_config.json quant_algo " + quote(algo) +
+                  " is not a format roofline reads: the weights are sized as config.json says");
+  return std::nullopt;
+}
+
+}  // namespace
+
+ModelPreset PresetRegistry::load_checkpoint(const std::string& dir, std::string_view label,
+                                            const std::string& one_file) const {
+  const fs::path config = fs::path(dir) / "config.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(config, ec)) {
+    throw InputError(display_path(dir) + ": a checkpoint directory needs its config.json; none is there");
+  }
+  const std::string where = display_path(config.string());
+  ModelPreset p =
+      model_from_json(parse_json_text(read_file(config.string()), where), where, escape(std::string(label)));
+  p.origin = display_path(dir);
+  if (one_file.empty()) {
+    p.stored = read_checkpoint_dir(dir);
+    if (!p.stored)
+      p.checkpoint_notes.emplace_back("no safetensors files beside config.json: nothing stored to compare");
+  } else {
+    StoredCheckpoint one;
+    one.path = display_path(one_file);
+    read_safetensors_header(one_file, one);
+    p.stored = one;
+    if (fs::exists(fs::path(dir) / "model.safetensors.index.json", ec)) {
+      p.checkpoint_notes.push_back("one shard of a checkpoint whose index names more: the stored counts are " +
+                                   display_path(one_file) + "'s alone (pass the directory for all of them)");
+    }
+  }
+  if (std::optional<WeightFormat> f = modelopt_format(dir, p.checkpoint_notes)) {
+    WeightLayout l = p.config.published_weights.value_or(WeightLayout::all(plain_weight_format(DType::bf16)));
+    for (WeightClass k :
+         {WeightClass::attention, WeightClass::ffn, WeightClass::experts, WeightClass::shared_experts}) {
+      l.set(k, *f);
+    }
+    p.config.published_weights = l;
+  }
+  return p;
+}
+
 std::optional<ModelPreset> PresetRegistry::load_variant(std::string_view spec) const {
   const std::optional<BaseName> b = base_name(spec);
   if (!b) return std::nullopt;
@@ -656,10 +713,29 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
     p.origin = "stdin";
     return p;
   }
+  // A repo id in the local Hugging Face cache, before the presets (nothing touches the network).
+  if (std::count(spec.begin(), spec.end(), '/') == 1 && !spec.ends_with(".json") && !names_a_file(spec)) {
+    if (std::optional<std::string> snap = hf_cache_snapshot(spec)) {
+      ModelPreset p = load_checkpoint(*snap, spec.substr(spec.find('/') + 1));
+      p.resolution_notes.push_back("MODEL " + std::string(spec) +
+                                   " read from the Hugging Face cache: " + display_path(*snap));
+      return p;
+    }
+  }
   // Names and aliases before paths: an HF repo id such as meta-llama/Meta-Llama-3-8B has a '/'.
   if (const PresetEntry* e = find(PresetKind::model, spec)) return parse_model(*e);
   if (!spec.ends_with(".json")) {
     if (auto r = resolve(PresetKind::model, spec)) return parse_model(*r->entry);
+  }
+  // A checkpoint directory, or one safetensors file of one (its config.json beside it).
+  std::error_code ec;
+  if (fs::is_directory(fs::path(spec), ec))
+    return load_checkpoint(std::string(spec), fs::path(spec).filename().string());
+  if (spec.ends_with(".safetensors") && fs::is_regular_file(fs::path(spec), ec)) {
+    const fs::path dir = fs::path(spec).parent_path().empty() ? fs::path(".") : fs::path(spec).parent_path();
+    ModelPreset p = load_checkpoint(dir.string(), fs::path(spec).stem().string(), std::string(spec));
+    p.origin = display_path(spec);
+    return p;
   }
   if (!spec.ends_with(".json") && !names_a_file(spec)) {
     if (std::optional<ModelPreset> v = load_variant(spec)) return std::move(*v);
@@ -669,8 +745,8 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
       spec.front() != '/' && spec.front() != '.') {
     const std::string hint = unknown_hint(PresetKind::model, spec.substr(spec.find('/') + 1));
     throw InputError("MODEL: " + quote(spec) +
-                     " is no preset, alias or file; roofline looked in its presets and their aliases (with "
-                     "-Instruct, -it, -FP8, -AWQ, ... taken out) and for a file of that path" +
+                     " is no preset, alias or file; roofline looked in the local Hugging Face cache, in its presets "
+                     "and their aliases (with -Instruct, -it, -FP8, -AWQ, ... taken out) and for a file of that path" +
                      (hint.empty() ? "; see `roofline models --names`" : hint));
   }
   if (looks_like_path(spec) || names_a_file(spec)) {

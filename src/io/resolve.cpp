@@ -715,6 +715,7 @@ void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std
     sc.model = r.model.config;
     diag.capture("", [&] { sc.counts = count_params(sc.model); });
     sc.provenance.published_params = r.model.published_params;
+    sc.provenance.stored = r.model.stored;
     sc.provenance.modified = any_override(spec.overrides) && r.model.input_format != InputFormat::flags;
     r.model_label = sc.model.name + (sc.provenance.modified ? " modified: " + joined(spec.overrides.given, " ") : "");
     if (r.model.generic) r.model_label += " (generic reading of " + sc.model.family + ")";

@@ -80,6 +80,7 @@ TEST_CASE("an unknown org/name says where roofline looked, with the family's pre
   const Run r = run({"params", "mistralai/Mistral-9B-Instruct"});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
-  CHECK_THAT(r.err, Catch::Matchers::Contains("is no preset, alias or file; roofline looked in its presets"));
+  CHECK_THAT(r.err,
+             Catch::Matchers::Contains("is no preset, alias or file; roofline looked in the local Hugging Face cache"));
   CHECK_THAT(r.err, Catch::Matchers::Contains("mistral-7b"));
 }

@@ -694,9 +694,9 @@ TEST_CASE("io: model presets answer to their Hugging Face repo ids and common sp
   const PresetRegistry u({dir.str()});
   CHECK(u.load_model("ORG/tiny-1", no_stdin).config.name == "tiny");
   REQUIRE_THROWS_WITH(u.load_model("org/absent", no_stdin),
-                      "MODEL: \"org/absent\" is no preset, alias or file; roofline looked in its presets and their "
-                      "aliases (with -Instruct, -it, -FP8, -AWQ, ... taken out) and for a file of that path; see "
-                      "`roofline models --names`");
+                      "MODEL: \"org/absent\" is no preset, alias or file; roofline looked in the local Hugging "
+                      "Face cache, in its presets and their aliases (with -Instruct, -it, -FP8, -AWQ, ... taken out) "
+                      "and for a file of that path; see `roofline models --names`");
 }
 
 // Did-you-mean never offers a different size or version: a user who accepts it would size the

@@ -2,6 +2,8 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <fmt/ranges.h>
+
 #include "text/names.hpp"
 
 namespace roofline::format {
@@ -12,6 +14,9 @@ struct P {
   const ParamsResult& r;
   [[nodiscard]] const ModelConfig& m() const { return in.scenario.model; }
   [[nodiscard]] const ParamCounts& c() const { return *r.counts; }
+  [[nodiscard]] const StoredCheckpoint* stored() const {
+    return in.scenario.provenance.stored ? &*in.scenario.provenance.stored : nullptr;
+  }
 };
 
 bool architecture(const P& p) { return p.in.scenario.architecture; }
@@ -247,6 +252,26 @@ const std::vector<Field<P>> kWeights = {
                           num(s.scale_bits), num(s.block), num(s.other_bits));
      },
      [](const P& p) { return p.c().checkpoint_bytes > 0; }},
+    {"stored_bytes", "stored in the checkpoint files", "", "",
+     [](const P& p) { return cell(units::Bytes{static_cast<double>(p.stored()->bytes)}); }, nullptr,
+     [](const P& p) {
+       std::vector<std::string> parts;
+       for (const StoredDtype& d : p.stored()->by_dtype) {
+         parts.push_back(fmt::format("{} {} elements", d.dtype, grouped(d.elements)));
+       }
+       return fmt::format("{} tensors in {} files: {}", grouped(p.stored()->tensors), grouped(p.stored()->files),
+                          fmt::join(parts, ", "));
+     },
+     [](const P& p) { return p.stored() != nullptr; }},
+    {"stored_elements", "elements the files hold", "", "", [](const P& p) { return cell(p.stored()->elements); },
+     nullptr,
+     [](const P& p) {
+       const std::int64_t diff = p.stored()->elements - p.c().total;
+       if (diff == 0) return std::string("the count exactly");
+       return fmt::format("{} {} than the count (scales, buffers, MTP layers or packed values)",
+                          grouped(diff < 0 ? -diff : diff), diff < 0 ? "fewer" : "more");
+     },
+     [](const P& p) { return p.stored() != nullptr; }},
     {"training_state_bytes", "training state (mixed Adam)", "RA20-3.1", "M = (2 + 2 + 12) N",
      [](const P& p) { return cell(p.r.training_state_bytes); },
      [](const P& p) { return fmt::format("{} x {}", num(p.r.training_state_bytes_per_param), num(p.c().total)); },
