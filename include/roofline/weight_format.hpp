@@ -130,6 +130,7 @@ constexpr std::optional<WeightClass> weight_class_from_name(std::string_view s) 
 /// --dtype and --weight-bits give, and the whiteboard's N b_w / 8).
 struct WeightLayout {
   std::array<WeightFormat, kWeightClasses> formats{};
+  bool mixed = false;  ///< some class differs from another (kept by all() and set(): uniform() is O(1))
 
   static constexpr WeightLayout all(const WeightFormat& f) {
     WeightLayout l;
@@ -137,16 +138,15 @@ struct WeightLayout {
     return l;
   }
   [[nodiscard]] constexpr const WeightFormat& of(WeightClass c) const { return formats[static_cast<std::size_t>(c)]; }
-  constexpr void set(WeightClass c, const WeightFormat& f) { formats[static_cast<std::size_t>(c)] = f; }
+  constexpr void set(WeightClass c, const WeightFormat& f) {
+    formats[static_cast<std::size_t>(c)] = f;
+    mixed = false;
+    for (const WeightFormat& x : formats) mixed = mixed || !(x == formats[0]);
+  }
   [[nodiscard]] constexpr double bits(WeightClass c) const { return of(c).bits; }
   /// Bytes of n weights of class c: n b_c / 8.
   [[nodiscard]] constexpr double bytes(WeightClass c, double n) const { return n * bits(c) / 8.0; }
-  [[nodiscard]] constexpr bool uniform() const {
-    for (const WeightFormat& f : formats) {
-      if (!(f == formats[0])) return false;
-    }
-    return true;
-  }
+  [[nodiscard]] constexpr bool uniform() const { return !mixed; }
   bool operator==(const WeightLayout&) const = default;
 };
 

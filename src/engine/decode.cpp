@@ -147,7 +147,9 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
   const double context = static_cast<double>(w.context);
   const double tokens = batch * tokens_per_sequence;
   s.params_read = params_read(m, c, tokens, w.decode_bytes, w.moe_decode);
-  s.weight_bytes = weights_read_bytes(m, c, tokens, w);
+  // params_read once: a uniform layout's bytes are its N_read b_w / 8.
+  s.weight_bytes =
+      w.weights.uniform() ? weight_bytes(s.params_read, w.weight_bits) : weights_read_bytes(m, c, tokens, w);
   s.kv_bytes = kv_read_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * tokens;
