@@ -22,9 +22,10 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype \
-      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --require-fit --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
-      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
+      --bw-efficiency --mfu --require-fit --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --format --explain --brief --units --color --preset-dir -q --quiet --no-header \
+      --yes" ;;
     params) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -39,46 +40,46 @@ _roofline_options() {
     kv) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict -b \
-      --batch -c --context --kv-dtype --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --batch -c --context --kv-dtype --kv-format --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     memory) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
-      --weight-format --kv-dtype --reserve --require-fit --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --link-latency --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --kv-format --reserve --require-fit --tp --pp --dp --ep \
+      --link-efficiency --micro-batches --link-latency --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
-      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --draft \
-      --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --link-latency --flops-basis --decode-bytes --moe-decode --format --explain --brief --units \
-      --color --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
+      --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency \
+      --micro-batches --link-latency --flops-basis --decode-bytes --moe-decode --format --explain \
+      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits \
-      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --require-fit \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
+      --require-fit --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype \
-      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
-      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --draft \
+      --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
+      --link-latency --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits \
-      --weight-format --kv-dtype --compute-dtype --bw-efficiency --mfu --phase --fused --tokens \
-      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --kv-format --compute-dtype --bw-efficiency --mfu --phase --fused \
+      --tokens --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     train) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -92,32 +93,33 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits \
-      --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --tpot --ttft \
-      --users --tokens-per-s --price --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
+      --tpot --ttft --users --tokens-per-s --price --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
-      --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency \
-      --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp --ep --sp --zero \
-      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
-      --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
-      -q --quiet --no-header --yes" ;;
+      --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp \
+      --ep --sp --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
+      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
+      --lora-targets --qlora --no-flash-attention --dropout --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --kind -o --svg --gemm --format --explain --brief --units \
+      --color --preset-dir -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p \
-      --prompt --output --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
-      --shared-prefix --tpot --ttft --draft --acceptance --draft-len --require-fit --tp --pp --dp \
-      --ep --link-efficiency --micro-batches --link-latency --sp --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
-      --tokens --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
-      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
+      --compute-dtype --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time \
+      --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
+      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --sp \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --tokens --price --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -138,8 +140,8 @@ _roofline_valued() {
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -c --context -p --prompt --dtype --weight-bits --weight-format \
-      --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     params) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --dtype --weight-bits \
@@ -150,31 +152,31 @@ _roofline_valued() {
       --weight-format --flops-basis --attention --lm-head --format --units --color --preset-dir" ;;
     kv) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
-      --first-dense --zero-expert-share -b --batch -c --context --kv-dtype --format --units \
-      --color --preset-dir" ;;
+      --first-dense --zero-expert-share -b --batch -c --context --kv-dtype --kv-format --format \
+      --units --color --preset-dir" ;;
     memory) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
-      --reserve --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --format \
-      --units --color --preset-dir" ;;
+      --kv-format --reserve --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
+      --format --units --color --preset-dir" ;;
     decode) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len --tp --pp \
-      --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis --decode-bytes \
-      --moe-decode --format --units --color --preset-dir" ;;
+      --kv-format --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
+      --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis \
+      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     prefill) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -p --prompt --dtype --weight-bits --weight-format --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --kv-format --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     serve) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
-      --batch -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
+      --batch -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
       --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
       --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
       --micro-batches --link-latency --flops-basis --attention --lm-head --decode-bytes \
@@ -182,9 +184,9 @@ _roofline_valued() {
     layer) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c \
-      --context -p --prompt --dtype --weight-bits --weight-format --kv-dtype --compute-dtype \
-      --bw-efficiency --mfu --phase --tokens --attention --lm-head --decode-bytes --moe-decode \
-      --format --units --color --preset-dir" ;;
+      --context -p --prompt --dtype --weight-bits --weight-format --kv-dtype --kv-format \
+      --compute-dtype --bw-efficiency --mfu --phase --tokens --attention --lm-head --decode-bytes \
+      --moe-decode --format --units --color --preset-dir" ;;
     train) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory --gpu-bandwidth \
@@ -195,29 +197,29 @@ _roofline_valued() {
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
-      -p --prompt --dtype --weight-bits --weight-format --kv-dtype --compute-dtype --reserve \
-      --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format --units --color \
-      --preset-dir" ;;
+      -p --prompt --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype \
+      --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format \
+      --units --color --preset-dir" ;;
     plot) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
       --batch -c --context -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
-      --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
-      --tpot --ttft --tp --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch \
-      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
-      --hfu --lora --lora-targets --flops-basis --attention --lm-head --decode-bytes --moe-decode \
-      --kind -o --svg --gemm --format --units --color --preset-dir" ;;
+      --kv-format --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block \
+      --shared-prefix --tpot --ttft --tp --pp --dp --ep --zero --fsdp --shard-group --optimizer \
+      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
+      --model-flops --hfu --lora --lora-targets --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --kind -o --svg --gemm --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
-      --weight-bits --weight-format --kv-dtype --compute-dtype --reserve --bw-efficiency --mfu \
-      --measured-tokens-per-s --measured-step-time --concurrency --kv-block --shared-prefix --tpot \
-      --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --link-latency --zero --fsdp --shard-group --optimizer --micro-batch --seq \
-      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu \
-      --lora --lora-targets --tokens --price --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --format --units --color --preset-dir" ;;
+      --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
+      --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
+      --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep \
+      --link-efficiency --micro-batches --link-latency --zero --fsdp --shard-group --optimizer \
+      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
+      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     models) echo "--family --format --units --color --preset-dir" ;;
@@ -283,6 +285,10 @@ _roofline_value() {
       ;;
     *:--weight-format)
       :
+      ;;
+    *:--kv-format)
+      _roofline_words "fp8-token int8-token int4-token int8-g64 int4-g32 int4-g64 int4-g128 \
+        int2-g32 int2-g128"
       ;;
     *:--flops-basis)
       _roofline_words "physical non-embedding all-params"

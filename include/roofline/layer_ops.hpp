@@ -61,6 +61,7 @@ struct LayerPass {
   WeightLayout weights = WeightLayout::all(plain_weight_format(DType::bf16));  ///< each class's format
   double activation_bytes = 2.0;                                               ///< b
   double kv_bytes = 2.0;                                                       ///< b_kv
+  double state_bytes = 2.0;  ///< a hybrid's conv and recurrent state per element (the KV dtype)
   AttentionMode attention = AttentionMode::causal;
   DecodeBytes decode_bytes = DecodeBytes::touched;
   MoeDecodeBytes moe_decode = MoeDecodeBytes::expected;

@@ -5,6 +5,7 @@
 #include "roofline/params.hpp"
 #include "roofline/units.hpp"
 #include "roofline/weight_format.hpp"
+#include "roofline/workload.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -53,7 +54,7 @@ LayerWindows attention_windows(const ModelConfig& m);
 
 /// M_KV per token = b sum_l (2 h_kv,l d_h,l + d_I) over the attention layers (context under every
 /// window)  [S000-eq1.1] [DS25]
-units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element);
+units::Bytes kv_bytes_per_token(const ModelConfig& m, CacheBytes kv_bytes_per_element);
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
 /// Recurrent-state elements one sequence holds in one layer of mixer k: Mamba-1 d_i k_conv + d_i N;
@@ -71,27 +72,27 @@ struct LayerStateBytes {
   units::Bytes conv{};       ///< b (S_l - R_l)
   units::Bytes recurrent{};  ///< b_s R_l
 };
-LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, double kv_bytes_per_element);
+LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, CacheBytes kv_bytes_per_element);
 
 /// M_S per sequence = sum_l (b (S_l - R_l) + b_s R_l) over the state layers, constant in T: the conv
 /// state in the KV dtype (b), the recurrent state R_l in the model's declared state dtype b_s
 /// (HybridConfig::state_dtype), else b  [GU23] [DAO24] [YANG24]
-units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element);
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, CacheBytes kv_bytes_per_element);
 // ---- end hybrid --------------------------------------------------------------------------------
 
 /// The attention layers' KV of one sequence: M_KV,attn(T) = b sum_l 2 h_kv d_h min(T, W_l), 0 without
 /// attention, O(1) through layer_windows  [S000-eq1.1]
-units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element);
 
 /// Cache per sequence M_KV(T) = b sum_l 2 h_kv d_h min(T, W_l) + M_S = 2 h_kv d_h b (L_g T + L_s min(T, W))
 /// + M_S: the attention layers' KV plus a hybrid's recurrent state (state_bytes_per_sequence), O(1)
 /// through layer_windows  [S000-eq1.1] [DAO24]
-units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element);
 
 /// The cache one decode step reads for one sequence: the cache itself (kv_bytes_per_sequence), except
 /// that a DSA layer reads its indexer keys for all T tokens and its attention cache for the top
 /// k only: b (d_I L_a T + (d_c + d_R) L_a min(T, k)) + M_S  [DS25]
-units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element);
+units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element);
 
 /// Inference memory of a batch: M = M_w + R + B M_KV(T)  [S003-3.4]
 constexpr units::Bytes inference_bytes(units::Bytes weights, units::Bytes reserve, units::Bytes kv_per_sequence,
@@ -106,7 +107,7 @@ std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes 
 
 /// Longest context T with B M_KV(T) <= C - M_w - R (0 if none; capped at 2^40 tokens)  [S003-3.4]
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,
-                         double kv_bytes_per_element);
+                         CacheBytes kv_bytes_per_element);
 
 /// Unfused attention score matrix of one layer and sequence: h N^2 b  [S003-3.2]
 constexpr units::Bytes score_matrix_bytes(double heads, double tokens, double b) {

@@ -94,6 +94,39 @@ constexpr DType default_compute_dtype(const WeightFormat& f) {
   return f.storage;
 }
 
+/// A KV-cache storage format: b value bits and s bits of scales (and zero points) shared by a
+/// group of g cached elements, or by one cached vector (a head's d_h elements of one token, MLA's
+/// latent) when g is 0: b + s / g bits per element  [KIVI24] [GPTQ23]
+struct KvFormat {
+  std::string_view name;
+  double value_bits = 8.0;
+  double scale_bits = 0.0;
+  double group = 0.0;  ///< elements per scale; 0: one scale per cached vector
+  DType storage = DType::fp8;
+  [[nodiscard]] constexpr double bits(double vector_width) const {
+    const double g = group > 0.0 ? group : vector_width;
+    return g > 0.0 ? value_bits + scale_bits / g : value_bits;
+  }
+};
+
+/// fp8 with an fp32 scale per token and head (8 + 32/d_h); int8 and int4 with an fp16 scale and an
+/// fp16 zero per token and head, as LMDeploy quantizes its cache; KIVI's asymmetric groups (fp16
+/// scale and zero per g elements)  [KIVI24]
+inline constexpr std::array kKvFormats = {
+    KvFormat{"fp8-token", 8, 32, 0, DType::fp8},    KvFormat{"int8-token", 8, 32, 0, DType::int8},
+    KvFormat{"int4-token", 4, 32, 0, DType::int4},  KvFormat{"int8-g64", 8, 32, 64, DType::int8},
+    KvFormat{"int4-g32", 4, 32, 32, DType::int4},   KvFormat{"int4-g64", 4, 32, 64, DType::int4},
+    KvFormat{"int4-g128", 4, 32, 128, DType::int4}, KvFormat{"int2-g32", 2, 32, 32, DType::int4},
+    KvFormat{"int2-g128", 2, 32, 128, DType::int4},
+};
+
+constexpr std::optional<KvFormat> named_kv_format(std::string_view name) {
+  for (const KvFormat& f : kKvFormats) {
+    if (f.name == name) return f;
+  }
+  return std::nullopt;
+}
+
 /// The classes of weights a format is assigned to. Quantized checkpoints quantize matrices only:
 /// every vector (norm gains, biases, sinks, scalars) is of class `vectors`, whatever layer holds it.
 enum class WeightClass : std::uint8_t {

@@ -23,6 +23,16 @@ enum class DecodeBytes { touched, all_weights };
 /// MoE experts a decode step reads.
 enum class MoeDecodeBytes { expected, all_experts, top_k };
 
+/// Bytes per cached element: `kv` of the attention cache (its format's bits / 8, scales in) and
+/// `state` of a hybrid's conv and recurrent state (the KV data type: a KV format does not change
+/// it; a declared state_dtype wins for the recurrent part). A plain number is both.
+struct CacheBytes {
+  double kv = 2.0;
+  double state = 2.0;
+  constexpr CacheBytes(double b) : kv(b), state(b) {}  // NOLINT(google-explicit-constructor): a dtype's bytes
+  constexpr CacheBytes(double kv_bytes, double state_bytes) : kv(kv_bytes), state(state_bytes) {}
+};
+
 struct Workload {
   std::int64_t batch = 1;                   ///< sequences decoded together
   std::int64_t context = 0;                 ///< tokens already in the KV cache (decode)
@@ -36,6 +46,9 @@ struct Workload {
   WeightLayout weights = WeightLayout::all(plain_weight_format(DType::bf16));
   bool weights_published = false;  ///< weights is the published checkpoint's layout (the default)
   DType kv_dtype = DType::bf16;
+  double kv_bits = 16.0;                ///< bits per cached element, scales included (--kv-format)
+  std::string_view kv_format = "bf16";  ///< the KV cache's format by name: a dtype or a scaled format
+  [[nodiscard]] constexpr CacheBytes cache_bytes() const { return {kv_bits / 8.0, dtype_bits(kv_dtype) / 8.0}; }
   DType compute_dtype = DType::bf16;     ///< which dense peak applies
   DType activation_dtype = DType::bf16;  ///< activations (elementwise traffic, score matrix)
   units::Bytes reserve{};                ///< runtime reserve per device, subtracted from its capacity

@@ -150,7 +150,7 @@ DecodeStep verification_step(const ModelConfig& m, const ParamCounts& c, const W
   // params_read once: a uniform layout's bytes are its N_read b_w / 8.
   s.weight_bytes =
       w.weights.uniform() ? weight_bytes(s.params_read, w.weight_bits) : weights_read_bytes(m, c, tokens, w);
-  s.kv_bytes = kv_read_bytes_per_sequence(m, context, dtype_bytes(w.kv_dtype)) * batch;
+  s.kv_bytes = kv_read_bytes_per_sequence(m, context, w.cache_bytes()) * batch;
   s.bytes = s.weight_bytes + s.kv_bytes;
   s.flops = (forward_flops_per_token(c, w.basis) + attention_flops_decode_token(m, context)) * tokens;
   s.t_memory = s.bytes / hw.bandwidth;
@@ -223,10 +223,11 @@ StepLines step_lines(const ModelConfig& m, const ParamCounts& c, const Workload&
   const double bw = hw.bandwidth.base();
   const double peak = hw.peak.base();  // infinite when unknown: the compute line is then 0
   const double weights = weights_read_bytes(m, c, batch, w).base();
-  const double b_kv = dtype_bytes(w.kv_dtype);
+  const CacheBytes cache = w.cache_bytes();
+  const double b_kv = cache.kv;
   const AttentionSpans spans = attention_spans(m, attention_windows(m));
   // A hybrid's recurrent state is read at every step, whatever the context (issue 10).
-  const double state = state_bytes_per_sequence(m, b_kv).base();
+  const double state = state_bytes_per_sequence(m, cache).base();
   return {.memory = {.a = (weights + batch * state) / bw,
                      .global = batch * spans.global_elements * b_kv / bw,
                      .sliding = batch * spans.sliding_elements * b_kv / bw,
@@ -325,7 +326,7 @@ PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workl
   p.flops = prefill_flops(m, c, s, w.basis, w.lm_head, w.attention) * batch;
   p.attention_flops = attention_flops_prefill(m, s, w.attention) * batch;
   p.weight_bytes = weights_read_bytes(m, c, batch * s, w);
-  p.kv_written = kv_bytes_per_sequence(m, s, dtype_bytes(w.kv_dtype)) * batch;
+  p.kv_written = kv_bytes_per_sequence(m, s, w.cache_bytes()) * batch;
   p.bytes = p.weight_bytes + p.kv_written;
   p.intensity = p.flops / p.bytes;
   p.t_compute = p.flops / hw.peak;
@@ -356,7 +357,7 @@ SteadyState steady_state(const ModelConfig& m, const ParamCounts& c, const Workl
   r.prefill_flops = per_request * (n / o);
   r.flops = r.decode_flops + r.prefill_flops;
   r.weight_bytes = weights_read_bytes(m, c, n + r.prefill_tokens, w);
-  const double kv = dtype_bytes(w.kv_dtype);
+  const CacheBytes kv = w.cache_bytes();
   r.kv_read = kv_read_bytes_per_sequence(m, r.mean_context, kv) * n;
   r.kv_written = kv_bytes_per_token(m, kv) * r.prefill_tokens;
   r.bytes = r.weight_bytes + r.kv_read + r.kv_written;

@@ -450,7 +450,7 @@ void add_mamba1(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double conv_bias = s.conv_bias ? di : 0.0;
   const double in_bias = s.proj_bias ? 2.0 * di : 0.0;
   const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
-  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba1, p.kv_bytes);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba1, CacheBytes{p.kv_bytes, p.state_bytes});
   const Part in = part(k, "in_proj");
   ops.matmul("in_proj", "in_proj (x, z)", in.active + in_bias, in.count + in_bias, d, 2.0 * di, in_bias);
   ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, di, di, state.conv, conv_bias);
@@ -485,7 +485,7 @@ void add_mamba2(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const double conv_bias = s.conv_bias ? c : 0.0;
   const double in_bias = s.proj_bias ? in_width : 0.0;
   const double out_bias = part(k, "ssm_bias").count - conv_bias - in_bias;
-  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba2, p.kv_bytes);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::mamba2, CacheBytes{p.kv_bytes, p.state_bytes});
   const Part in = part(k, "in_proj");
   ops.matmul("in_proj", "in_proj (z, xBC, dt)", in.active + in_bias, in.count + in_bias, d, in_width, in_bias);
   ops.mixer("conv1d", "conv1d", OpKind::conv, part(k, "conv1d").active + conv_bias, c, c, state.conv, conv_bias);
@@ -513,7 +513,8 @@ void add_gated_deltanet(const ModelConfig& m, const LayerKindParams& k, OpList& 
   const double hv = as_double(g.n_value_heads);
   const double kw = as_double(g.n_key_heads) * as_double(g.key_head_dim);
   const double vw = hv * as_double(g.value_head_dim);
-  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::gated_deltanet, p.kv_bytes);
+  const LayerStateBytes state =
+      state_bytes_per_layer(m, StateMixer::gated_deltanet, CacheBytes{p.kv_bytes, p.state_bytes});
   const Part qkvz = part(k, "in_proj_qkvz");
   ops.matmul("in_proj_qkvz", "in_proj_qkvz", qkvz.active, qkvz.count, d, 2.0 * kw + 2.0 * vw);
   const Part ba = part(k, "in_proj_ba");
@@ -534,7 +535,7 @@ void add_gated_deltanet(const ModelConfig& m, const LayerKindParams& k, OpList& 
 void add_short_conv(const ModelConfig& m, const LayerKindParams& k, OpList& ops) {
   const LayerPass& p = ops.pass();
   const double d = as_double(m.d_model);
-  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::short_conv, p.kv_bytes);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::short_conv, CacheBytes{p.kv_bytes, p.state_bytes});
   const Part in = part(k, "in_proj");
   ops.matmul("in_proj", "in_proj (B, C, x)", in.active, in.count, d, 3.0 * d);
   ops.elementwise("conv_input_gate", "B x", OpKind::activation,
@@ -554,7 +555,7 @@ void add_lightning(const ModelConfig& m, const LayerKindParams& k, OpList& ops) 
   const LayerPass& p = ops.pass();
   const double d = as_double(m.d_model);
   const double w = as_double(m.n_heads) * as_double(m.head_dim);
-  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::lightning, p.kv_bytes);
+  const LayerStateBytes state = state_bytes_per_layer(m, StateMixer::lightning, CacheBytes{p.kv_bytes, p.state_bytes});
   const Part qkv = part(k, "qkv_proj");
   ops.matmul("qkv_proj", "qkv_proj", qkv.active, qkv.count, d, 3.0 * w);
   ops.elementwise("qkv_act", "SiLU(q, k, v)", OpKind::activation,
@@ -663,7 +664,8 @@ LayerPass layer_pass(const Workload& w, Phase phase, bool fused) {
   p.weight_bits = w.weight_bits;
   p.weights = w.weights;
   p.activation_bytes = dtype_bytes(w.activation_dtype);
-  p.kv_bytes = dtype_bytes(w.kv_dtype);
+  p.kv_bytes = w.cache_bytes().kv;
+  p.state_bytes = w.cache_bytes().state;
   p.attention = w.attention;
   p.decode_bytes = w.decode_bytes;
   p.moe_decode = w.moe_decode;

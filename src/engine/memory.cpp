@@ -52,10 +52,10 @@ LayerWindows attention_windows(const ModelConfig& m) {
   return {.global_layers = 0, .sliding_layers = lw.global_layers + lw.sliding_layers, .window = m.indexer.topk};
 }
 
-units::Bytes kv_bytes_per_token(const ModelConfig& m, double kv_bytes_per_element) {
+units::Bytes kv_bytes_per_token(const ModelConfig& m, CacheBytes kv_bytes_per_element) {
   const AttentionSpans spans = attention_spans(m, layer_windows(m));
   const double index = static_cast<double>(indexer_elements_per_token_layer(m) * m.attention_layers());
-  return units::Bytes{(spans.global_elements + spans.sliding_elements + index) * kv_bytes_per_element};
+  return units::Bytes{(spans.global_elements + spans.sliding_elements + index) * kv_bytes_per_element.kv};
 }
 
 // ---- Hybrid and state-space layers (issue 10) -------------------------------------------------
@@ -100,14 +100,14 @@ std::int64_t recurrent_elements_per_layer(const ModelConfig& m, StateMixer k) {
   return 0;
 }
 
-LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, double kv_bytes_per_element) {
-  const double state_bytes = m.hybrid.state_dtype ? dtype_bytes(*m.hybrid.state_dtype) : kv_bytes_per_element;
+LayerStateBytes state_bytes_per_layer(const ModelConfig& m, StateMixer k, CacheBytes kv_bytes_per_element) {
+  const double state_bytes = m.hybrid.state_dtype ? dtype_bytes(*m.hybrid.state_dtype) : kv_bytes_per_element.state;
   const auto recurrent = static_cast<double>(recurrent_elements_per_layer(m, k));
   const auto conv = static_cast<double>(state_elements_per_layer(m, k)) - recurrent;
-  return {.conv = units::Bytes{conv * kv_bytes_per_element}, .recurrent = units::Bytes{recurrent * state_bytes}};
+  return {.conv = units::Bytes{conv * kv_bytes_per_element.state}, .recurrent = units::Bytes{recurrent * state_bytes}};
 }
 
-units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_element) {
+units::Bytes state_bytes_per_sequence(const ModelConfig& m, CacheBytes kv_bytes_per_element) {
   units::Bytes bytes{};
   for (const LayerMix& mix : m.hybrid.layers) {
     const LayerStateBytes layer = state_bytes_per_layer(m, mix.state, kv_bytes_per_element);
@@ -117,23 +117,24 @@ units::Bytes state_bytes_per_sequence(const ModelConfig& m, double kv_bytes_per_
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 
-units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+units::Bytes attention_kv_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element) {
   const LayerWindows lw = layer_windows(m);
   const double index = static_cast<double>(indexer_elements_per_token_layer(m)) * attended_keys(lw, context);
-  return units::Bytes{(attention_spans(m, lw).elements(context) + index) * kv_bytes_per_element};
+  return units::Bytes{(attention_spans(m, lw).elements(context) + index) * kv_bytes_per_element.kv};
 }
 
-units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+units::Bytes kv_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element) {
   return attention_kv_bytes_per_sequence(m, context, kv_bytes_per_element) +
          state_bytes_per_sequence(m, kv_bytes_per_element);
 }
 
-units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, double kv_bytes_per_element) {
+units::Bytes kv_read_bytes_per_sequence(const ModelConfig& m, double context, CacheBytes kv_bytes_per_element) {
   if (!m.indexer.enabled()) return kv_bytes_per_sequence(m, context, kv_bytes_per_element);
   const double attended = attention_spans(m, attention_windows(m)).elements(context);
   const double scored =
       static_cast<double>(indexer_elements_per_token_layer(m)) * attended_keys(layer_windows(m), context);
-  return units::Bytes{(attended + scored) * kv_bytes_per_element} + state_bytes_per_sequence(m, kv_bytes_per_element);
+  return units::Bytes{(attended + scored) * kv_bytes_per_element.kv} +
+         state_bytes_per_sequence(m, kv_bytes_per_element);
 }
 
 std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes weights, units::Bytes reserve,
@@ -145,7 +146,7 @@ std::optional<std::int64_t> max_concurrency(units::Bytes capacity, units::Bytes 
 }
 
 std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int64_t batch,
-                         double kv_bytes_per_element) {
+                         CacheBytes kv_bytes_per_element) {
   const auto fits = [&](std::int64_t t) {
     return static_cast<double>(batch) * kv_bytes_per_sequence(m, static_cast<double>(t), kv_bytes_per_element).base() <=
            free_bytes.base();
@@ -159,7 +160,7 @@ std::int64_t max_context(const ModelConfig& m, units::Bytes free_bytes, std::int
   // (E + E_s) T below; a guess only, the bisection decides.
   const LayerWindows lw = layer_windows(m);
   const AttentionSpans spans = attention_spans(m, lw);
-  const double budget = free_bytes.base() / (static_cast<double>(batch) * kv_bytes_per_element);
+  const double budget = free_bytes.base() / (static_cast<double>(batch) * kv_bytes_per_element.kv);
   const double growing =
       spans.global_elements + static_cast<double>(indexer_elements_per_token_layer(m) * m.attention_layers());
   const double sliding = spans.sliding_elements;

@@ -92,7 +92,9 @@ void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
   if (!h.is_object()) throw InputError(file_error(path, "its header is not a JSON object"));
   const std::uint64_t data = size - 8 - n;
   into.files += 1;
-  for (const auto& [name, t] : h.items()) {
+  for (const auto& item : h.items()) {
+    const std::string& name = item.key();
+    const nlohmann::json& t = item.value();
     if (name == "__metadata__") continue;
     const auto bad = [&](const std::string& what) { return InputError(file_error(path, quote(name) + ": " + what)); };
     if (!t.is_object() || !t.contains("dtype") || !t["dtype"].is_string() || !t.contains("shape") ||

@@ -86,6 +86,8 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
       {"weights", weights_json(w.weights)},
       {"weights_published", w.weights_published},
       {"kv_dtype", dtype_name(w.kv_dtype)},
+      {"kv_format", w.kv_format},
+      {"kv_bits", w.kv_bits},
       {"compute_dtype", dtype_name(w.compute_dtype)},
       {"activation_dtype", dtype_name(w.activation_dtype)},
       {"reserve_bytes_per_device", whole(w.reserve.base())},

@@ -262,6 +262,15 @@ Workload resolve_workload(const ScenarioSpec& spec, const ModelConfig& m, const 
   w.output = spec.output.value_or(w.output);
   resolve_weights(spec, m, c, w);
   w.kv_dtype = spec.kv_dtype.value_or(w.kv_dtype);
+  w.kv_bits = dtype_bits(w.kv_dtype);
+  w.kv_format = dtype_name(w.kv_dtype);
+  if (spec.kv_format) {
+    // One scale per cached vector: a head's d_h, or MLA's latent of d_c + d_R.
+    const double width =
+        static_cast<double>(m.mla.enabled() ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim);
+    w.kv_bits = spec.kv_format->bits(width);
+    w.kv_format = spec.kv_format->name.empty() ? "bits" : spec.kv_format->name;
+  }
   w.activation_dtype = DType::bf16;
   w.bw_efficiency = spec.bw_efficiency.value_or(w.bw_efficiency);
   w.mfu = spec.mfu.value_or(w.mfu);
@@ -728,6 +737,9 @@ void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std
 void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, Diagnostics& diag) {
   Scenario& sc = r.scenario;
   sc.workload = resolve_workload(spec, sc.model, sc.counts);
+  if (spec.kv_format && spec.kv_dtype) {
+    diag.usage("--kv-format: contradicts --kv-dtype; give the cache's format once");
+  }
   if (spec.weight_layout && (spec.dtype || spec.weight_format)) {
     diag.usage(std::string("--weight-format: contradicts ") + (spec.dtype ? "--dtype" : "--weight-bits") +
                "; give the weights' format once");

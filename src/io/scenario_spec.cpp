@@ -197,6 +197,25 @@ std::string weight_class_names() {
   return allowed + "rest";
 }
 
+std::vector<std::string> kv_format_names() {
+  std::vector<std::string> names;
+  for (const KvFormat& f : kKvFormats) names.emplace_back(f.name);
+  return names;
+}
+
+KvFormat parse_kv_format(const std::string& text) {
+  if (auto f = named_kv_format(lower(text))) return *f;
+  const std::optional<double> n = plain_number(text);
+  if (!n) {
+    std::string allowed;
+    for (const KvFormat& f : kKvFormats) allowed += (allowed.empty() ? "" : ", ") + std::string(f.name);
+    throw InputError(quote(text) + " is neither a number of bits (6) nor a KV format: " + allowed +
+                     " (a data type is --kv-dtype's)");
+  }
+  if (!(*n >= 1.0 && *n <= 32.0)) throw InputError(quote(text) + " must be in [1, 32] bits or a named KV format");
+  return {.name = "", .value_bits = *n, .scale_bits = 0.0, .group = 0.0, .storage = DType::bf16};
+}
+
 WeightFormat weight_bits(const std::string& text) {
   if (auto f = named_weight_format(lower(text))) return *f;
   const std::optional<double> n = plain_number(text);
@@ -344,6 +363,10 @@ const std::vector<InputDef> kInputs = {
     {"kv-dtype", nullptr, kKvDtype, "DTYPE", "KV-cache data type",
      [](ScenarioSpec& s, const std::string& t) { s.kv_dtype = parse_dtype(t); }, false, Sweep::names, ValueHint::choice,
      dtype_names, [] { return std::string(dtype_name(Workload{}.kv_dtype)); }},
+    {"kv-format", nullptr, kKvDtype, "FORMAT|BITS",
+     "KV-cache format with its scales: {choices}, or bits per element (6) [default: the KV dtype]",
+     [](ScenarioSpec& s, const std::string& t) { s.kv_format = parse_kv_format(t); }, false, Sweep::none,
+     ValueHint::choice, kv_format_names},
     {"compute-dtype", nullptr, kComputeDtype, "DTYPE",
      "Which dense peak applies [default: the weight type; 4-bit and group-quantized weights compute in bf16]",
      [](ScenarioSpec& s, const std::string& t) { s.compute_dtype = parse_dtype(t); }, false, Sweep::none,

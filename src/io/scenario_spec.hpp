@@ -119,6 +119,8 @@ struct ScenarioSpec {
   std::optional<DType> dtype, kv_dtype, compute_dtype;
   std::optional<WeightFormat> weight_format;      ///< --weight-bits: a named format or a number of bits
   std::optional<WeightFormatSpec> weight_layout;  ///< --weight-format: per class, or one for all
+  /// --kv-format: a scaled format (fp8-token, int4-g64, ...) or a number of bits per element.
+  std::optional<KvFormat> kv_format;
   std::optional<ReserveSpec> reserve;
   std::optional<double> bw_efficiency, mfu;
   std::optional<FlopBasis> basis;

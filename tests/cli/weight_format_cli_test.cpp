@@ -158,3 +158,34 @@ TEST_CASE("params names the active count of each convention the vendors' cards u
     CHECK(p.at("active_params_without_embedding_or_head") == r.without_embedding_or_head);
   }
 }
+
+TEST_CASE("the KV format: a cache format's bits with its scales; a hybrid's state stays at the KV dtype",
+          "[kv-format]") {
+  const auto kv = [](std::vector<std::string> args) { return json_of(std::move(args)).at("results").at("kv"); };
+  // Llama 3 8B: 32 layers x 2,048 elements a token.
+  // KIVI's groups: 4 bits + an fp16 scale and zero per 64 = 4.5 bits  [KIVI24]
+  CHECK(kv({"kv", "llama3-8b", "--kv-format", "int4-g64"}).at("kv_cache_bytes_per_token") == 32 * 2048 * 4.5 / 8);
+  // fp8 with an fp32 scale per token and head of d_h = 128: 8.25 bits
+  CHECK(kv({"kv", "llama3-8b", "--kv-format", "fp8-token"}).at("kv_cache_bytes_per_token") == 32 * 2048 * 8.25 / 8);
+  // A number of bits, no scale.
+  CHECK(kv({"kv", "llama3-8b", "--kv-format", "6"}).at("kv_cache_bytes_per_token") == 32 * 2048 * 6 / 8);
+  // MLA's latent is one vector of d_c + d_R = 576: DeepSeek-V3's 61 layers x (576 + 4) B.
+  CHECK(kv({"kv", "deepseek-v3", "--kv-format", "fp8-token"}).at("kv_cache_bytes_per_token") == 61 * 580);
+  // Falcon-H1: the attention cache at 5 bits (int4-g32), the state as at bf16.
+  const nlohmann::json h = kv({"kv", "falcon-h1-7b", "--kv-format", "int4-g32"});
+  const nlohmann::json b = kv({"kv", "falcon-h1-7b"});
+  CHECK(h.at("kv_cache_bytes_per_token").get<double>() == b.at("kv_cache_bytes_per_token").get<double>() * 5.0 / 16.0);
+  CHECK(h.at("state_bytes_per_sequence") == b.at("state_bytes_per_sequence"));
+  const nlohmann::json in = json_of({"kv", "llama3-8b", "--kv-format", "int4-g64"}).at("inputs").at("workload");
+  CHECK(in.at("kv_format") == "int4-g64");
+  CHECK(in.at("kv_bits") == 4.5);
+  CHECK(in.at("kv_dtype") == "bf16");
+  // decode reads the cache at its format.
+  const double step =
+      json_of({"decode", "llama3-8b", "--gpu", "h100-sxm", "--kv-format", "int4-g64", "--context", "4096"})
+          .at("results")
+          .at("decode")
+          .at("kv_bytes_per_step")
+          .get<double>();
+  CHECK(step == 4096.0 * 32 * 2048 * 4.5 / 8);
+}

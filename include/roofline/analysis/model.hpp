@@ -83,6 +83,7 @@ struct KvResult {
   bool mla = false;
   std::int64_t elements_per_token_per_layer = 0;
   double bytes_per_element = 0.0;
+  double state_bytes_per_element = 0.0;  ///< a hybrid's conv and recurrent state: the KV dtype, not its format
   units::Bytes per_token{};
   std::int64_t context = 0;    ///< T
   double cached_tokens = 0.0;  ///< sum_l min(T, W_l)

@@ -28,11 +28,11 @@ struct SequenceCache {
 
 SequenceCache sequence_cache(const Scenario& s) {
   const ModelConfig& m = s.model;
-  const double b = dtype_bytes(s.workload.kv_dtype);
+  const CacheBytes b = s.workload.cache_bytes();
   const auto t = static_cast<double>(s.workload.context);
   SequenceCache c{.attention = attention_kv_bytes_per_sequence(m, t, b), .state = state_bytes_per_sequence(m, b)};
   if (m.global_attention.enabled())
-    c.global_shape = units::Bytes{attention_spans(m, layer_windows(m)).global_elements * t * b};
+    c.global_shape = units::Bytes{attention_spans(m, layer_windows(m)).global_elements * t * b.kv};
   return c;
 }
 

@@ -28,7 +28,7 @@ CapacityResult capacity_at(const Scenario& s, std::int64_t batch, std::int64_t c
   r.free = free_memory(r.capacity, r.weights, r.reserve);
   r.batch = batch;
   r.context = context;
-  const double b = dtype_bytes(w.kv_dtype);
+  const CacheBytes b = w.cache_bytes();
   r.kv_per_sequence = kv_bytes_per_sequence(m, static_cast<double>(context), b);
   r.required = inference_bytes(r.weights, r.reserve, r.kv_per_sequence, static_cast<double>(batch));
   r.fits = r.required <= r.capacity;
@@ -149,7 +149,7 @@ void serve_steady_state(const Scenario& s, Machine machine, std::int64_t longest
   const ModelConfig& m = s.model;
   const Workload& w = s.workload;
   const ServingInputs& in = s.serving;
-  const double kv = dtype_bytes(w.kv_dtype);
+  const CacheBytes kv = w.cache_bytes();
   const auto prefix = static_cast<double>(std::min(in.shared_prefix, w.prompt));
   r.kv_block = in.kv_block;
   r.paged_tokens = paged_tokens(static_cast<double>(longest) - prefix, static_cast<double>(in.kv_block));
@@ -239,8 +239,8 @@ SpeculativeResult analyze_speculative(const Scenario& s, std::int64_t context) {
   r.draft_params = static_cast<double>(spec.self_draft ? s.counts.mtp_excluded : spec.draft_counts.total);
   r.draft_weight_bytes =
       spec.self_draft ? weight_bytes(r.draft_params, w.weight_bits) : stored_weights(spec.draft_counts, w);
-  r.draft_kv_bytes = kv_bytes_per_sequence(spec.draft, static_cast<double>(context), dtype_bytes(w.kv_dtype)) *
-                     static_cast<double>(w.batch);
+  r.draft_kv_bytes =
+      kv_bytes_per_sequence(spec.draft, static_cast<double>(context), w.cache_bytes()) * static_cast<double>(w.batch);
   return r;
 }
 

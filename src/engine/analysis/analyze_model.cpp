@@ -142,10 +142,12 @@ KvResult analyze_kv(const Scenario& s) {
   KvResult r;
   r.mla = m.mla.enabled();
   r.elements_per_token_per_layer = kv_elements_per_token_layer(m);
-  r.bytes_per_element = dtype_bytes(w.kv_dtype);
-  r.per_token = kv_bytes_per_token(m, r.bytes_per_element);
+  const CacheBytes cache = w.cache_bytes();
+  r.bytes_per_element = cache.kv;
+  r.state_bytes_per_element = cache.state;
+  r.per_token = kv_bytes_per_token(m, cache);
   r.context = w.context;
-  r.per_sequence = kv_bytes_per_sequence(m, static_cast<double>(w.context), r.bytes_per_element);
+  r.per_sequence = kv_bytes_per_sequence(m, static_cast<double>(w.context), cache);
   const double per_token_layer = static_cast<double>(r.elements_per_token_per_layer) * r.bytes_per_element;
   r.cached_tokens = attended_keys(layer_windows(m), static_cast<double>(w.context));
   r.batch = w.batch;
@@ -161,7 +163,7 @@ KvResult analyze_kv(const Scenario& s) {
     ModelConfig mha = m;
     mha.n_kv_heads = m.n_heads;
     if (mha.global_attention.n_kv_heads > 0) mha.global_attention.n_kv_heads = m.n_heads;
-    r.per_token_mha = kv_bytes_per_token(mha, r.bytes_per_element);
+    r.per_token_mha = kv_bytes_per_token(mha, cache);
     r.mha_ratio = units::Ratio{*r.per_token_mha / r.per_token};
   }
   r.layout = kv_layout(m, units::Bytes{per_token_layer}, units::Bytes{global_layer});
@@ -173,7 +175,7 @@ KvResult analyze_kv(const Scenario& s) {
     r.recurrent_elements += recurrent_elements_per_layer(m, mix.state);
   }
   r.state_dtype = m.hybrid.state_dtype;
-  r.state_per_sequence = state_bytes_per_sequence(m, r.bytes_per_element);
+  r.state_per_sequence = state_bytes_per_sequence(m, cache);
   return r;
 }
 

@@ -90,7 +90,11 @@ std::string conventions_line(const Subject& in) {
   } else if (in.reads.weights) {
     parts.push_back(fmt::format("weights {} ({} bits on average)", weights_text(w), bits_text(w.weight_bits)));
   }
-  if (in.reads.kv_dtype) parts.push_back(fmt::format("KV {}", dtype_name(w.kv_dtype)));
+  if (in.reads.kv_dtype && w.kv_format == dtype_name(w.kv_dtype)) {
+    parts.push_back(fmt::format("KV {}", dtype_name(w.kv_dtype)));
+  } else if (in.reads.kv_dtype) {
+    parts.push_back(fmt::format("KV {} ({} bits an element, scales in)", w.kv_format, bits_text(w.kv_bits)));
+  }
   if (in.reads.compute_dtype && in.scenario.accelerator) {
     parts.push_back(fmt::format("compute {}", dtype_name(w.compute_dtype)));
   }

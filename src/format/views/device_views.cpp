@@ -213,7 +213,7 @@ const std::vector<Field<D>> kDecode = {
        const ModelConfig& m = d.in.scenario.model;
        // DSA: the indexer scores every cached token, the attention reads the top k of them.
        if (m.indexer.enabled()) {
-         const double b = dtype_bytes(d.w().kv_dtype);
+         const double b = d.w().cache_bytes().kv;
          const double context = static_cast<double>(d.w().context);
          const double dense = static_cast<double>(attention_kv_elements_per_token_layer(m)) * b *
                               attended_keys(layer_windows(m), context) * static_cast<double>(d.r.batch);
@@ -222,7 +222,7 @@ const std::vector<Field<D>> kDecode = {
                             grouped(d.w().context), grouped(m.indexer.topk), grouped_number(dense));
        }
        // A hybrid's recurrent state is read at every step beside the attention layers' KV (issue 10).
-       const units::Bytes state = state_bytes_per_sequence(m, dtype_bytes(d.w().kv_dtype));
+       const units::Bytes state = state_bytes_per_sequence(m, d.w().cache_bytes());
        return state.base() > 0.0 ? fmt::format("incl. the recurrent state, {} B per sequence",
                                                grouped(static_cast<std::int64_t>(state.base())))
                                  : std::string();

@@ -63,9 +63,10 @@ const std::vector<Field<K>> kKv = {
      "M_S = sum_l (b C_l + b_s R_l): conv C_l in the KV dtype, recurrent R_l in the state dtype",
      [](const K& k) { return cell(k.r.state_per_sequence); },
      [](const K& k) {
-       if (!k.r.state_dtype) return fmt::format("{} x {}", num(k.r.state_elements), num(k.r.bytes_per_element));
+       if (!k.r.state_dtype) return fmt::format("{} x {}", num(k.r.state_elements), num(k.r.state_bytes_per_element));
        return fmt::format("{} x {} + {} x {}", num(k.r.state_elements - k.r.recurrent_elements),
-                          num(k.r.bytes_per_element), num(k.r.recurrent_elements), num(dtype_bytes(*k.r.state_dtype)));
+                          num(k.r.state_bytes_per_element), num(k.r.recurrent_elements),
+                          num(dtype_bytes(*k.r.state_dtype)));
      },
      [](const K& k) {
        const std::string dtype =
@@ -141,7 +142,7 @@ void sweep_figures(const Subject& in, const KvResult& r, SweepFigures& f) {
 
 void add_kv(Report& rep, const Subject& in, const KvResult& r, const ViewOptions& view, bool tables) {
   rep.sections.push_back(
-      make_section("kv", fmt::format("KV cache ({})", dtype_name(in.scenario.workload.kv_dtype)), kKv, K{in, r}, view));
+      make_section("kv", fmt::format("KV cache ({})", in.scenario.workload.kv_format), kKv, K{in, r}, view));
   if (!tables) return;
   Table t{"kv_layers",
           "KV layout per layer",
