@@ -72,12 +72,12 @@ std::string file_error(const std::string& path, const std::string& what) { retur
 void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(file_error(path, "cannot open file"));
-  std::array<unsigned char, 8> len{};
-  f.read(reinterpret_cast<char*>(len.data()), 8);
+  std::array<char, 8> len{};
+  f.read(len.data(), 8);
   if (f.gcount() != 8)
     throw InputError(file_error(path, "not a safetensors file: shorter than its 8-byte header length"));
   std::uint64_t n = 0;
-  for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(len[i]) << (8 * i);
+  for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(len[i])) << (8 * i);
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) throw InputError(file_error(path, "cannot read its size"));

@@ -208,6 +208,17 @@ std::optional<ModelPreset> resolve_model(const ScenarioSpec& spec, const PresetR
   return std::nullopt;
 }
 
+// --weight-format's class=format pairs over `layout`: rest= first, then each class named.
+void apply_weight_pairs(const WeightFormatSpec& f, WeightLayout& layout) {
+  if (f.rest) {
+    for (WeightClass k : kAllWeightClasses) {
+      const bool named = std::any_of(f.classes.begin(), f.classes.end(), [&](const auto& p) { return p.first == k; });
+      if (!named) layout.set(k, *f.rest);
+    }
+  }
+  for (const auto& [k, fmt] : f.classes) layout.set(k, fmt);
+}
+
 // The weight layout. --dtype and --weight-bits give one format for every class (the whiteboard's
 // N b_w / 8); --weight-format one format, "published", or class=format pairs over the default; the
 // default is the published checkpoint's layout where the model declares one, else bf16.
@@ -227,16 +238,7 @@ void resolve_weights(const ScenarioSpec& spec, const ModelConfig& m, const Param
     layout = *m.published_weights;
     w.weights_published = !f || f->published;
   }
-  if (f && !flat) {
-    if (f->rest) {
-      for (WeightClass k : kAllWeightClasses) {
-        const bool named =
-            std::any_of(f->classes.begin(), f->classes.end(), [&](const auto& p) { return p.first == k; });
-        if (!named) layout.set(k, *f->rest);
-      }
-    }
-    for (const auto& [k, fmt] : f->classes) layout.set(k, fmt);
-  }
+  if (f && !flat) apply_weight_pairs(*f, layout);
   w.weights = layout;
   // The class that holds most of the weights decides the storage type and the compute policy.
   const WeightFormat& main = layout.of(m.moe.enabled() ? WeightClass::experts : WeightClass::ffn);

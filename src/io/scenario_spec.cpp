@@ -199,6 +199,7 @@ std::string weight_class_names() {
 
 std::vector<std::string> kv_format_names() {
   std::vector<std::string> names;
+  names.reserve(kKvFormats.size());
   for (const KvFormat& f : kKvFormats) names.emplace_back(f.name);
   return names;
 }

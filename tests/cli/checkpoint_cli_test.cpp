@@ -1,8 +1,6 @@
 // Checkpoints on disk (issue 23 part 4): a directory with config.json and safetensors shards named
 // by an index, one safetensors file, and a repo id in a local Hugging Face cache. Synthetic files,
 // built here: the counts they store are known by construction. Only headers are read.
-#include "cli/app.hpp"
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -15,23 +13,15 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = roofline_test::CliRun;
 
-Run run(const std::vector<std::string>& args) {
-  std::istringstream in;
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = roofline::cli::run_cli(args, in, out, err, {});
-  return {code, out.str(), err.str()};
-}
+Run run(const std::vector<std::string>& args) { return roofline_test::run_cli(args); }
 
 struct Tensor {
   std::string name;

@@ -1,8 +1,6 @@
 // Model names as people paste them (issue 23 part 5): the repo ids of Instruct and -it fine-tunes
 // and of FP8 / AWQ / GPTQ uploads resolve to their base preset, with a note saying so and the
 // weights the storage word names; an unknown org/name says where roofline looked.
-#include "cli/app.hpp"
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -10,21 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = roofline_test::CliRun;
 
-Run run(const std::vector<std::string>& args) {
-  std::istringstream in;
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = roofline::cli::run_cli(args, in, out, err, {});
-  return {code, out.str(), err.str()};
-}
+Run run(const std::vector<std::string>& args) { return roofline_test::run_cli(args); }
 
 nlohmann::json json_of(const std::string& model) {
   const Run r = run({"params", model, "--format", "json"});

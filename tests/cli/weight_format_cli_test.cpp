@@ -1,8 +1,6 @@
 // Checkpoints sized as published (issue 23): gpt-oss's MXFP4 experts and DeepSeek-V3's FP8 blocks
 // by default, --weight-format for the other layouts, and a layout of a different format per class
 // that layer's rows, decode and prefill read alike for every preset.
-#include "cli/app.hpp"
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -11,21 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Run {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
+using Run = roofline_test::CliRun;
 
-Run run(const std::vector<std::string>& args) {
-  std::istringstream in;
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = roofline::cli::run_cli(args, in, out, err, {});
-  return {code, out.str(), err.str()};
-}
+Run run(const std::vector<std::string>& args) { return roofline_test::run_cli(args); }
 
 nlohmann::json json_of(std::vector<std::string> args) {
   args.insert(args.end(), {"--format", "json", "-q"});
