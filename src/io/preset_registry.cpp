@@ -706,6 +706,20 @@ std::optional<ModelPreset> PresetRegistry::load_variant(std::string_view spec) c
   return p;
 }
 
+std::optional<ModelPreset> PresetRegistry::load_cached(std::string_view spec) const {
+  if (std::count(spec.begin(), spec.end(), '/') != 1 || spec.ends_with(".json") || names_a_file(spec)) {
+    return std::nullopt;
+  }
+  // A snapshot without its config.json (a partial download) leaves the name to the presets.
+  std::error_code cfg;
+  const std::optional<std::string> snap = hf_cache_snapshot(spec);
+  if (!snap || !fs::is_regular_file(fs::path(*snap) / "config.json", cfg)) return std::nullopt;
+  ModelPreset p = load_checkpoint(*snap, spec.substr(spec.find('/') + 1));
+  p.resolution_notes.push_back("MODEL " + std::string(spec) +
+                               " read from the Hugging Face cache: " + display_path(*snap));
+  return p;
+}
+
 ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) const {
   if (spec == "-") {
     const std::string text = read_stream(in, "<stdin>");
@@ -714,14 +728,7 @@ ModelPreset PresetRegistry::load_model(std::string_view spec, std::istream& in) 
     return p;
   }
   // A repo id in the local Hugging Face cache, before the presets (nothing touches the network).
-  if (std::count(spec.begin(), spec.end(), '/') == 1 && !spec.ends_with(".json") && !names_a_file(spec)) {
-    if (std::optional<std::string> snap = hf_cache_snapshot(spec)) {
-      ModelPreset p = load_checkpoint(*snap, spec.substr(spec.find('/') + 1));
-      p.resolution_notes.push_back("MODEL " + std::string(spec) +
-                                   " read from the Hugging Face cache: " + display_path(*snap));
-      return p;
-    }
-  }
+  if (std::optional<ModelPreset> cached = load_cached(spec)) return std::move(*cached);
   // Names and aliases before paths: an HF repo id such as meta-llama/Meta-Llama-3-8B has a '/'.
   if (const PresetEntry* e = find(PresetKind::model, spec)) return parse_model(*e);
   if (!spec.ends_with(".json")) {

@@ -68,6 +68,8 @@ class PresetRegistry {
   /// A repo id of a fine-tune or quantized upload (-Instruct, -it, -FP8, -AWQ, a date) read as the
   /// preset of its base name, with notes saying so; nullopt when no base name is a preset.
   std::optional<ModelPreset> load_variant(std::string_view spec) const;
+  /// An org/name[@revision] whose snapshot in the local Hugging Face cache has a config.json.
+  std::optional<ModelPreset> load_cached(std::string_view spec) const;
   /// A checkpoint directory: its config.json, its safetensors headers, its hf_quant_config.json.
   /// With `one_file`, that safetensors file's header alone (MODEL was the file).
   ModelPreset load_checkpoint(const std::string& dir, std::string_view label, const std::string& one_file = "") const;

@@ -178,6 +178,13 @@ TEST_CASE("a repo id is read from the local Hugging Face cache: refs/main's snap
   // A revision the cache does not hold falls through to the presets, and is unknown there.
   const Run missing = run({"params", "acme/tiny-llama@cccc"});
   CHECK(missing.code == 1);
+  // A cached snapshot without its config.json (a partial download) leaves a preset's alias to
+  // the preset.
+  const fs::path partial = cache / "models--meta-llama--Meta-Llama-3-8B";
+  fs::create_directories(partial / "refs");
+  fs::create_directories(partial / "snapshots" / "cccc3333");
+  write_text(partial / "refs" / "main", "cccc3333");
+  CHECK(params_json("meta-llama/Meta-Llama-3-8B").at("inputs").at("model").at("name") == "llama3-8b");
   ::unsetenv("HF_HUB_CACHE");
   fs::remove_all(cache);
 }
