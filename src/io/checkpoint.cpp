@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +93,8 @@ void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
   if (!h.is_object()) throw InputError(file_error(path, "its header is not a JSON object"));
   const std::uint64_t data = size - 8 - n;
   into.files += 1;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+  spans.reserve(h.size());
   for (const auto& item : h.items()) {
     const std::string& name = item.key();
     const nlohmann::json& t = item.value();
@@ -105,7 +108,9 @@ void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
     const std::string dtype = t["dtype"].get<std::string>();
     std::int64_t elements = 1;
     for (const nlohmann::json& d : t["shape"]) {
-      if (!d.is_number_unsigned()) throw bad("a shape holds non-negative integers");
+      if (!d.is_number_unsigned() || d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+        throw bad("a shape holds integers from 0 to 2^63-1");
+      }
       elements = checked_mul(elements, d.get<std::int64_t>());
     }
     const nlohmann::json& o = t["data_offsets"];
@@ -119,7 +124,24 @@ void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
       throw bad(std::to_string(elements) + " " + dtype + " elements take " + std::to_string(*per * elements) +
                 " bytes, data_offsets " + std::to_string(bytes));
     }
+    spans.emplace_back(o[0].get<std::uint64_t>(), o[1].get<std::uint64_t>());
     add(into, dtype, elements, bytes);
+  }
+  // The format leaves no byte of the data buffer unindexed and none indexed twice: sorted, the
+  // tensors' offsets tile [0, data).
+  std::sort(spans.begin(), spans.end());
+  std::uint64_t at = 0;
+  for (const auto& [begin, end] : spans) {
+    if (begin != at) {
+      throw InputError(file_error(path, begin < at ? "two tensors' data_offsets overlap at byte " + std::to_string(begin)
+                                                   : "no tensor's data_offsets cover bytes " + std::to_string(at) +
+                                                         " to " + std::to_string(begin)));
+    }
+    at = end;
+  }
+  if (at != data) {
+    throw InputError(file_error(path, "no tensor's data_offsets cover the data's last " + std::to_string(data - at) +
+                                          " bytes (from byte " + std::to_string(at) + ")"));
   }
 }
 

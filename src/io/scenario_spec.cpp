@@ -204,6 +204,8 @@ std::vector<std::string> kv_format_names() {
   return names;
 }
 
+}  // namespace
+
 KvFormat parse_kv_format(const std::string& text) {
   if (auto f = named_kv_format(lower(text))) return *f;
   const std::optional<double> n = plain_number(text);
@@ -216,6 +218,8 @@ KvFormat parse_kv_format(const std::string& text) {
   if (!(*n >= 1.0 && *n <= 32.0)) throw InputError(quote(text) + " must be in [1, 32] bits or a named KV format");
   return {.name = "", .value_bits = *n, .scale_bits = 0.0, .group = 0.0, .storage = DType::bf16};
 }
+
+namespace {
 
 WeightFormat weight_bits(const std::string& text) {
   if (auto f = named_weight_format(lower(text))) return *f;

@@ -105,6 +105,9 @@ struct WeightFormatSpec {
 /// Parses --weight-format's value; throws InputError naming what is allowed.
 WeightFormatSpec parse_weight_format(const std::string& text);
 
+/// Parses --kv-format's value: a named KV format or a number of bits in [1, 32]; throws InputError.
+KvFormat parse_kv_format(const std::string& text);
+
 struct ScenarioSpec {
   std::string model;  ///< preset name, HF repo id alias, file path, "-" (stdin); empty: flags alone
   std::optional<std::string> model_json_text;  ///< an inline config object (JSON input), as text

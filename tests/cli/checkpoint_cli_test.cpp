@@ -152,6 +152,40 @@ TEST_CASE("one safetensors file: its header, a scale tensor counted as stored, n
   fs::remove_all(d);
 }
 
+// A file of one raw header text and `data` zero bytes after it.
+void write_raw_safetensors(const fs::path& path, const std::string& header, std::size_t data) {
+  std::ofstream f(path, std::ios::binary);
+  for (int i = 0; i < 8; ++i) f.put(static_cast<char>((header.size() >> (8 * i)) & 0xFFU));
+  f << header << std::string(data, '\0');
+}
+
+TEST_CASE("a safetensors header must index every data byte once, and its shapes stay within 2^63", "[checkpoint]") {
+  const fs::path d = fresh_dir("tile");
+  const fs::path f = d / "model.safetensors";
+  const auto err = [&](const std::string& header, std::size_t data) {
+    write_raw_safetensors(f, header, data);
+    const Run r = run({"params", f.string()});
+    CHECK(r.code == 1);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+  write_text(d / "config.json", kConfig);
+  // Two tensors claiming the same 4 bytes (the safetensors format allows no overlap).
+  CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
+                     "b": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})", 4),
+             Catch::Matchers::Contains("two tensors' data_offsets overlap at byte 0"));
+  // A hole between two tensors, and bytes after the last.
+  CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
+                     "b": {"dtype": "U8", "shape": [2], "data_offsets": [3, 5]}})", 5),
+             Catch::Matchers::Contains("no tensor's data_offsets cover bytes 2 to 3"));
+  CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}})", 6),
+             Catch::Matchers::Contains("cover the data's last 4 bytes (from byte 2)"));
+  // A dimension past 2^63-1 of a dtype roofline does not know (no size check applies to it).
+  CHECK_THAT(err(R"({"a": {"dtype": "X9", "shape": [18446744073709551615], "data_offsets": [0, 0]}})", 0),
+             Catch::Matchers::Contains("\"a\": a shape holds integers from 0 to 2^63-1"));
+  fs::remove_all(d);
+}
+
 TEST_CASE("a repo id is read from the local Hugging Face cache: refs/main's snapshot, or @revision", "[checkpoint]") {
   const fs::path cache = fresh_dir("hub");
   const fs::path repo = cache / "models--acme--tiny-llama";

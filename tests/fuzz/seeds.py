@@ -134,6 +134,43 @@ pd = [[(0, "mine", small_model)], [(1, "mygpu", small_gpu)], [(0, "mine", small_
 for entries in pd:
     write("preset_dir", b"\n\n".join(bytes([h]) + n.encode() + b"\n" + c.encode() for h, n, c in entries))
 
+# weight_format: a byte (bit 0: --kv-format, else --weight-format; bits 1-2: the model), then the
+# value: one format, published, class=format lists at the edges of the syntax; KV formats and bits.
+wf = ["bf16", "int4-g128", "mxfp4", "q4_k", "published", "PUBLISHED", "experts=mxfp4,rest=bf16",
+      "experts=mxfp4,attention=fp8-block128,rest=int4-g64", "rest=nvfp4", "ffn=q8_0", "experts=mxfp4,",
+      "=mxfp4", "experts=", "experts=mxfp4,experts=bf16", "rest=bf16,rest=fp8", "vision=int8,router=fp32",
+      "shared-experts=awq-g128,head=bf16,embedding=q6_k,vectors=fp32", "experts=mxfp4=bf16", ",", "x", ""]
+kvf = ["fp8-token", "int4-g64", "int2-g128", "6", "1", "32", "0", "33", "4.5", "1e1", "bf16", "-4", " 6"]
+for m in range(4):
+    for t in wf:
+        write("weight_format", bytes([m << 1]) + t.encode())
+    for t in kvf:
+        write("weight_format", bytes([(m << 1) | 1]) + t.encode())
+
+# safetensors: a byte (bit 0: the harness writes the header's length), two bytes of data-buffer
+# size (little-endian), then the header (after its 8-byte length when bit 0 is clear).
+def st_header(tensors):
+    h, at = {}, 0
+    for name, dtype, shape, per in tensors:
+        n = per
+        for d in shape:
+            n *= d
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + n]}
+        at += n
+    h["__metadata__"] = {"format": "pt"}
+    return json.dumps(h, separators=(",", ":")), at
+
+
+for tensors in [[("model.embed_tokens.weight", "BF16", [10, 8], 2)],
+                [("w", "F32", [2, 2], 4), ("w_scale", "F8_E4M3", [4], 1), ("b", "U8", [3], 1)],
+                [("x", "I64", [1], 8), ("e", "BF16", [0], 2)], []]:
+    text, n = st_header(tensors)
+    write("safetensors", bytes([1, n & 0xFF, n >> 8]) + text.encode())
+    write("safetensors", bytes([0, n & 0xFF, n >> 8]) + len(text).to_bytes(8, "little") + text.encode())
+write("safetensors", bytes([1, 4, 0]) + b'{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},'
+      b'"b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}')
+write("safetensors", bytes([1, 0, 0]) + b'{"a":{"dtype":"X9","shape":[18446744073709551615],"data_offsets":[0,0]}}')
+write("safetensors", bytes([0, 0, 0]) + (10**9).to_bytes(8, "little") + b"{}")
 
 # Dictionaries: tests/fuzz/<harness>.dict, libFuzzer's format (one quoted token a line).
 def dict_file(harness, tokens):
@@ -197,3 +234,15 @@ dict_file("batch_sweep", [",", "..", "+", "*", "k", "M", "Ki", "0", "1", "2", "6
           + names[:9])
 dict_file("preset_dir", json_tokens + quoted(preset_keys) + ["\n\n", "\n", ".json", "\x00", "\x01", "\x02", "\x04",
                                                                "\x06", "\x08", "llama3-8b", "h100-sxm"])
+dict_file("weight_format", ["=", ",", "rest", "published", "embedding", "attention", "ffn", "experts",
+                            "shared-experts", "router", "head", "vectors", "vision", "bf16", "fp8", "fp4", "fp32",
+                            "int4", "int8", "int4-g128", "int4-g64", "int4-g32", "int8-g128", "awq-g128", "awq-g64",
+                            "gptq-g128", "gptq-int8-g128", "mxfp4", "mxfp8", "nvfp4", "fp8-block128", "q4_0", "q4_1",
+                            "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "tq1_0", "tq2_0",
+                            "fp8-token", "int8-token", "int4-token", "int8-g64", "int2-g32", "int2-g128", "\x00",
+                            "\x01", "\x02", "\x03", "1", "32", "e1", ".5", "-"])
+dict_file("safetensors", json_tokens + ['"dtype":', '"shape":', '"data_offsets":', '"__metadata__":', '"format":',
+                                        '"pt"', '"F64"', '"F32"', '"F16"', '"BF16"', '"F8_E4M3"', '"F8_E5M2"',
+                                        '"F8_E8M0"', '"I64"', '"I32"', '"I16"', '"I8"', '"U64"', '"U32"', '"U16"',
+                                        '"U8"', '"BOOL"', '"F4"', "18446744073709551615", "9223372036854775807",
+                                        "\x00\x00\x00\x00\x00\x00\x00", "\x01", "\x00"])
