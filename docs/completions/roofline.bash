@@ -11,7 +11,7 @@
 # offered too. Works with or without the bash-completion package.
 
 _roofline_commands="report params flops kv memory decode prefill serve layer train plan plot \
-  compare gemm gpus models batch completion"
+  compare gemm gpus systems models batch completion"
 
 # Every option a command accepts, the global ones included ("": before the command).
 _roofline_options() {
@@ -47,16 +47,17 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
       --weight-format --kv-dtype --kv-format --reserve --require-fit --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
+      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     decode) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context --dtype --weight-bits \
       --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
       --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --link-latency --flops-basis --decode-bytes --moe-decode --format --explain \
-      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --micro-batches --system --domain-size --scale-out-bw --link-latency --flops-basis \
+      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     prefill) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -71,8 +72,9 @@ _roofline_options() {
       --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --draft \
       --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --link-latency --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
-      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --system --domain-size --scale-out-bw --link-latency --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -84,18 +86,19 @@ _roofline_options() {
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve \
-      --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep --sp \
-      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
-      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --tokens --price --flops-basis --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep \
+      --system --domain-size --scale-out-bw --sp --zero --fsdp --shard-group --optimizer \
+      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
+      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens \
+      --price --flops-basis --format --explain --brief --units --color --preset-dir -q --quiet \
+      --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpu-memory --gpu-bandwidth --gpu-peak -c --context -p --prompt --dtype --weight-bits \
       --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
-      --tpot --ttft --users --tokens-per-s --price --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --tpot --ttft --users --tokens-per-s --system --domain-size --scale-out-bw --price --format \
+      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plot) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -114,15 +117,17 @@ _roofline_options() {
       --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
       --compute-dtype --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time \
       --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
-      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --sp \
-      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
-      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --tokens --price --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --system --domain-size \
+      --scale-out-bw --link-latency --sp --zero --fsdp --shard-group --optimizer --micro-batch \
+      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
+      --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
+    systems) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     models) echo "-h --help --names --family --format --explain --brief --units --color \
       --preset-dir -q --quiet --no-header --yes" ;;
@@ -158,15 +163,16 @@ _roofline_valued() {
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
-      --kv-format --reserve --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency \
-      --format --units --color --preset-dir" ;;
+      --kv-format --reserve --tp --pp --dp --ep --link-efficiency --micro-batches --system \
+      --domain-size --scale-out-bw --link-latency --format --units --color --preset-dir" ;;
     decode) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -c --context --dtype --weight-bits --weight-format --kv-dtype \
       --kv-format --compute-dtype --reserve --bw-efficiency --mfu --draft --acceptance --draft-len \
-      --tp --pp --dp --ep --link-efficiency --micro-batches --link-latency --flops-basis \
-      --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --tp --pp --dp --ep --link-efficiency --micro-batches --system --domain-size --scale-out-bw \
+      --link-latency --flops-basis --decode-bytes --moe-decode --format --units --color \
+      --preset-dir" ;;
     prefill) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
@@ -179,8 +185,8 @@ _roofline_valued() {
       --batch -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
       --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
       --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --link-latency --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --format --units --color --preset-dir" ;;
+      --micro-batches --system --domain-size --scale-out-bw --link-latency --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     layer) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c \
@@ -191,15 +197,16 @@ _roofline_valued() {
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak --compute-dtype --reserve --mfu --measured-tokens-per-s --measured-step-time --tp \
-      --pp --dp --ep --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
-      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
-      --lora-targets --tokens --price --flops-basis --format --units --color --preset-dir" ;;
+      --pp --dp --ep --system --domain-size --scale-out-bw --zero --fsdp --shard-group --optimizer \
+      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
+      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --format --units \
+      --color --preset-dir" ;;
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
       -p --prompt --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype \
-      --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --price --format \
-      --units --color --preset-dir" ;;
+      --reserve --bw-efficiency --mfu --tpot --ttft --users --tokens-per-s --system --domain-size \
+      --scale-out-bw --price --format --units --color --preset-dir" ;;
     plot) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
@@ -216,12 +223,14 @@ _roofline_valued() {
       --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
       --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep \
-      --link-efficiency --micro-batches --link-latency --zero --fsdp --shard-group --optimizer \
-      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --tokens \
+      --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --units \
+      --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
+    systems) echo "--format --units --color --preset-dir" ;;
     models) echo "--family --format --units --color --preset-dir" ;;
     batch) echo "--format --units --color --preset-dir" ;;
     completion) echo "" ;;
@@ -249,12 +258,12 @@ _roofline_value() {
       | *:--zero-expert-share | *:--gpus | *:--gpu-memory | *:--gpu-bandwidth | *:--gpu-peak \
       | *:-b | *:--batch | *:-c | *:--context | *:-p | *:--prompt | *:--reserve \
       | *:--bw-efficiency | *:--mfu | *:--params | *:--tp | *:--pp | *:--dp | *:--ep \
-      | *:--link-efficiency | *:--micro-batches | *:--link-latency | *:--acceptance \
-      | *:--draft-len | *:--output | *:--concurrency | *:--kv-block | *:--shared-prefix \
-      | *:--tpot | *:--ttft | *:--tokens | *:--measured-tokens-per-s | *:--measured-step-time \
-      | *:--shard-group | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch \
-      | *:--recompute-every | *:--pp-chunks | *:--hfu | *:--lora | *:--price | *:--users \
-      | *:--tokens-per-s | *:--gemm | *:--family)
+      | *:--link-efficiency | *:--micro-batches | *:--system | *:--domain-size \
+      | *:--scale-out-bw | *:--link-latency | *:--acceptance | *:--draft-len | *:--output \
+      | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
+      | *:--measured-tokens-per-s | *:--measured-step-time | *:--shard-group | *:--micro-batch \
+      | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every | *:--pp-chunks \
+      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
       :
       ;;
     *:--mlp)

@@ -23,6 +23,10 @@ struct HardwareConfig {
   units::BytesPerSecond interconnect_bandwidth{};  ///< per direction
   std::int64_t interconnect_links = 0;
   units::Seconds interconnect_latency{};  ///< alpha: per hop of a ring collective; 0 when not known
+  int pcie_generation = 0;                ///< the host link's PCIe generation; 0 when not given
+  int pcie_lanes = 0;
+  std::optional<bool> pcie_peer_to_peer;  ///< cards may reach each other over PCIe; none: not known
+  std::string system;                     ///< the system preset this accelerator usually sits in ("" none)
   double power_watts = 0.0;               ///< TDP; 0 when not published
   units::Bytes l2_cache{};                ///< last-level on-chip cache; 0 when not given
   std::vector<std::string> aliases;

@@ -8,6 +8,7 @@
 #include "roofline/lora.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
+#include "roofline/topology.hpp"
 #include "roofline/training.hpp"
 #include "roofline/training_memory.hpp"
 #include "roofline/workload.hpp"
@@ -19,9 +20,9 @@
 
 namespace roofline {
 
-/// Where the per-hop link latency came from: nowhere (bandwidth only), the accelerator preset, or
-/// --link-latency.
-enum class LinkLatencySource { none, accelerator, flag };
+/// The collectives' latency: NCCL's protocol costs on the topology (baseLat and hwLat, the cheaper
+/// of LL and Simple), or --link-latency per step with no fixed cost.
+enum class LinkLatencySource { nccl, flag };
 
 /// How the devices are used. Today G devices act as one ideal device: capacities and rates add
 /// and communication is free, so time results are lower bounds. Later issues add the tensor,
@@ -35,7 +36,7 @@ struct Deployment {
   bool sequence_parallel = false;
   bool explicit_layout = false;   ///< inference with --tp/--pp/--dp/--ep: a real layout, not one ideal device
   units::Seconds link_latency{};  ///< per hop of a collective (0: bandwidth only)
-  LinkLatencySource link_latency_source = LinkLatencySource::none;
+  LinkLatencySource link_latency_source = LinkLatencySource::nccl;
   double link_efficiency = 1.0;    ///< achieved / peak link bandwidth in collectives
   std::int64_t micro_batches = 1;  ///< M: batches in flight through a serving pipeline
 };
@@ -46,6 +47,7 @@ enum class CapacitySource { device, override_bytes };
 struct Accelerator {
   HardwareConfig hw;
   CapacitySource capacity_source = CapacitySource::device;
+  Topology system;  ///< the scale-up domains and the network the devices sit in
 };
 
 /// Fine-tuning with low-rank adapters: the base frozen (QLoRA: its linear layers in NF4).

@@ -240,6 +240,7 @@ const char* group_title(InputGroup g) {
       return "Training";
     case io::kParallel:
     case io::kLink:
+    case io::kSystem:
       return "Parallelism";
     default:
       return "Workload";

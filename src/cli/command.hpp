@@ -54,7 +54,7 @@ struct Request {
   std::string family;  ///< models --family
   bool family_given = false;
   format::ViewOptions view;           ///< --explain, and what a machine reader leaves unbuilt
-  unsigned groups = 0;                ///< the command's input groups
+  std::uint64_t groups = 0;           ///< the command's input groups
   PlotRequest plot;                   ///< plot's own options, lists and terminal
   const Command* question = nullptr;  ///< compare: the command whose question it asks
   std::string question_word;          ///< compare's QUESTION as given
@@ -74,7 +74,7 @@ struct Command {
   const char* name;
   const char* help;
   Stage stage;
-  unsigned groups;  ///< the inputs this command reads (io::InputGroup bits)
+  std::uint64_t groups;  ///< the inputs this command reads (io::InputGroup bits)
   bool needs_gpu;
   bool gpu_list;               ///< --gpu takes a list of accelerators (plan, plot); compare takes one as its axis
   bool comparable;             ///< compare can ask its question: its results are figures in sections
@@ -100,7 +100,7 @@ const Command* command_named(std::string_view name);
 
 /// What the views show of a resolved run: its scenario, name, notes and warnings, the inputs a
 /// command of `groups` reads, and their JSON echo (from `spec`, as given) when `view` wants it.
-format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, unsigned groups,
+format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, std::uint64_t groups,
                         const format::ViewOptions& view);
 
 /// The same without an inputs echo or the inputs read: what a sweep row's cells and a chart show.

@@ -22,9 +22,9 @@ namespace roofline::cli {
 
 Run run_completion(Request& req, const io::Resolved*);  // app.cpp: the completion spec is CLI11's
 
-format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, unsigned groups,
+format::Subject subject(const io::Resolved& in, const io::ScenarioSpec& spec, std::uint64_t groups,
                         const format::ViewOptions& view) {
-  const auto reads = [&](unsigned g) { return (groups & g) != 0U; };
+  const auto reads = [&](std::uint64_t g) { return (groups & g) != 0U; };
   return {in.scenario,
           in.model_label,
           in.notes,
@@ -339,6 +339,11 @@ Run run_gpus(Request& req, const io::Resolved*) {
   return {gpus_report(*req.reg), std::nullopt, {}};
 }
 
+Run run_systems(Request& req, const io::Resolved*) {
+  if (req.names) return {{}, std::nullopt, names_text(*req.reg, io::PresetKind::system)};
+  return {systems_report(*req.reg), std::nullopt, {}};
+}
+
 Run run_models(Request& req, const io::Resolved*) {
   // An empty --family is a mistake, not "every family" (N25).
   if (req.family_given && req.family.empty()) {
@@ -433,12 +438,12 @@ const Command kCommands[] = {
      run_kv, kv_cells, "  roofline kv llama2-70b --context 4096 --kv-dtype fp8\n"},
     {"memory", "Weights + KV + reserve against capacity: fits, longest context, most sequences", Stage::model,
      kModelInputs | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kWeights | io::kKvDtype |
-         io::kReserve | io::kRequireFit | io::kParallel | io::kLink,
+         io::kReserve | io::kRequireFit | io::kParallel | io::kLink | io::kSystem,
      true, false, true, kOwnNone, &format::kMemoryBrief, nullptr, run_memory, memory_cells,
      "  roofline memory llama2-70b --gpu mi300x --context 4096 --batch 32\n"},
     {"decode", "Decode step floor, token-rate ceilings, bound, utilisation, compute-bound batch", Stage::model,
-     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel | io::kLink, true, false, true, kOwnNone,
-     &format::kDecodeBrief, nullptr, run_decode, decode_cells,
+     kWorkloadOnGpu | io::kContext | io::kSpeculative | io::kParallel | io::kLink | io::kSystem, true, false, true,
+     kOwnNone, &format::kDecodeBrief, nullptr, run_decode, decode_cells,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
     {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Stage::model,
      kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, false, true, kOwnNone,
@@ -446,7 +451,7 @@ const Command kCommands[] = {
      "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Stage::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
-         io::kTargets | io::kParallel | io::kLink,
+         io::kTargets | io::kParallel | io::kLink | io::kSystem,
      true, false, true, kOwnNone, &format::kServeBrief, nullptr, run_serve, serve_cells,
      "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
     {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
@@ -460,7 +465,7 @@ const Command kCommands[] = {
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Stage::model,
      kModelInputs | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype | io::kReserve |
          io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit | io::kPrice |
-         io::kTokens,
+         io::kTokens | io::kSystem,
      true, false, true, kOwnNone, &format::kTrainBrief, nullptr, run_train, train_cells,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
@@ -468,7 +473,8 @@ const Command kCommands[] = {
     {"plan", "A fleet for a user load: every layout of each accelerator, the devices and the cost, cheapest first",
      Stage::model,
      kModelInputs | io::kGpu | io::kGpuMemory | io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve |
-         io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan | io::kPrice,
+         io::kMfu | io::kBwEfficiency | io::kContext | io::kPrompt | io::kTargets | io::kPlan | io::kPrice |
+         io::kSystem,
      true, true, false, kOwnNone, nullptr, on_first_gpu, run_plan, nullptr,
      "  roofline plan mixtral-8x7b --gpu h200-sxm --users 10000 --tokens-per-s 30 --context 8k --tpot 50ms\n"
      "  roofline plan llama3-70b --gpu h100-sxm,h200-sxm,mi300x --users 1000 --tokens-per-s 20 --price 2.5\n"},
@@ -502,6 +508,10 @@ const Command kCommands[] = {
      nullptr, nullptr, run_gpus, nullptr,
      "  roofline gpus\n"
      "  roofline gpus --format json\n"},
+    {"systems", "System presets: scale-up domains, their links and the network between them", Stage::listing, 0, false,
+     false, false, kOwnNames, nullptr, nullptr, run_systems, nullptr,
+     "  roofline systems\n"
+     "  roofline systems --format json\n"},
     {"models", "Model presets with their parameter counts", Stage::listing, 0, false, false, false,
      kOwnNames | kOwnFamily, nullptr, nullptr, run_models, nullptr,
      "  roofline models\n"

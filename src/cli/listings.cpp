@@ -7,6 +7,7 @@
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
 #include "roofline/roofline.hpp"
+#include "roofline/topology.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,8 @@ Report gpus_report(const io::PresetRegistry& reg) {
   t.columns.push_back({"interconnect", "interconnect", Unit::text, true});
   t.columns.push_back({"interconnect_bytes_per_s_per_direction", "link/dir", Unit::bytes_per_s, true});
   t.columns.push_back({"interconnect_latency_s", "link alpha", Unit::seconds, true});
+  t.columns.push_back({"pcie", "PCIe", Unit::text, true});
+  t.columns.push_back({"system", "system", Unit::text, true});
   t.columns.push_back({"l2_cache_bytes", "L2", Unit::bytes, true});
   t.columns.push_back({"display_name", "display name", Unit::text, true});
   t.columns.push_back({"aliases", "aliases", Unit::text, true});
@@ -86,12 +89,64 @@ Report gpus_report(const io::PresetRegistry& reg) {
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_name});
     row.push_back(h.interconnect_name.empty() ? Value{} : Value{h.interconnect_bandwidth.base()});
     row.push_back(h.interconnect_latency.base() > 0.0 ? Value{h.interconnect_latency.base()} : Value{});
+    row.push_back(h.pcie_generation > 0 ? Value{io::pcie_link(h).name} : Value{});
+    row.push_back(h.system.empty() ? Value{} : Value{h.system});
     row.push_back(h.l2_cache.base() > 0.0 ? Value{h.l2_cache.base()} : Value{});
     row.emplace_back(h.display_name);
     row.emplace_back(join(h.aliases));
     row.emplace_back(e->origin);
     row.emplace_back(h.source);
     t.rows.push_back(std::move(row));
+  }
+  rep.tables.push_back(std::move(t));
+  return rep;
+}
+
+Report systems_report(const io::PresetRegistry& reg) {
+  Report rep;
+  rep.command = "systems";
+  rep.inputs = std::make_shared<const nlohmann::json>(nlohmann::json::object());
+  Table t{"systems",
+          "Systems (per device, one direction; ridge = the accelerator's bf16 peak / the link)",
+          {{"name", "name", Unit::text},
+           {"accelerator", "accelerator", Unit::text},
+           {"domain_devices", "domain", Unit::count},
+           {"inside_link", "inside", Unit::text, true},
+           {"inside_bytes_per_s", "inside/dir", Unit::bytes_per_s},
+           {"scale_out_bytes_per_s", "scale-out/dir", Unit::bytes_per_s},
+           {"ridge_inside_flop_per_byte", "ridge in", Unit::flop_per_byte},
+           {"ridge_scale_out_flop_per_byte", "ridge out", Unit::flop_per_byte},
+           {"devices_per_node", "devices per node", Unit::count, true},
+           {"inside_name", "inside name", Unit::text, true},
+           {"scale_out_name", "scale-out name", Unit::text, true},
+           {"torus", "torus", Unit::text, true},
+           {"wraparound", "wraparound", Unit::boolean, true},
+           {"mesh", "mesh", Unit::boolean, true},
+           {"display_name", "display name", Unit::text, true},
+           {"aliases", "aliases", Unit::text, true},
+           {"origin", "origin", Unit::text, true},
+           {"source", "source", Unit::text, true}},
+          {}};
+  for (const io::PresetEntry* e : reg.entries(io::PresetKind::system)) {
+    const io::SystemPreset p = reg.parse_system(*e);
+    const Topology& s = p.topology;
+    std::optional<units::FlopPerSecond> peak;
+    try {
+      peak = reg.load_gpu(p.accelerator).peak_for(DType::bf16);
+    } catch (const InputError&) {
+      peak.reset();  // an accelerator preset that is not there: the row says no ridge
+    }
+    const auto ridge = [&](units::BytesPerSecond b) {
+      return peak && b.base() > 0.0 ? Value{interconnect_ridge(*peak, b)} : Value{};
+    };
+    std::string torus;
+    for (const std::int64_t d : s.torus) torus += (torus.empty() ? "" : "x") + std::to_string(d);
+    t.rows.push_back({s.name, p.accelerator, s.domain, std::string(link_kind_name(s.inside.kind)),
+                      s.inside.bandwidth.base(), s.has_across ? Value{s.across.bandwidth.base()} : Value{},
+                      ridge(s.inside.bandwidth), s.has_across ? ridge(s.across.bandwidth) : Value{}, s.devices_per_node,
+                      s.inside.name, s.has_across ? Value{s.across.name} : Value{},
+                      torus.empty() ? Value{} : Value{torus}, s.wraparound, s.mesh, s.display_name,
+                      join(reg.aliases(*e)), e->origin, s.source_text});
   }
   rep.tables.push_back(std::move(t));
   return rep;

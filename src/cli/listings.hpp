@@ -12,6 +12,8 @@
 namespace roofline::cli {
 
 format::Report gpus_report(const io::PresetRegistry& reg);
+/// The system presets: each one's domains, links and their ridge points (issue 24).
+format::Report systems_report(const io::PresetRegistry& reg);
 /// The model presets of FAMILY: those whose model family (qwen3, llama, palm) or whose name starts
 /// with it (gpt3, qwen3 also takes qwen3-30b-a3b), in any case; every one for "". A family that
 /// matches nothing is a UsageError naming the families there are.

@@ -295,7 +295,7 @@ std::string axes_text(const std::vector<io::SweepAxis>& axes) {
 std::string render_table(const Command& cmd, const std::vector<io::SweepAxis>& axes, const io::Resolved& first,
                          Pass1& p, const format::RenderOptions& o) {
   // The headline names what every point shares: the swept types and devices are in the rows.
-  unsigned groups = cmd.groups;
+  std::uint64_t groups = cmd.groups;
   io::Resolved shared = first;
   for (const io::SweepAxis& a : axes) {
     if (a.def->group == io::kWeights || a.def->group == io::kKvDtype) groups &= ~static_cast<unsigned>(a.def->group);

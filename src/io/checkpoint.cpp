@@ -68,6 +68,27 @@ void add(StoredCheckpoint& into, const std::string& dtype, std::int64_t elements
 
 std::string file_error(const std::string& path, const std::string& what) { return display_path(path) + ": " + what; }
 
+// The format leaves no byte of the data buffer unindexed and none indexed twice: sorted, the
+// tensors' offsets tile [0, data).
+void check_tiled(const std::string& path, std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans,
+                 std::uint64_t data) {
+  std::sort(spans.begin(), spans.end());
+  std::uint64_t at = 0;
+  for (const auto& [begin, end] : spans) {
+    if (begin < at)
+      throw InputError(file_error(path, "two tensors' data_offsets overlap at byte " + std::to_string(begin)));
+    if (begin > at) {
+      throw InputError(file_error(
+          path, "no tensor's data_offsets cover bytes " + std::to_string(at) + " to " + std::to_string(begin)));
+    }
+    at = end;
+  }
+  if (at != data) {
+    throw InputError(file_error(path, "no tensor's data_offsets cover the data's last " + std::to_string(data - at) +
+                                          " bytes (from byte " + std::to_string(at) + ")"));
+  }
+}
+
 }  // namespace
 
 void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
@@ -127,22 +148,7 @@ void read_safetensors_header(const std::string& path, StoredCheckpoint& into) {
     spans.emplace_back(o[0].get<std::uint64_t>(), o[1].get<std::uint64_t>());
     add(into, dtype, elements, bytes);
   }
-  // The format leaves no byte of the data buffer unindexed and none indexed twice: sorted, the
-  // tensors' offsets tile [0, data).
-  std::sort(spans.begin(), spans.end());
-  std::uint64_t at = 0;
-  for (const auto& [begin, end] : spans) {
-    if (begin != at) {
-      throw InputError(file_error(path, begin < at ? "two tensors' data_offsets overlap at byte " + std::to_string(begin)
-                                                   : "no tensor's data_offsets cover bytes " + std::to_string(at) +
-                                                         " to " + std::to_string(begin)));
-    }
-    at = end;
-  }
-  if (at != data) {
-    throw InputError(file_error(path, "no tensor's data_offsets cover the data's last " + std::to_string(data - at) +
-                                          " bytes (from byte " + std::to_string(at) + ")"));
-  }
+  check_tiled(path, spans, data);
 }
 
 std::optional<StoredCheckpoint> read_checkpoint_dir(const std::string& dir) {

@@ -6,7 +6,7 @@
 namespace roofline::io {
 
 struct EmbeddedPreset {
-  std::string_view kind;       ///< "models" or "gpus"
+  std::string_view kind;       ///< "models", "gpus" or "systems"
   std::string_view name;       ///< file stem
   std::string_view path;       ///< path in the source tree, for messages
   std::string_view text;       ///< the JSON text

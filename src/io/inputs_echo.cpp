@@ -6,11 +6,46 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
 
 namespace roofline::io {
 
 namespace {
+
+// A serving layout's degrees and how its collectives are costed.
+nlohmann::json layout_json(const Deployment& d) {
+  const bool flag = d.link_latency_source == LinkLatencySource::flag;
+  return {{"explicit", d.explicit_layout},
+          {"tp", d.tensor},
+          {"pp", d.pipeline},
+          {"dp", d.data},
+          {"ep", d.expert},
+          {"micro_batches", d.micro_batches},
+          {"latency_model", flag ? "link-latency" : "nccl"},
+          {"link_latency_s", flag ? nlohmann::json(d.link_latency.base()) : nlohmann::json()},
+          {"link_efficiency", d.link_efficiency}};
+}
+
+// The system the devices sit in: where it came from, its domains and links.
+nlohmann::json system_json(const Topology& t) {
+  constexpr std::array<const char*, 3> sources = {"preset", "flags", "flat"};
+  nlohmann::json torus = nlohmann::json::array();
+  for (const std::int64_t d : t.torus) torus.push_back(d);
+  return {{"name", t.name.empty() ? nlohmann::json() : nlohmann::json(t.name)},
+          {"display_name", t.display_name},
+          {"source", sources.at(static_cast<std::size_t>(t.source))},
+          {"domain_devices", t.source == TopologySource::flat ? nlohmann::json() : nlohmann::json(t.domain)},
+          {"inside",
+           {{"kind", link_kind_name(t.inside.kind)},
+            {"name", t.inside.name},
+            {"bytes_per_s_per_direction", t.inside.bandwidth.base()}}},
+          {"mesh", t.mesh},
+          {"torus", torus},
+          {"scale_out", t.has_across ? nlohmann::json{{"name", t.across.name},
+                                                      {"bytes_per_s_per_direction", t.across.bandwidth.base()}}
+                                     : nlohmann::json()}};
+}
 
 // The format of each weight class, by the class names --weight-format takes.
 nlohmann::json weights_json(const WeightLayout& l) {
@@ -21,7 +56,7 @@ nlohmann::json weights_json(const WeightLayout& l) {
 
 // The inputs given, keyed by flag name: a value as typed, true for a switch, an array for a
 // repeatable input. With "command" added it is a batch line, so the result is reproducible.
-nlohmann::json given_json(const ScenarioSpec& spec, unsigned groups) {
+nlohmann::json given_json(const ScenarioSpec& spec, std::uint64_t groups) {
   nlohmann::json given = nlohmann::json::object();
   if (spec.model_json_text) {
     given["model"] = nlohmann::json::parse(*spec.model_json_text);
@@ -54,7 +89,7 @@ nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohma
 
 }  // namespace
 
-nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigned groups) {
+nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::uint64_t groups) {
   const Scenario& sc = in.scenario;
   const Workload& w = sc.workload;
   nlohmann::json j;
@@ -114,6 +149,7 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
                 {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
                 {"peak_flop_per_s", peaks},
                 {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
+    j["system"] = system_json(sc.accelerator->system);
   } else {
     j["gpu"] = nullptr;
   }
@@ -126,17 +162,7 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigne
                     {"tpot_target_s", optional_json(s.tpot_target_s)},
                     {"ttft_target_s", optional_json(s.ttft_target_s)}};
   }
-  if (reads(kParallel) && !reads(kTrain)) {
-    const Deployment& d = sc.deployment;
-    j["layout"] = {{"explicit", d.explicit_layout},
-                   {"tp", d.tensor},
-                   {"pp", d.pipeline},
-                   {"dp", d.data},
-                   {"ep", d.expert},
-                   {"micro_batches", d.micro_batches},
-                   {"link_latency_s", d.link_latency.base()},
-                   {"link_efficiency", d.link_efficiency}};
-  }
+  if (reads(kParallel) && !reads(kTrain)) j["layout"] = layout_json(sc.deployment);
   if (reads(kPlan)) {
     j["plan"] = {{"users", spec.users ? nlohmann::json(*spec.users) : nlohmann::json()},
                  {"tokens_per_s_per_user", optional_json(spec.tokens_per_s_per_user)},

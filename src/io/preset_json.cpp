@@ -370,6 +370,19 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
     }
     ic.finish();
   }
+  if (r.has("pcie")) {
+    ObjectReader pc(r.raw("pcie"), std::string(where), "/pcie");
+    const std::int64_t g = pc.integer("generation");
+    if (g < 1 || g > 6) pc.fail("generation", "must be 1 to 6");
+    const std::int64_t lanes = pc.integer("lanes");
+    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)
+      pc.fail("lanes", "must be 1, 2, 4, 8 or 16");
+    h.pcie_generation = static_cast<int>(g);
+    h.pcie_lanes = static_cast<int>(lanes);
+    h.pcie_peer_to_peer = pc.opt_bool("peer_to_peer");
+    pc.finish();
+  }
+  h.system = r.opt_str("system").value_or("");
   if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);
   if (auto l2 = r.opt_str("l2_cache")) h.l2_cache = with_context(r, "l2_cache", *l2, parse_bytes);
   h.aliases = r.strings("aliases");
@@ -380,6 +393,118 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
   const auto problems = validate(h);
   if (!problems.empty()) throw InputError(std::string(where) + ": /" + problems.front());
   return h;
+}
+
+Link pcie_link(const HardwareConfig& h) {
+  Link l;
+  l.kind = LinkKind::pcie;
+  // Without peer-to-peer a transfer is staged through host memory: written there by one card
+  // and read back by the other, so each crossing costs two (derived).
+  const bool p2p = h.pcie_peer_to_peer.value_or(false);
+  l.bandwidth = pcie_bandwidth(h.pcie_generation, h.pcie_lanes) * (p2p ? 1.0 : 0.5);
+  l.name = "PCIe " + std::to_string(h.pcie_generation) + ".0 x" + std::to_string(h.pcie_lanes) +
+           (p2p ? " peer-to-peer" : " through host memory");
+  return l;
+}
+
+namespace {
+
+units::BytesPerSecond positive_bandwidth(ObjectReader& o, const char* key) {
+  const units::BytesPerSecond b = with_context(o, key, o.str(key), parse_bandwidth);
+  if (!(b.base() > 0.0)) o.fail(key, "must be above 0");
+  return b;
+}
+
+void read_scale_up(const json& v, std::string_view where, Topology& t) {
+  ObjectReader u(v, std::string(where), "/scale_up");
+  t.inside.name = u.str("name");
+  t.domain = u.integer("domain");
+  if (t.domain < 1 || t.domain > 1'000'000) u.fail("domain", "must be 1 to 1,000,000");
+  t.inside.bandwidth = positive_bandwidth(u, "bandwidth_per_direction");
+  const std::string shape = u.str("topology", "switch");
+  if (shape != "switch" && shape != "mesh" && shape != "torus") u.fail("topology", "must be switch, mesh or torus");
+  t.inside.kind = LinkKind::scale_up;
+  t.mesh = shape == "mesh";
+  u.finish();
+}
+
+HardwareConfig read_system_pcie(const json& v, std::string_view where) {
+  ObjectReader pc(v, std::string(where), "/pcie");
+  HardwareConfig h;
+  h.pcie_generation = static_cast<int>(pc.integer("generation"));
+  if (h.pcie_generation < 1 || h.pcie_generation > 6) pc.fail("generation", "must be 1 to 6");
+  const std::int64_t lanes = pc.integer("lanes");
+  if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) pc.fail("lanes", "must be 1, 2, 4, 8 or 16");
+  h.pcie_lanes = static_cast<int>(lanes);
+  h.pcie_peer_to_peer = pc.opt_bool("peer_to_peer");
+  pc.finish();
+  return h;
+}
+
+// A torus' collectives run link by link: its inside bandwidth is one link's, its domain the chips.
+void read_torus(const json& v, std::string_view where, bool scale_up, Topology& t) {
+  ObjectReader o(v, std::string(where), "/torus");
+  const json& dims = o.raw("dims");
+  if (!dims.is_array() || dims.empty() || dims.size() > 4) o.fail("dims", "must be an array of 1 to 4 sizes");
+  std::int64_t chips = 1;
+  for (const json& d : dims) {
+    if (!d.is_number_unsigned() || d.get<std::uint64_t>() < 1 || d.get<std::uint64_t>() > 1024) {
+      o.fail("dims", "each size must be an integer from 1 to 1,024");
+    }
+    t.torus.push_back(d.get<std::int64_t>());
+    chips *= d.get<std::int64_t>();
+  }
+  const units::BytesPerSecond link = positive_bandwidth(o, "link_bandwidth_per_direction");
+  t.wraparound = o.boolean("wraparound", true);
+  if (scale_up && t.domain != chips) o.fail("dims", "their product must equal scale_up's domain");
+  o.finish();
+  t.domain = chips;
+  t.inside.kind = LinkKind::torus;
+  t.inside.bandwidth = link;
+  if (!scale_up) t.inside.name = "ICI torus " + std::to_string(t.torus.size()) + "D";
+}
+
+}  // namespace
+
+SystemPreset system_from_json(const json& j, std::string_view where) {
+  ObjectReader r(j, std::string(where), "");
+  SystemPreset out;
+  Topology& t = out.topology;
+  t.source = TopologySource::preset;
+  t.name = r.str("name");
+  t.display_name = r.opt_str("display_name").value_or(t.name);
+  out.accelerator = r.str("accelerator");
+  out.default_for = r.strings("default_for");
+  t.devices_per_node = r.integer("devices_per_node");
+  if (t.devices_per_node < 1 || t.devices_per_node > 1'000'000) r.fail("devices_per_node", "must be 1 to 1,000,000");
+  const bool up = r.has("scale_up");
+  const bool torus = r.has("torus");
+  const bool pcie = r.has("pcie");
+  if (!up && !torus && !pcie) r.fail("scale_up", "a system needs a scale_up fabric, a pcie host link or a torus");
+  if (up) read_scale_up(r.raw("scale_up"), where, t);
+  if (pcie) {
+    const HardwareConfig h = read_system_pcie(r.raw("pcie"), where);
+    // Cards with no scale-up fabric talk over their host links, a node's devices a domain.
+    if (!up && !torus) {
+      t.inside = pcie_link(h);
+      t.domain = t.devices_per_node;
+    }
+  }
+  if (torus) read_torus(r.raw("torus"), where, up, t);
+  if (r.has("scale_out")) {
+    ObjectReader o(r.raw("scale_out"), std::string(where), "/scale_out");
+    t.across.kind = LinkKind::scale_out;
+    t.across.name = o.str("name");
+    t.across.bandwidth = positive_bandwidth(o, "bandwidth_per_direction");
+    t.has_across = true;
+    o.finish();
+  }
+  out.aliases = r.strings("aliases");
+  t.source_text = r.str("source");
+  if (t.source_text.empty()) r.fail("source", "must not be empty");
+  t.notes = r.opt_str("notes").value_or("");
+  r.finish();
+  return out;
 }
 
 bool is_hf_config(const json& j) { return j.is_object() && (j.contains("model_type") || j.contains("architectures")); }

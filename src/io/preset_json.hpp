@@ -5,6 +5,7 @@
 
 #include "roofline/hardware_config.hpp"
 #include "roofline/model_config.hpp"
+#include "roofline/topology.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,22 @@ struct ModelPreset {
 
 /// Reads a GPU preset object. `where` prefixes every error (a file name).
 HardwareConfig hardware_from_json(const nlohmann::json& j, std::string_view where);
+
+/// A system preset (presets/systems/): its accelerator's preset name and its topology.
+struct SystemPreset {
+  std::string accelerator;               ///< a GPU preset name
+  std::vector<std::string> default_for;  ///< accelerators whose usual system this is
+  Topology topology;
+  std::vector<std::string> aliases;
+};
+
+/// Reads a system preset ({"name", "accelerator", "devices_per_node", "scale_up" | "pcie" |
+/// "torus", "scale_out", "source", ...}); InputError naming the field at fault.
+SystemPreset system_from_json(const nlohmann::json& j, std::string_view where);
+
+/// The PCIe box an accelerator with no scale-up fabric sits in: `devices` cards on their host
+/// links (halved through host memory where peer-to-peer is off or not known).
+Link pcie_link(const HardwareConfig& h);
 
 /// Reads a model preset ({"name", "source", "architecture" | "hf_config", ...}) or a bare
 /// Hugging Face config.json (detected by "model_type" / "architectures").

@@ -288,15 +288,16 @@ bool iequal(std::string_view a, std::string_view b) {
 }
 
 std::string where_of(const PresetEntry& e) {
-  return e.builtin ? std::string(e.kind == PresetKind::gpu ? "presets/gpus/" : "presets/models/") + e.name + ".json"
-                   : e.origin;
+  return e.builtin ? std::string("presets/") + std::string(kind_directory(e.kind)) + "/" + e.name + ".json" : e.origin;
 }
 
 bool looks_like_path(std::string_view s) { return s.find('/') != std::string_view::npos || s.ends_with(".json"); }
 
 // A name's key in the alias index: its kind and its lower-cased spelling.
 std::string kind_key(PresetKind kind, const std::string& lowered) {
-  return (kind == PresetKind::gpu ? "g:" : "m:") + lowered;
+  if (kind == PresetKind::gpu) return "g:" + lowered;
+  if (kind == PresetKind::system) return "s:" + lowered;
+  return "m:" + lowered;
 }
 
 std::string in_quotes(std::string_view s) { return quote(s); }
@@ -381,14 +382,16 @@ PresetRegistry::PresetRegistry(const std::vector<std::string>& dirs, std::size_t
   const std::vector<EmbeddedPreset>& builtin = embedded_presets();
   entries_.reserve(builtin.size());
   for (const EmbeddedPreset& p : builtin) {
-    entries_.push_back({p.kind == "gpus" ? PresetKind::gpu : PresetKind::model, std::string(p.name), "builtin", true,
-                        p.text, p.aliases, p.aliases_known});
+    const PresetKind kind =
+        p.kind == "gpus" ? PresetKind::gpu : (p.kind == "systems" ? PresetKind::system : PresetKind::model);
+    entries_.push_back({kind, std::string(p.name), "builtin", true, p.text, p.aliases, p.aliases_known});
   }
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     const char* source = i < from_env ? "ROOFLINE_PRESET_PATH" : "--preset-dir";
     const fs::path dir = dirs[i];
     check_directory(dir, source, false);
-    for (const auto& [sub, kind] : {std::pair{"models", PresetKind::model}, std::pair{"gpus", PresetKind::gpu}}) {
+    for (const auto& [sub, kind] : {std::pair{"models", PresetKind::model}, std::pair{"gpus", PresetKind::gpu},
+                                    std::pair{"systems", PresetKind::system}}) {
       for (const fs::path& f : preset_files(dir / sub, source)) {
         std::string name = f.filename().string();
         name.resize(name.size() - 5);
@@ -542,6 +545,32 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
     throw InputError(where + ": /name: " + quote(h.name) + " must equal the file name " + quote(e.name));
   }
   return h;
+}
+
+SystemPreset PresetRegistry::parse_system(const PresetEntry& e) const {
+  const std::string where = where_of(e);
+  SystemPreset p = system_from_json(parse_json_text(e.text, where), where);
+  if (p.topology.name != e.name) {
+    throw InputError(where + ": /name: " + quote(p.topology.name) + " must equal the file name " + quote(e.name));
+  }
+  return p;
+}
+
+SystemPreset PresetRegistry::load_system(std::string_view spec) const {
+  if (const PresetEntry* e = find(PresetKind::system, spec)) return parse_system(*e);
+  if (!spec.ends_with(".json")) {
+    if (auto r = resolve(PresetKind::system, spec)) return parse_system(*r->entry);
+  }
+  if (looks_like_path(spec) || names_a_file(spec)) {
+    const std::string path(spec);
+    const std::string where = display_path(path);
+    SystemPreset p = system_from_json(parse_json_text(read_file(path), where), where);
+    p.topology.source = TopologySource::preset;
+    return p;
+  }
+  const std::string hint = unknown_hint(PresetKind::system, spec);
+  throw InputError("--system: unknown preset " + quote(spec) +
+                   (hint.empty() ? "; see `roofline systems --names`" : hint));
 }
 
 std::string PresetRegistry::unknown_hint(PresetKind kind, std::string_view spec) const {

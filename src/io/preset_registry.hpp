@@ -15,7 +15,12 @@
 
 namespace roofline::io {
 
-enum class PresetKind { model, gpu };
+enum class PresetKind { model, gpu, system };
+
+/// The folder of a kind under a preset directory: models, gpus, systems.
+constexpr std::string_view kind_directory(PresetKind k) {
+  return k == PresetKind::gpu ? "gpus" : (k == PresetKind::system ? "systems" : "models");
+}
 
 struct PresetEntry {
   PresetKind kind = PresetKind::model;
@@ -40,7 +45,7 @@ inline constexpr std::string_view kPresetNameRule =
 
 class PresetRegistry {
  public:
-  /// Registers the built-ins and every *.json under DIR/models and DIR/gpus of each directory.
+  /// Registers the built-ins and every *.json under DIR/models, DIR/gpus and DIR/systems of each directory.
   /// Duplicate names (compared case-insensitively) are an InputError naming both origins. The
   /// first `from_env` directories came from ROOFLINE_PRESET_PATH, the rest from --preset-dir: an
   /// error about a directory names where it came from. A directory that is missing, unreadable or a
@@ -78,6 +83,9 @@ class PresetRegistry {
 
   [[nodiscard]] ModelPreset parse_model(const PresetEntry& e) const;
   [[nodiscard]] HardwareConfig parse_gpu(const PresetEntry& e) const;
+  /// A system preset name or alias, or a path to a system preset file.
+  SystemPreset load_system(std::string_view spec) const;
+  [[nodiscard]] SystemPreset parse_system(const PresetEntry& e) const;
 
  private:
   struct Alias {

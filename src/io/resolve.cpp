@@ -288,11 +288,56 @@ Workload resolve_workload(const ScenarioSpec& spec, const ModelConfig& m, const 
 // The accelerator with its capacity and bandwidth overrides; a note when an alias chose it. The
 // --gpu-peak overrides are checked here and applied by apply_point_inputs(): one without a dtype
 // is for the compute dtype, which the weight type decides.
+// The system the devices sit in: --system, else the accelerator's usual system preset, else one
+// flat domain at the accelerator's own interconnect (or its PCIe host link where it has none);
+// --domain-size and --scale-out-bw override any of them.
+Topology resolve_topology(const ScenarioSpec& spec, const PresetRegistry& reg, const HardwareConfig& h,
+                          const std::optional<SystemPreset>& given, Diagnostics& diag, Resolved& r) {
+  Topology t;
+  if (given) {
+    t = given->topology;
+  } else if (!h.system.empty()) {
+    diag.capture(h.name, [&] { t = reg.load_system(h.system).topology; });
+    r.notes.push_back("system: " + t.name + ", the usual system of " + h.name + " (--system to choose another)");
+  } else if (!h.interconnect_name.empty()) {
+    t = flat_topology({LinkKind::scale_up, h.interconnect_name, h.interconnect_bandwidth},
+                      "one flat " + h.interconnect_name + " domain");
+  } else if (h.pcie_generation > 0) {
+    const Link pcie = pcie_link(h);
+    t = flat_topology(pcie, "one flat " + pcie.name + " domain");
+  } else {
+    t = flat_topology({}, "no interconnect known");
+  }
+  if (spec.domain_size) {
+    t.domain = *spec.domain_size;
+    if (t.source == TopologySource::flat) t.source = TopologySource::flags;
+  }
+  if (spec.scale_out_bw) {
+    t.across = {LinkKind::scale_out, "--scale-out-bw", *spec.scale_out_bw};
+    t.has_across = true;
+    if (t.source == TopologySource::flat) t.source = TopologySource::flags;
+  }
+  if (t.source == TopologySource::flags && t.name.empty()) {
+    t.display_name =
+        std::to_string(t.domain) + "-device " + (t.inside.name.empty() ? "domains" : t.inside.name + " domains");
+  }
+  return t;
+}
+
 std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, const PresetRegistry& reg, Diagnostics& diag,
                                                Resolved& r) {
+  std::optional<SystemPreset> system;
+  if (!spec.system.empty()) diag.capture("", [&] { system = reg.load_system(spec.system); });
+  const std::string gpu = !spec.gpu.empty() ? spec.gpu : (system ? system->accelerator : std::string());
+  if (gpu.empty()) return std::nullopt;
   std::optional<Accelerator> acc;
-  diag.capture("", [&] { acc = Accelerator{reg.load_gpu(spec.gpu), CapacitySource::device}; });
+  diag.capture("", [&] { acc = Accelerator{reg.load_gpu(gpu), CapacitySource::device, {}}; });
   if (!acc) return std::nullopt;
+  if (system && system->accelerator != acc->hw.name) {
+    diag.input("--system: " + system->topology.name + " holds " + system->accelerator + ", not --gpu's " +
+               acc->hw.name + "; give one of them, or a system of " + acc->hw.name);
+  }
+  acc->system = resolve_topology(spec, reg, acc->hw, system, diag, r);
   HardwareConfig& h = acc->hw;
   r.peaks_before_point = h.peak;
   for (const PeakOverride& p : spec.gpu_peaks) {
@@ -622,6 +667,8 @@ void check_needs_gpu(const ScenarioSpec& spec, bool needs_gpu, Diagnostics& diag
   needs(spec.measured_step_time.has_value(), "--measured-step-time");
   needs(spec.hfu.has_value(), "--hfu");
   needs(spec.reserve.has_value(), "--reserve");
+  if (spec.domain_size) diag.usage("--domain-size: needs --gpu or --system");
+  if (spec.scale_out_bw) diag.usage("--scale-out-bw: needs --gpu or --system");
 }
 
 // Inputs that are allowed but probably not meant.
@@ -778,11 +825,11 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
 // The accelerator, or a check that nothing needed one.
 void resolve_accelerator_part(const ScenarioSpec& spec, const PresetRegistry& reg, bool needs_gpu, Resolved& r,
                               Diagnostics& diag) {
-  if (spec.gpu.empty()) {
+  if (spec.gpu.empty() && spec.system.empty()) {
     check_needs_gpu(spec, needs_gpu, diag);
     return;
   }
-  r.gpu_requested = spec.gpu;
+  r.gpu_requested = spec.gpu.empty() ? spec.system : spec.gpu;
   r.scenario.accelerator = resolve_accelerator(spec, reg, diag, r);
 }
 
@@ -812,16 +859,14 @@ void apply_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training) {
     }
     if (spec.reserve && spec.reserve->fraction) sc.workload.reserve = h.memory_capacity * *spec.reserve->fraction;
   }
-  // The link's per-hop latency: --link-latency, else the accelerator's, else none (bandwidth only).
+  // The collectives' latency: --link-latency per step with no fixed cost, else NCCL's protocol
+  // costs (baseLat and hwLat by link) on the topology.
   Deployment& dep = sc.deployment;
   dep.link_latency = units::Seconds{};
-  dep.link_latency_source = LinkLatencySource::none;
+  dep.link_latency_source = LinkLatencySource::nccl;
   if (spec.link_latency) {
     dep.link_latency = units::Seconds{*spec.link_latency};
     dep.link_latency_source = LinkLatencySource::flag;
-  } else if (sc.accelerator && sc.accelerator->hw.interconnect_latency.base() > 0.0) {
-    dep.link_latency = sc.accelerator->hw.interconnect_latency;
-    dep.link_latency_source = LinkLatencySource::accelerator;
   }
   r.notes.resize(r.fixed_notes);
   r.warnings.clear();

@@ -466,8 +466,27 @@ const std::vector<InputDef> kInputs = {
      "Batches in flight through a serving pipeline (--pp), each holding its cache on every stage",
      [](ScenarioSpec& s, const std::string& t) { s.micro_batches = positive_count(t); }, false, Sweep::none,
      ValueHint::text, nullptr, [] { return count_text(Deployment{}.micro_batches); }},
+    {"system", nullptr, kSystem, "SYSTEM",
+     "System preset, alias or file: scale-up domains and the network between them (see `roofline systems`) "
+     "[default: the accelerator's usual system]",
+     [](ScenarioSpec& s, const std::string& t) {
+       if (t.empty()) throw InputError("is empty; give a system preset (see `roofline systems --names`)");
+       s.system = t;
+     },
+     false, Sweep::none, ValueHint::text},
+    {"domain-size", nullptr, kSystem, "N",
+     "Devices per scale-up domain (NVLink, Infinity Fabric, ICI slice) [default: the system's]",
+     [](ScenarioSpec& s, const std::string& t) { s.domain_size = positive_count(t); }},
+    {"scale-out-bw", nullptr, kSystem, "RATE",
+     "Scale-out network bandwidth per device, one direction (50GB/s for a 400 Gb/s NIC) [default: the system's]",
+     [](ScenarioSpec& s, const std::string& t) {
+       const units::BytesPerSecond b = parse_bandwidth(t);
+       if (!(b.base() > 0.0)) throw InputError(quote(t) + " must be a positive rate");
+       s.scale_out_bw = b;
+     }},
     {"link-latency", nullptr, kLink, "SECONDS",
-     "Latency per hop of a collective or a stage hand-off (5us; 0: bandwidth only) [default: the accelerator's]",
+     "Latency per step of a collective or a stage hand-off, with no fixed cost (5us; 0: bandwidth only) [default: "
+     "NCCL's protocol costs]",
      [](ScenarioSpec& s, const std::string& t) { s.link_latency = t == "0" ? 0.0 : parse_seconds(t); }},
     {"sp", nullptr, kTrain, "", "Sequence parallelism with tensor parallelism",
      [](ScenarioSpec& s, const std::string&) { s.sequence_parallel = true; }},
@@ -756,7 +775,7 @@ bool is_global_option(const std::string& name) {
 }
 
 // "unknown option --batchsize; did you mean --batch?", as the CLI says it.
-std::string unknown_input(const std::string& flag, unsigned groups) {
+std::string unknown_input(const std::string& flag, std::uint64_t groups) {
   std::vector<std::string> flags;
   for (const InputDef& d : kInputs) {
     if ((d.group & groups) != 0U) flags.push_back(std::string("--") + d.name);
@@ -784,7 +803,7 @@ std::string input_help(const InputDef& d) {
   return help;
 }
 
-void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
+void fill_from_json(const nlohmann::json& object, std::uint64_t groups, std::string_view command, ScenarioSpec& spec,
                     Diagnostics& diag) {
   if (!object.is_object()) {
     diag.input("expected a JSON object of inputs");

@@ -25,39 +25,40 @@
 namespace roofline::io {
 
 /// Option groups: each command reads some of them, and accepts only their inputs.
-enum InputGroup : unsigned {
-  kModelOverrides = 1U << 0,  ///< --layers, --hidden, ...
-  kGpu = 1U << 1,             ///< --gpu, --gpu-bandwidth, --gpu-peak
-  kGpuMemory = 1U << 2,       ///< --gpu-memory
-  kDevices = 1U << 3,         ///< --gpus
-  kBatch = 1U << 4,
-  kContext = 1U << 5,
-  kPrompt = 1U << 6,
-  kOutput = 1U << 7,
-  kWeights = 1U << 8,  ///< --dtype, --weight-bits
-  kKvDtype = 1U << 9,
-  kComputeDtype = 1U << 10,
-  kReserve = 1U << 11,
-  kMfu = 1U << 12,
-  kBwEfficiency = 1U << 13,
-  kFlopsBasis = 1U << 14,
-  kAttentionMode = 1U << 15,
-  kLmHead = 1U << 16,
-  kDecodeBytes = 1U << 17,  ///< --decode-bytes, --moe-decode
-  kTraining = 1U << 18,     ///< --measured-tokens-per-s, --measured-step-time
-  kRequireFit = 1U << 19,
-  kParamsOnly = 1U << 20,   ///< --params: a model known only by its parameter count
-  kTrain = 1U << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
-  kSpeculative = 1U << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
-  kParallel = 1U << 24,     ///< --tp, --pp, --dp, --ep, --link-latency (train and the serving commands)
-  kServing = 1U << 23,      ///< --concurrency, --kv-block, --shared-prefix (serve)
-  kTargets = 1U << 25,      ///< --tpot, --ttft (serve, plan)
-  kPlan = 1U << 26,         ///< --users, --tokens-per-s (plan)
-  kPrice = 1U << 27,        ///< --price (train, plan)
-  kLayer = 1U << 28,        ///< layer: --phase, --fused
-  kLink = 1U << 30,         ///< --link-latency, --link-efficiency (the serving layouts)
-  kTokens = 1U << 29,       ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
-  kStrict = 1U << 31,       ///< --strict: refuse a model the generic decoder reading counts
+enum InputGroup : std::uint64_t {
+  kModelOverrides = std::uint64_t{1} << 0,  ///< --layers, --hidden, ...
+  kGpu = std::uint64_t{1} << 1,             ///< --gpu, --gpu-bandwidth, --gpu-peak
+  kGpuMemory = std::uint64_t{1} << 2,       ///< --gpu-memory
+  kDevices = std::uint64_t{1} << 3,         ///< --gpus
+  kBatch = std::uint64_t{1} << 4,
+  kContext = std::uint64_t{1} << 5,
+  kPrompt = std::uint64_t{1} << 6,
+  kOutput = std::uint64_t{1} << 7,
+  kWeights = std::uint64_t{1} << 8,  ///< --dtype, --weight-bits
+  kKvDtype = std::uint64_t{1} << 9,
+  kComputeDtype = std::uint64_t{1} << 10,
+  kReserve = std::uint64_t{1} << 11,
+  kMfu = std::uint64_t{1} << 12,
+  kBwEfficiency = std::uint64_t{1} << 13,
+  kFlopsBasis = std::uint64_t{1} << 14,
+  kAttentionMode = std::uint64_t{1} << 15,
+  kLmHead = std::uint64_t{1} << 16,
+  kDecodeBytes = std::uint64_t{1} << 17,  ///< --decode-bytes, --moe-decode
+  kTraining = std::uint64_t{1} << 18,     ///< --measured-tokens-per-s, --measured-step-time
+  kRequireFit = std::uint64_t{1} << 19,
+  kParamsOnly = std::uint64_t{1} << 20,   ///< --params: a model known only by its parameter count
+  kTrain = std::uint64_t{1} << 21,        ///< train: parallel degrees, ZeRO, recipe, batch, recomputation, price
+  kSpeculative = std::uint64_t{1} << 22,  ///< --draft, --acceptance, --draft-len (decode, serve)
+  kParallel = std::uint64_t{1} << 24,     ///< --tp, --pp, --dp, --ep, --link-latency (train and the serving commands)
+  kServing = std::uint64_t{1} << 23,      ///< --concurrency, --kv-block, --shared-prefix (serve)
+  kTargets = std::uint64_t{1} << 25,      ///< --tpot, --ttft (serve, plan)
+  kPlan = std::uint64_t{1} << 26,         ///< --users, --tokens-per-s (plan)
+  kPrice = std::uint64_t{1} << 27,        ///< --price (train, plan)
+  kLayer = std::uint64_t{1} << 28,        ///< layer: --phase, --fused
+  kLink = std::uint64_t{1} << 30,         ///< --link-latency, --link-efficiency (the serving layouts)
+  kTokens = std::uint64_t{1} << 29,  ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
+  kStrict = std::uint64_t{1} << 31,  ///< --strict: refuse a model the generic decoder reading counts
+  kSystem = std::uint64_t{1} << 32,  ///< --system, --domain-size, --scale-out-bw (the layouts and plan)
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -137,6 +138,9 @@ struct ScenarioSpec {
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
   std::optional<double> link_latency, link_efficiency;
+  std::string system;                                 ///< --system: a system preset, alias or file
+  std::optional<std::int64_t> domain_size;            ///< --domain-size: devices per scale-up domain
+  std::optional<units::BytesPerSecond> scale_out_bw;  ///< --scale-out-bw: per device, one direction
   std::optional<std::int64_t> micro_batches;
   std::optional<std::int64_t> users;
   std::optional<double> tokens_per_s_per_user;
@@ -254,7 +258,7 @@ void record_given(ScenarioSpec& spec, const InputDef& def, const std::string& te
 
 /// Fills a spec from a JSON object whose keys are flag names ("batch", "kv-dtype" or "kv_dtype",
 /// "model", "gpu"); a key outside `groups` is an error naming the command.
-void fill_from_json(const nlohmann::json& object, unsigned groups, std::string_view command, ScenarioSpec& spec,
+void fill_from_json(const nlohmann::json& object, std::uint64_t groups, std::string_view command, ScenarioSpec& spec,
                     Diagnostics& diag);
 
 /// A resolved scenario with what the views need beyond the engine's inputs.
@@ -297,7 +301,7 @@ void resolve_point(const ScenarioSpec& spec, Resolved& r, bool training = false)
 /// the plan's users and the price, as resolved.
 /// `given` holds every input of the spec the command read (`groups`), as typed, so a batch line of
 /// the command and these keys reproduces the result.
-nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, unsigned groups);
+nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::uint64_t groups);
 
 /// A data type by name, in any case; UsageError listing the types otherwise.
 DType parse_dtype(const std::string& text);

@@ -172,11 +172,13 @@ TEST_CASE("a safetensors header must index every data byte once, and its shapes 
   write_text(d / "config.json", kConfig);
   // Two tensors claiming the same 4 bytes (the safetensors format allows no overlap).
   CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
-                     "b": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})", 4),
+                     "b": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}})",
+                 4),
              Catch::Matchers::Contains("two tensors' data_offsets overlap at byte 0"));
   // A hole between two tensors, and bytes after the last.
   CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
-                     "b": {"dtype": "U8", "shape": [2], "data_offsets": [3, 5]}})", 5),
+                     "b": {"dtype": "U8", "shape": [2], "data_offsets": [3, 5]}})",
+                 5),
              Catch::Matchers::Contains("no tensor's data_offsets cover bytes 2 to 3"));
   CHECK_THAT(err(R"({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}})", 6),
              Catch::Matchers::Contains("cover the data's last 4 bytes (from byte 2)"));

@@ -29,7 +29,7 @@ Scenario on_h100(ModelConfig m, Workload w, std::int64_t devices = 1) {
   Scenario s;
   s.counts = count_params(m);
   s.model = std::move(m);
-  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.accelerator = Accelerator{h100(), CapacitySource::device, {}};
   s.deployment.devices = devices;
   s.workload = w;
   return s;

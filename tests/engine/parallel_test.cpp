@@ -4,6 +4,7 @@
 
 #include "roofline/analysis.hpp"
 #include "roofline/decode.hpp"
+#include "roofline/topology.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -38,7 +39,8 @@ Scenario on_h100(const ModelConfig& m) {
   h.memory_bandwidth = units::BytesPerSecond{3.35e12};
   h.interconnect_bandwidth = units::BytesPerSecond{450e9};
   h.set_peak(DType::bf16, units::FlopPerSecond{989.4e12});
-  s.accelerator = Accelerator{h, CapacitySource::device};
+  s.accelerator = Accelerator{h, CapacitySource::device,
+                              flat_topology({LinkKind::scale_up, "NVLink 4", h.interconnect_bandwidth}, "flat")};
   return s;
 }
 
@@ -82,6 +84,7 @@ TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-
   s.deployment = {.devices = 4, .tensor = 4, .pipeline = 1, .data = 1, .explicit_layout = true};
   s.workload.batch = 16;
   s.workload.context = 8000;
+  s.deployment.link_latency_source = LinkLatencySource::flag;  // --link-latency 0: bandwidth only, as S003 works it
   const DeploymentResult r = analyze_deployment(s);
   // A layer's matrices 855,638,016 / 4 + its two norms 16,384 = 213,925,888, x 80 = 17,114,071,040;
   // the embedding and the head 1,050,673,152 / 4 each; the final norm 8,192: 17,639,415,808.
@@ -96,6 +99,12 @@ TEST_CASE("Llama 3 70B on 4 H100s by tensor parallelism, by hand [SH19-3] [S003-
   CHECK_THAT(r.t_allreduce.base(), WithinRel(160.0 * 1.5 * 262'144 / 450e9, 1e-12));
   CHECK(r.smallest_fitting.has_value());
   CHECK(r.smallest_fitting->tensor * r.smallest_fitting->pipeline == 4);
+  // With NCCL's costs [NC24]: 6 NVLink steps; LL 6.6 + 6 x 0.6 us + 4 x 0.8738 us = 13.695 us beats
+  // Simple's 8.4 + 6 x 3.4 + 0.8738 = 29.67 us, 160 times.
+  s.deployment.link_latency_source = LinkLatencySource::nccl;
+  const DeploymentResult n = analyze_deployment(s);
+  CHECK_THAT(n.t_allreduce.base(), WithinRel(160.0 * (10.2e-6 + 4.0 * 1.5 * 262'144 / 450e9), 1e-9));
+  CHECK(n.protocol == "LL");
 }
 
 TEST_CASE("plan: every layout's groups and devices follow from the users per group [S003-3.6]", "[parallel]") {

@@ -99,7 +99,7 @@ Scenario scenario(const ModelConfig& m, Workload w, std::int64_t devices = 1) {
   Scenario s;
   s.counts = count_params(m);
   s.model = m;
-  s.accelerator = Accelerator{device(), CapacitySource::device};
+  s.accelerator = Accelerator{device(), CapacitySource::device, {}};
   s.deployment.devices = devices;
   s.workload = w;
   return s;

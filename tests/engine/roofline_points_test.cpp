@@ -28,7 +28,7 @@ Scenario llama3_8b_on_h100(Workload w, std::int64_t devices = 1) {
   Scenario s;
   s.model = roofline::test_models::llama3_8b();
   s.counts = count_params(s.model);
-  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.accelerator = Accelerator{h100(), CapacitySource::device, {}};
   s.deployment.devices = devices;
   s.workload = w;
   return s;

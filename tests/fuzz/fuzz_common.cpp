@@ -147,7 +147,9 @@ std::string bad_number(std::string_view text, std::string_view input) {
       std::size_t j = i;
       while (j < text.size() && is_alnum(text[j])) ++j;
       const std::string word = lowered(text.substr(i, j - i));
-      if ((word == "nan" || word == "inf" || word == "infinity") && in.find(word) == std::string::npos) {
+      // AMD's "Infinity Fabric" (an interconnect's name in the presets) is a word, not a number.
+      const bool fabric = word == "infinity" && lowered(text.substr(j, 7)) == " fabric";
+      if ((word == "nan" || word == "inf" || word == "infinity") && !fabric && in.find(word) == std::string::npos) {
         return "the word \"" + std::string(text.substr(i, j - i)) + "\"";
       }
       // A digit run with its group separators, unless it is a fraction's digits or an exponent.

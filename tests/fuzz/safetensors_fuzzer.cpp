@@ -140,8 +140,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const roofline::fuzz::CliRun r = roofline::fuzz::run_cli_sandboxed({"params", temp.dir}, "");
   roofline::fuzz::check_contract(r, rest);
   if (accepted != (r.code == 0)) {
-    finding(accepted ? "the CLI refuses a header the reader accepts" : "the CLI answers from a header the reader refuses",
-            r.err);
+    finding(
+        accepted ? "the CLI refuses a header the reader accepts" : "the CLI answers from a header the reader refuses",
+        r.err);
   }
   return 0;
 }

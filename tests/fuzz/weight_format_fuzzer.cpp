@@ -50,7 +50,8 @@ void check_weights(const roofline::io::WeightFormatSpec& spec, const nlohmann::j
     hi = std::max(hi, *b);
     std::optional<std::string_view> want;
     if (spec.all) want = spec.all->name;
-    const auto named = std::find_if(spec.classes.begin(), spec.classes.end(), [&](const auto& p) { return p.first == c; });
+    const auto named =
+        std::find_if(spec.classes.begin(), spec.classes.end(), [&](const auto& p) { return p.first == c; });
     if (named != spec.classes.end()) {
       want = named->second.name;
     } else if (spec.rest) {
@@ -101,8 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // cost the parser alone and a campaign reaches its 10 M (docs/reliability.md).
   const bool parsed = spec.has_value() || kv_format.has_value();
   if (!parsed && (data[0] >> 4U) != 0) return 0;
-  const std::vector<std::string> args = {"memory", model, "--gpu", "h100-sxm",
-                                         kv ? "--kv-format" : "--weight-format", text, "--format", "json"};
+  const std::vector<std::string> args = {
+      "memory", model, "--gpu", "h100-sxm", kv ? "--kv-format" : "--weight-format", text, "--format", "json"};
   if (!roofline::fuzz::args_allowed(args)) return 0;
   const roofline::fuzz::CliRun r = roofline::fuzz::run_cli_sandboxed(args, "");
   roofline::fuzz::check_contract(r, text);

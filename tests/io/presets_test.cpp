@@ -278,6 +278,53 @@ TEST_CASE("io: every GPU preset loads, validates and is self-consistent", "[io][
   }
 }
 
+TEST_CASE("io: every system preset loads, names a GPU preset, and agrees with the GPUs' usual systems",
+          "[io][presets][system]") {
+  const PresetRegistry r({});
+  CHECK(r.entries(PresetKind::system).size() == 17);
+  std::map<std::string, std::string> usual;  // accelerator -> the system naming it in default_for
+  for (const PresetEntry* e : r.entries(PresetKind::system)) {
+    INFO(e->name);
+    SystemPreset p;
+    REQUIRE_NOTHROW(p = r.parse_system(*e));
+    const Topology& t = p.topology;
+    CHECK(t.name == e->name);
+    CHECK_FALSE(t.source_text.empty());
+    CHECK(t.domain >= 1);
+    CHECK(t.devices_per_node >= 1);
+    CHECK(t.inside.bandwidth.base() > 0.0);
+    CHECK(t.has_across);  // every system here names its network
+    HardwareConfig h;
+    REQUIRE_NOTHROW(h = r.load_gpu(p.accelerator));
+    // A torus' dimensions multiply to its domain, and only a torus is costed link by link.
+    if (!t.torus.empty()) {
+      std::int64_t chips = 1;
+      for (const std::int64_t d : t.torus) chips *= d;
+      CHECK(chips == t.domain);
+      CHECK(t.inside.kind == LinkKind::torus);
+    }
+    for (const std::string& g : p.default_for) {
+      CHECK(usual.emplace(g, t.name).second);  // an accelerator has one usual system
+    }
+    for (const std::string& a : p.aliases) CHECK(r.load_system(a).topology.name == t.name);
+  }
+  // Each GPU's "system" is the one whose default_for names it, and the other way round.
+  for (const PresetEntry* e : r.entries(PresetKind::gpu)) {
+    INFO(e->name);
+    const HardwareConfig h = r.parse_gpu(*e);
+    const auto it = usual.find(h.name);
+    CHECK(h.system == (it == usual.end() ? std::string() : it->second));
+  }
+  // PCIe boxes: the RTX 4090's peer-to-peer is off (staged through host memory, half the link).
+  const SystemPreset box = r.load_system("rtx-4090-pcie-8");
+  CHECK(box.topology.inside.kind == LinkKind::pcie);
+  CHECK(box.topology.inside.bandwidth.base() == pcie_bandwidth(4, 16).base() * 0.5);
+  const SystemPreset hgx = r.load_system("hgx-h100");
+  CHECK(hgx.topology.domain == 8);
+  CHECK(hgx.topology.inside.bandwidth.base() == 450e9);
+  CHECK(hgx.topology.across.bandwidth.base() == 50e9);
+}
+
 TEST_CASE("io: reference GPUs carry the figures the seeds use", "[io][presets][gpu]") {
   const PresetRegistry r({});
   struct Ref {

@@ -37,7 +37,7 @@ Scenario preset_on_h100(const std::string& model, const Workload& w) {
   Scenario s;
   s.model = io::PresetRegistry({}).load_model(model, none).config;
   s.counts = count_params(s.model);
-  s.accelerator = Accelerator{h100(), CapacitySource::device};
+  s.accelerator = Accelerator{h100(), CapacitySource::device, {}};
   s.workload = w;
   return s;
 }
@@ -408,7 +408,7 @@ TEST_CASE("layer: for every model preset, kinds x counts + head = decode_step / 
     Scenario s;
     s.model = registry.parse_model(*entry).config;
     s.counts = count_params(s.model);
-    s.accelerator = Accelerator{h100(), CapacitySource::device};
+    s.accelerator = Accelerator{h100(), CapacitySource::device, {}};
     const Machine hw = effective_machine(s);
     for (const PresetPass& pass : preset_passes()) {
       CAPTURE(entry->name, pass.what);

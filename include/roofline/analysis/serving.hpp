@@ -8,6 +8,7 @@
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/scenario.hpp"
+#include "roofline/topology.hpp"
 #include "roofline/units.hpp"
 
 #include <array>
@@ -86,8 +87,10 @@ struct DeploymentResult {
   // Decode, one token per sequence, through the p stages.
   double experts_per_device = 0.0;       ///< E/e whole routed experts a layer (--ep), 0 when t splits them
   bool attention_data_parallel = false;  ///< e > t: an expert group spans e/t replicas (DP attention + EP)
-  double expert_tokens = 0.0;            ///< n_e = B max(1, e/t): tokens a device's routed experts see
-  double params_read_per_device = 0.0;   ///< the binding stage's read: experts in the share n_e touches
+  bool hop_spans = false;                ///< stage neighbours sit in different domains
+  LinkKind hop_kind = LinkKind::scale_up;
+  double expert_tokens = 0.0;           ///< n_e = B max(1, e/t): tokens a device's routed experts see
+  double params_read_per_device = 0.0;  ///< the binding stage's read: experts in the share n_e touches
   units::Bytes weights_read_per_device{};
   double params_read_share = 1.0;  ///< params read / params stored (MoE experts touched, embedding rows)
   units::Flop flops_per_device{};
@@ -114,9 +117,13 @@ struct DeploymentResult {
   double idle_share = 0.0;              ///< 1 - M / max(M, p)
   double tokens_per_s_pipelined = 0.0;  ///< M B / interval, one replica
   double tokens_per_s_replica = 0.0;
-  double tokens_per_s = 0.0;  ///< all d replicas
-  units::BytesPerSecond link{};
-  units::Seconds latency{};
+  double tokens_per_s = 0.0;     ///< all d replicas
+  units::BytesPerSecond link{};  ///< the tensor-parallel group's bus bandwidth
+  units::Seconds latency{};      ///< one all-reduce's fixed and per-step cost
+  GroupLinks tp_links, ep_links;
+  units::BytesPerSecond hop_link{};  ///< the link a stage hand-off crosses
+  units::Seconds alltoall_latency{}, hop_latency{};
+  std::string_view protocol;  ///< the all-reduce's NCCL protocol, or "α per step"
   struct Layout {
     std::int64_t tensor = 1, pipeline = 1;
   };

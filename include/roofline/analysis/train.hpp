@@ -7,6 +7,7 @@
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/scenario.hpp"
+#include "roofline/topology.hpp"
 #include "roofline/units.hpp"
 
 #include <array>
@@ -121,7 +122,19 @@ struct TrainResult {
   std::optional<units::Seconds> exposed_comm;   ///< t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)
   std::optional<units::Seconds> step_floor;
   std::optional<units::Fraction> mfu_ceiling;  ///< convention FLOPs / (G P t_floor)
-  units::BytesPerSecond link{};                ///< interconnect per direction
+  units::BytesPerSecond link{};                ///< interconnect per direction (the scale-up or PCIe link)
+  // Where each group sits on the topology (Megatron's rank order: tensor innermost, then data,
+  // then pipeline), and the bandwidth its collectives see.
+  GroupLinks tp_links, dp_links, cross_links, ep_links;
+  units::BytesPerSecond pp_link{};  ///< the link a stage hand-off crosses
+  LinkKind pp_kind = LinkKind::scale_up;
+  bool pp_spans = false;        ///< stage neighbours sit in different domains
+  double tp_collectives = 0.0;  ///< all-reduces (or reduce-scatter + all-gather pairs) per step
+  double pp_sends = 0.0;        ///< sends per step and device
+  double ep_alltoalls = 0.0;    ///< all-to-alls per step
+  units::Seconds tp_latency{}, dp_latency{}, cross_latency{}, pp_latency{},
+      ep_latency{};  ///< their fixed and per-step parts
+  std::string_view tp_protocol, dp_protocol;
   // What would fit on these devices.
   std::optional<std::int64_t> max_micro_batch;  ///< largest b that fits (none: not even 1)
   std::optional<std::int64_t> max_seq_len;      ///< longest s that fits at this b

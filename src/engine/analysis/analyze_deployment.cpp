@@ -79,10 +79,13 @@ bool fits_on(const Scenario& s, std::int64_t t, std::int64_t p, const SequenceCa
   return need <= s.accelerator->hw.memory_capacity;
 }
 
-// The least t p that fits (a pure state-space model has no attention heads: t = 1).
+// The least t p that fits, t within a scale-up domain (a pure state-space model has no attention
+// heads: t = 1).
 std::optional<DeploymentResult::Layout> smallest_fitting_layout(const Scenario& s, const SequenceCache& cache) {
   const ModelConfig& m = s.model;
+  const std::int64_t domain = s.accelerator->system.domain;
   for (const LayoutCandidate& c : tensor_pipeline_layouts(m, std::max<std::int64_t>(1, m.n_heads) * m.n_layers)) {
+    if (c.tensor > domain) continue;  // a tensor group stays inside one scale-up domain
     if (fits_on(s, c.tensor, c.pipeline, cache)) return DeploymentResult::Layout{c.tensor, c.pipeline};
   }
   return std::nullopt;
@@ -140,6 +143,44 @@ std::vector<LayoutCandidate> tensor_pipeline_layouts(const ModelConfig& m, std::
   });
   return out;
 }
+
+namespace {
+
+// A serving layout's collectives on the system's topology: the tensor group is t consecutive
+// ranks, the expert group e, and stage neighbours t ranks apart, sharing a domain only when the
+// whole pipeline does.
+void on_topology(const Scenario& s, DeploymentResult& r) {
+  const Deployment& dep = s.deployment;
+  const Topology& topo = s.accelerator->system;
+  const LatencyModel lat =
+      dep.link_latency_source == LinkLatencySource::flag ? LatencyModel{false, dep.link_latency} : LatencyModel{};
+  const double eff = dep.link_efficiency;
+  r.tp_links = group_links(topo, dep.tensor, 1, eff);
+  r.link = r.tp_links.bus_bandwidth;
+  const CollectiveTime ar = allreduce_time(topo, r.tp_links, r.allreduce_bytes, lat);
+  r.latency = ar.latency;
+  r.protocol = ar.protocol;
+  r.t_allreduce = ar.time * r.allreduces_per_stage;
+  if (r.alltoalls_per_stage > 0.0) {
+    r.ep_links = group_links(topo, dep.expert, 1, eff);
+    const auto e = static_cast<double>(dep.expert);
+    // The all-to-all's message a member: what it sends away, (e - 1)/e of it, over (e - 1)/e.
+    const CollectiveTime a2a = alltoall_time(r.ep_links, r.alltoall_bytes * (e / (e - 1.0)), lat);
+    r.alltoall_latency = a2a.latency;
+    r.t_alltoall = a2a.time * r.alltoalls_per_stage;
+  }
+  if (dep.pipeline > 1) {
+    r.hop_spans = checked_mul(dep.tensor, dep.pipeline) > topo.domain;
+    r.hop_kind = r.hop_spans && topo.has_across ? topo.across.kind : topo.inside.kind;
+    r.hop_link = (r.hop_spans && topo.has_across ? topo.across.bandwidth : topo.inside.bandwidth) * eff;
+    if (!r.hop_spans && topo.mesh) r.hop_link = mesh_group_bandwidth(r.hop_link, 2.0, static_cast<double>(topo.domain));
+    const CollectiveTime hop = send_time(r.hop_kind, r.hop_link, r.hop_bytes, lat);
+    r.hop_latency = hop.latency;
+    r.t_hop = hop.time;
+  }
+}
+
+}  // namespace
 
 DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   const ModelConfig& m = s.model;
@@ -211,8 +252,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
   r.t_compute = r.flops_per_device / machine.peak;
   r.t_memory = r.bytes_per_device / machine.bandwidth;
   r.t_stage = roofline_time(r.flops_per_device, r.bytes_per_device, machine.peak, machine.bandwidth);
-  r.link = hw.interconnect_bandwidth * dep.link_efficiency;
-  r.latency = dep.link_latency;
+
   const units::Bytes activation{batch * static_cast<double>(m.d_model) * dtype_bytes(w.activation_dtype)};
   r.allreduce_bytes = activation;
   r.allreduces_per_stage = 2.0 * static_cast<double>(m.n_layers) / p;
@@ -225,11 +265,7 @@ DeploymentResult analyze_deployment(const Scenario& s, bool search_smallest) {
     r.alltoall_bytes = activation * (static_cast<double>(m.moe.top_k) * (e - 1.0) / e / t);
     r.alltoalls_per_stage = 2.0 * moe_layers / p;
   }
-  if (r.link.base() > 0.0) {
-    r.t_allreduce = ring_allreduce_time(r.allreduce_bytes, t, r.link, r.latency) * r.allreduces_per_stage;
-    r.t_alltoall = point_to_point_time(r.alltoall_bytes, r.link, r.latency) * r.alltoalls_per_stage;
-    r.t_hop = dep.pipeline > 1 ? point_to_point_time(r.hop_bytes, r.link, r.latency) : units::Seconds{};
-  }
+  if (s.accelerator->system.inside.bandwidth.base() > 0.0) on_topology(s, r);
   r.t_step = pipeline_latency(p, r.t_stage + r.t_allreduce + r.t_alltoall, r.t_hop);
   r.comm_share = (((r.t_allreduce + r.t_alltoall) * p + r.t_hop * (p - 1.0)) / r.t_step);
   r.tokens_per_s_replica = batch / r.t_step.base();

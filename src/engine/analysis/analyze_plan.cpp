@@ -98,11 +98,14 @@ PlanRow plan_row(const Scenario& s, const PlanInputs& in, PlanRow row) {
   return row;
 }
 
-// The group layouts a plan weighs: every t x p (a pipeline with p micro-batches in flight), and
+// The group layouts a plan weighs: every t x p with t within a domain (a pipeline with p micro-batches in flight), and
 // for MoE, attention data-parallel over d = e devices with the experts whole on e ranks, e | E.
-std::vector<PlanRow> group_layouts(const ModelConfig& m, std::int64_t max_devices, units::Seconds target) {
+std::vector<PlanRow> group_layouts(const ModelConfig& m, std::int64_t max_devices, units::Seconds target,
+                                   std::int64_t domain) {
   std::vector<PlanRow> out;
   for (const LayoutCandidate& c : tensor_pipeline_layouts(m, max_devices)) {
+    // A tensor group's all-reduces are on every step's critical path: it stays in one scale-up domain.
+    if (c.tensor > domain) continue;
     PlanRow& row = out.emplace_back();
     row.tensor = c.tensor;
     row.pipeline = c.pipeline;
@@ -128,7 +131,10 @@ std::vector<PlanRow> analyze_plan(const Scenario& s, const PlanInputs& in) {
   std::vector<PlanRow> rows;
   const units::Seconds rate_step{1.0 / in.tokens_per_s_per_user};
   const units::Seconds target = in.tpot_s ? std::min(rate_step, units::Seconds{*in.tpot_s}) : rate_step;
-  for (const PlanRow& layout : group_layouts(m, in.max_group_devices, target)) rows.push_back(plan_row(s, in, layout));
+  const std::int64_t domain = s.accelerator->system.domain;
+  for (const PlanRow& layout : group_layouts(m, in.max_group_devices, target, domain)) {
+    rows.push_back(plan_row(s, in, layout));
+  }
   // Feasible layouts first, the fewest devices (the cheapest) first, then the smaller group.
   std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
     if (a.feasible() != b.feasible()) return a.feasible();

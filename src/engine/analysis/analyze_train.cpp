@@ -1,6 +1,7 @@
 // Training on a cluster: memory per device, compute, time, cost and communication per step.
 #include "roofline/analysis/serving.hpp"
 #include "roofline/analysis/train.hpp"
+#include "roofline/checked.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/training.hpp"
 
@@ -249,6 +250,82 @@ void compute(const Scenario& s, TrainResult& r) {
   }
 }
 
+// The all-reduce message a ring volume V over n ranks stands for: M = V n / (2 (n - 1)).
+units::Bytes allreduce_message(units::Bytes volume, double n) {
+  return n > 1.0 ? volume * (n / (2.0 * (n - 1.0))) : units::Bytes{};
+}
+
+LatencyModel latency_model(const Deployment& dep) {
+  if (dep.link_latency_source == LinkLatencySource::flag) return {false, dep.link_latency};
+  return {};
+}
+
+// Each group's collectives on the system's topology. Megatron orders ranks tensor first, then
+// data, then pipeline: a tensor group is t consecutive ranks, a data-parallel group's members are
+// t apart, and stage neighbours t d apart; expert groups lie within the data-parallel ranks  [NA21 §3]
+void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
+  const Deployment& dep = s.deployment;
+  const TrainingInputs& in = s.training;
+  const Topology& topo = s.accelerator->system;
+  const LatencyModel lat = latency_model(dep);
+  const double eff = dep.link_efficiency;
+  const std::int64_t t = dep.tensor;
+  const std::int64_t d = dep.data;
+  r.link = topo.inside.bandwidth;
+  r.tp_links = group_links(topo, t, 1, eff);
+  r.dp_links = group_links(topo, r.shard_group, t, eff);
+  r.ep_links = group_links(topo, dep.expert, t, eff);
+  const double micro = static_cast<double>(in.grad_accum);
+  // Tensor parallelism: 4 collectives of s b h elements per layer and micro-batch (6 with full
+  // recomputation); a sequence-parallel reduce-scatter + all-gather pair moves what one all-reduce does.
+  r.tp_collectives = 4.0 * r.layers_per_stage * micro * repeat;
+  const double per_tp = r.tp_collectives > 0.0 ? 1.0 / r.tp_collectives : 0.0;
+  const CollectiveTime tp =
+      allreduce_time(topo, r.tp_links, allreduce_message(r.tp_bytes * per_tp, static_cast<double>(t)), lat);
+  r.tp_time = tp.time * r.tp_collectives;
+  r.tp_latency = tp.latency * r.tp_collectives;
+  r.tp_protocol = tp.protocol;
+  // Data parallelism: the gradients' (or ZeRO-3's) traffic as all-reduces of its message, one per step.
+  const CollectiveTime dp = allreduce_time(
+      topo, r.dp_links, allreduce_message(r.dp_allreduce_bytes, static_cast<double>(r.shard_group)), lat);
+  r.dp_allreduce_time = dp.time;
+  r.dp_latency = dp.latency;
+  r.dp_protocol = dp.protocol;
+  r.cross_group_time = units::Seconds{};
+  if (r.cross_group_bytes.base() > 0.0) {
+    const std::int64_t groups = d / r.shard_group;
+    r.cross_links = group_links(topo, groups, t * r.shard_group, eff);
+    const CollectiveTime cross =
+        allreduce_time(topo, r.cross_links, allreduce_message(r.cross_group_bytes, static_cast<double>(groups)), lat);
+    r.cross_group_time = cross.time;
+    r.cross_latency = cross.latency;
+  }
+  // Pipeline hand-offs: 2 v m sends a step; neighbours t d ranks apart share a domain only when
+  // the whole pipeline does.
+  r.pp_time = units::Seconds{};
+  if (dep.pipeline > 1) {
+    r.pp_spans = checked_mul(checked_mul(t, d), dep.pipeline) > topo.domain;
+    r.pp_kind = r.pp_spans && topo.has_across ? topo.across.kind : topo.inside.kind;
+    r.pp_link = (r.pp_spans && topo.has_across ? topo.across.bandwidth : topo.inside.bandwidth) * eff;
+    // A mesh links a pair by one of its D - 1 peer links.
+    if (!r.pp_spans && topo.mesh) r.pp_link = mesh_group_bandwidth(r.pp_link, 2.0, static_cast<double>(topo.domain));
+    r.pp_sends = 2.0 * static_cast<double>(in.pipeline_chunks) * micro;
+    const CollectiveTime one = send_time(r.pp_kind, r.pp_link, r.pp_bytes / r.pp_sends, lat);
+    r.pp_time = one.time * r.pp_sends;
+    r.pp_latency = one.latency * r.pp_sends;
+  }
+  // Expert parallelism: 4 all-to-alls per MoE layer and micro-batch, k s b h e bytes a member each.
+  r.ep_time = units::Seconds{};
+  if (r.ep_bytes.base() > 0.0) {
+    r.ep_alltoalls = 4.0 * r.moe_layers_per_stage * micro;
+    const double e = static_cast<double>(dep.expert);
+    const units::Bytes per = r.ep_bytes / r.ep_alltoalls * (e / (e - 1.0));
+    const CollectiveTime one = alltoall_time(r.ep_links, per, lat);
+    r.ep_time = one.time * r.ep_alltoalls;
+    r.ep_latency = one.latency * r.ep_alltoalls;
+  }
+}
+
 void communication(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
@@ -288,14 +365,7 @@ void communication(const Scenario& s, TrainResult& r) {
         ep_alltoall_bytes_per_layer(seq, b, static_cast<double>(m.moe.top_k), h, e, static_cast<double>(dep.expert)) *
         (r.moe_layers_per_stage * micro_batches);
   }
-  if (s.accelerator && s.accelerator->hw.interconnect_bandwidth.base() > 0.0) {
-    r.link = s.accelerator->hw.interconnect_bandwidth;
-    r.dp_allreduce_time = comm_time(r.dp_allreduce_bytes, r.link);
-    r.cross_group_time = comm_time(r.cross_group_bytes, r.link);
-    r.tp_time = comm_time(r.tp_bytes, r.link);
-    r.pp_time = comm_time(r.pp_bytes, r.link);
-    r.ep_time = comm_time(r.ep_bytes, r.link);
-  }
+  if (s.accelerator && s.accelerator->system.inside.bandwidth.base() > 0.0) place_on_topology(s, r, repeat);
   r.bubble_fraction = pipeline_bubble_fraction(p, micro_batches, static_cast<double>(in.pipeline_chunks));
   r.bubble_overhead = pipeline_bubble_overhead(p, micro_batches, static_cast<double>(in.pipeline_chunks));
   // The floor of a step: the executed FLOPs at the peak, the bubble, and the communication the
@@ -386,9 +456,12 @@ TrainResult analyze_train(const Scenario& s) {
   const std::int64_t g = s.deployment.devices;
   const std::int64_t v = s.training.pipeline_chunks;
   std::optional<TrainResult::Layout> best;
+  // A tensor group stays inside one scale-up domain: its all-reduces are on the critical path.
+  const std::int64_t domain = s.accelerator ? s.accelerator->system.domain : g;
   for (const LayoutCandidate& c : tensor_pipeline_layouts(s.model, g)) {
     const std::int64_t tp = c.tensor * c.pipeline;
     if (g % tp != 0 || (c.pipeline > 1 && s.model.n_layers % (c.pipeline * v) != 0)) continue;
+    if (c.tensor > domain) continue;
     probe.deployment.tensor = c.tensor;
     probe.deployment.pipeline = c.pipeline;
     probe.deployment.data = g / tp;

@@ -14,7 +14,7 @@ struct D {
 };
 
 bool pipelined(const D& x) { return x.r.pipeline > 1; }
-bool linked(const D& x) { return x.r.link.base() > 0.0; }
+bool linked(const D& x) { return x.in.scenario.accelerator->system.inside.bandwidth.base() > 0.0; }
 // A pure state-space model has no attention heads and so no attention KV to share.
 bool attention_kv(const D& x) {
   const ModelConfig& m = x.in.scenario.model;
@@ -23,16 +23,33 @@ bool attention_kv(const D& x) {
 bool has_state(const D& x) { return x.r.state_per_sequence.base() > 0.0; }
 
 std::string latency_note(LinkLatencySource source, units::Seconds alpha) {
-  if (source == LinkLatencySource::flag && alpha.base() == 0.0) return "bandwidth only: --link-latency 0";
-  switch (source) {
-    case LinkLatencySource::accelerator:
-      return "alpha: the accelerator's";
-    case LinkLatencySource::flag:
-      return "alpha: --link-latency";
-    case LinkLatencySource::none:
-      break;
+  if (source == LinkLatencySource::flag) {
+    return alpha.base() == 0.0 ? "bandwidth only: --link-latency 0" : "latency: --link-latency per step, no fixed cost";
   }
-  return "bandwidth only: no link latency known";
+  return "latency: NCCL's fixed and per-step costs, the cheaper of its LL and Simple protocols";
+}
+
+std::string rate(units::BytesPerSecond b) { return display(b.base(), Unit::bytes_per_s, UnitSystem::si); }
+
+// count x (V / B_eff + latency) for `count` collectives of V bytes each taking `total / count`.
+std::string per_collective(double count, units::Bytes volume, units::Seconds total, units::Seconds latency) {
+  const units::Seconds one = count > 0.0 ? total / count : units::Seconds{};
+  const units::Seconds transfer = one - latency;
+  const units::BytesPerSecond eff{transfer.base() > 0.0 ? volume.base() / transfer.base() : 0.0};
+  return fmt::format("{} x ({} / {} + {})", num(count), num(volume), num(eff), num(latency));
+}
+
+// Where a group sits: in one domain, or k a domain across m, and each link's bandwidth.
+std::string group_note(const D& x, const GroupLinks& g, const char* what) {
+  const Topology& t = x.in.scenario.accelerator->system;
+  const GroupPlacement& p = g.placement;
+  const std::string in =
+      fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate(g.inside_bandwidth));
+  if (!g.spans) return fmt::format("{} of {} in one domain: {}", what, num(p.ranks), in);
+  const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate(g.across_bandwidth))
+                                       : std::string("no scale-out network known, so the inside link");
+  return fmt::format("{} of {} spans {} domains ({} in each): {} inside, {} across", what, num(p.ranks), num(p.domains),
+                     num(p.per_domain), in, out);
 }
 
 const std::vector<Field<D>> kDeployment = {
@@ -164,37 +181,63 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) { return fmt::format("max({}, {})", num(x.r.t_memory), num(x.r.t_compute)); }},
     {"allreduce_bytes", "one tensor-parallel all-reduce", "SH19-3", "B d e, 2 per layer",
      [](const D& x) { return cell(x.r.allreduce_bytes); }, nullptr, nullptr, [](const D& x) { return x.r.tensor > 1; }},
-    {"allreduce_time_s", "  a stage's all-reduces", "TH05-4",
-     "2 L/p (2 (t - 1) alpha + 2 (t - 1)/t M / BW_link), BW_link = link x --link-efficiency",
+    {"allreduce_time_s", "  a stage's all-reduces", "NC24",
+     "2 L/p (2 (t - 1)/t M / B_eff + latency): the group's ring on the topology, B_eff its bus bandwidth (x "
+     "--link-efficiency) at the protocol's share",
      [](const D& x) { return cell(x.r.t_allreduce); },
      [](const D& x) {
-       return fmt::format("{} x (2 x ({} - 1) x {} + 2 x ({} - 1) / {} x {} / {})", num(x.r.allreduces_per_stage),
-                          x.r.tensor, num(x.r.latency), x.r.tensor, x.r.tensor, num(x.r.allreduce_bytes),
-                          num(x.r.link));
+       return per_collective(
+           x.r.allreduces_per_stage,
+           x.r.allreduce_bytes * (2.0 * (static_cast<double>(x.r.tensor) - 1.0) / static_cast<double>(x.r.tensor)),
+           x.r.t_allreduce, x.r.latency);
      },
-     [](const D&) { return std::string("on the critical path, not hidden"); },
-     [](const D& x) { return x.r.tensor > 1 && linked(x); }},
-    {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21",
-     "2 L_moe/p (alpha + k B d e (e_p - 1)/e_p / t / BW_link)", [](const D& x) { return cell(x.r.t_alltoall); },
      [](const D& x) {
-       return fmt::format("{} x ({} + {} / {})", num(x.r.alltoalls_per_stage), num(x.r.latency),
-                          num(x.r.alltoall_bytes), num(x.r.link));
+       return group_note(x, x.r.tp_links, "the tensor-parallel group") + "; on the critical path, not hidden";
      },
-     nullptr, [](const D& x) { return x.r.expert > 1 && linked(x); }},
-    {"hop_time_s", "stage hand-off", "TH05-4", "alpha + B d e / BW_link", [](const D& x) { return cell(x.r.t_hop); },
-     [](const D& x) { return fmt::format("{} + {} / {}", num(x.r.latency), num(x.r.hop_bytes), num(x.r.link)); },
-     nullptr, [](const D& x) { return pipelined(x) && linked(x); }},
-    in_sweep<D>(
-        kSweepDecodeLayout | kSweepServeLayout, "step through the layout",
-        in_brief<D>(
-            kBriefDecode,
-            {"step_time_s", "decode step through the layout", "NA21-2.2",
-             "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop", [](const D& x) { return cell(x.r.t_step); },
-             [](const D& x) {
-               return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline, num(x.r.t_stage),
-                                  num(x.r.t_allreduce), num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
-             },
-             [](const D& x) { return latency_note(x.in.scenario.deployment.link_latency_source, x.r.latency); }})),
+     [](const D& x) { return x.r.tensor > 1 && linked(x); }},
+    {"tp_bus_bandwidth_bytes_per_s", "    bus bandwidth", "NC24",
+     "B_bus = 2 (n - 1)/n / (2 (k - 1)/k / B_in + 2 (m - 1)/m / (k B_out)), k members a domain, m domains",
+     [](const D& x) { return cell(x.r.link); },
+     [](const D& x) {
+       const GroupPlacement& p = x.r.tp_links.placement;
+       return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
+                          num(p.ranks), num(p.per_domain), num(p.per_domain), num(x.r.tp_links.inside_bandwidth),
+                          num(p.domains), num(p.domains), num(p.per_domain), num(x.r.tp_links.across_bandwidth));
+     },
+     nullptr,
+     [](const D& x) { return x.r.tensor > 1 && linked(x) && x.in.scenario.accelerator->system.torus.empty(); }},
+    {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21",
+     "2 L_moe/p (V / B_eff + latency): max((k - 1)/n M / B_in, (n - k)/n M / B_out), the links at once",
+     [](const D& x) { return cell(x.r.t_alltoall); },
+     [](const D& x) {
+       return per_collective(x.r.alltoalls_per_stage, x.r.alltoall_bytes, x.r.t_alltoall, x.r.alltoall_latency);
+     },
+     [](const D& x) { return group_note(x, x.r.ep_links, "the expert-parallel group"); },
+     [](const D& x) { return x.r.expert > 1 && linked(x); }},
+    {"hop_time_s", "stage hand-off", "NC24", "B d e / B_eff + latency, over the link stage neighbours share",
+     [](const D& x) { return cell(x.r.t_hop); },
+     [](const D& x) { return per_collective(1.0, x.r.hop_bytes, x.r.t_hop, x.r.hop_latency); },
+     [](const D& x) {
+       return fmt::format("over the {} at {}: neighbours are t = {} ranks apart, {}", link_kind_name(x.r.hop_kind),
+                          rate(x.r.hop_link), x.r.tensor,
+                          x.r.hop_spans ? "the pipeline spans domains" : "the pipeline in one domain");
+     },
+     [](const D& x) { return pipelined(x) && linked(x); }},
+    in_sweep<D>(kSweepDecodeLayout | kSweepServeLayout, "step through the layout",
+                in_brief<D>(kBriefDecode, {"step_time_s", "decode step through the layout", "NA21-2.2",
+                                           "p (t_stage + t_all-reduce + t_all-to-all) + (p - 1) t_hop",
+                                           [](const D& x) { return cell(x.r.t_step); },
+                                           [](const D& x) {
+                                             return fmt::format("{} x ({} + {} + {}) + ({} - 1) x {}", x.r.pipeline,
+                                                                num(x.r.t_stage), num(x.r.t_allreduce),
+                                                                num(x.r.t_alltoall), x.r.pipeline, num(x.r.t_hop));
+                                           },
+                                           [](const D& x) {
+                                             if (x.r.protocol == "bandwidth only (ICI)")
+                                               return std::string("bandwidth only: ICI has no NCCL costs");
+                                             return latency_note(x.in.scenario.deployment.link_latency_source,
+                                                                 x.r.latency);
+                                           }})),
     in_sweep<D>(kSweepDecodeLayout, "communication share",
                 {"comm_share_fraction", "  communication share", "TH05-4",
                  "(p (t_all-reduce + t_all-to-all) + (p - 1) t_hop) / t_step",

@@ -121,8 +121,9 @@ void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInp
   rep.notes.emplace_back(
       "a group is one replica of t x p devices (a pipeline keeps p micro-batches in flight) or, for MoE, d "
       "devices running attention data-parallel with whole experts on e = d ranks; each user gets one token an "
-      "interval, which includes the all-reduces, all-to-alls and hand-offs at each accelerator's link latency "
-      "where its preset has one; prompts and prefill interference are not in the interval");
+      "interval, which includes the all-reduces, all-to-alls and hand-offs on each accelerator's system, "
+      "NCCL's costs included; tensor groups stay within a scale-up domain; prompts and prefill interference are not "
+      "in the interval");
 }
 
 }  // namespace roofline::format

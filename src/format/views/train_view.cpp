@@ -586,9 +586,58 @@ const std::vector<Field<T>> kCompute = {
      }},
 };
 
-std::string link_time(units::Bytes bytes, const std::optional<units::Seconds>& time, units::BytesPerSecond link) {
-  return time ? fmt::format("{} / {}", num(bytes), num(link)) : std::string();
+// What a collective's V bytes cost: V / B_eff + latency, B_eff the group's bus bandwidth at the
+// protocol's share (what the time less its latency says).
+std::string link_time(units::Bytes bytes, const std::optional<units::Seconds>& time, units::Seconds latency) {
+  if (!time || bytes.base() <= 0.0) return time ? std::string("0") : std::string();
+  const units::Seconds transfer = *time - latency;
+  const units::BytesPerSecond eff{transfer.base() > 0.0 ? bytes.base() / transfer.base() : 0.0};
+  return fmt::format("{} / {} + {}", num(bytes), num(eff), num(latency));
 }
+
+const Topology& topology(const T& x) { return x.in.scenario.accelerator->system; }
+
+// The tier a group's collectives end on: the scale-out network when it spans domains.
+std::string over(const T& x, const GroupLinks& g) {
+  const Topology& t = topology(x);
+  const Link& l = g.spans && t.has_across ? t.across : t.inside;
+  return std::string(l.kind == LinkKind::pcie ? "  over " : "  over the ") + std::string(link_kind_name(l.kind));
+}
+
+std::string rate(units::BytesPerSecond b) { return display(b.base(), Unit::bytes_per_s, UnitSystem::si); }
+
+// Where a group's members sit and what each link gives.
+std::string placement(const T& x, const GroupLinks& g, const char* what) {
+  const Topology& t = topology(x);
+  const GroupPlacement& p = g.placement;
+  if (p.ranks <= 1.0) return fmt::format("{}: one rank, nothing to exchange", what);
+  const std::string in =
+      fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate(g.inside_bandwidth));
+  if (!g.spans) return fmt::format("{} of {} ranks in one domain: {}", what, num(p.ranks), in);
+  const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate(g.across_bandwidth))
+                                       : std::string("no scale-out network known, so the inside link");
+  return fmt::format("{} of {} ranks, {} a domain across {} domains: {} inside, {} across", what, num(p.ranks),
+                     num(p.per_domain), num(p.domains), in, out);
+}
+
+// 2(n-1)/n / (2(k-1)/k / B_in + 2(m-1)/m / (k B_out)) with the group's numbers.
+std::string bus_text(const GroupLinks& g) {
+  const GroupPlacement& p = g.placement;
+  return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
+                     num(p.ranks), num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth), num(p.domains),
+                     num(p.domains), num(p.per_domain), num(g.across_bandwidth));
+}
+
+bool on_topology(const T& x) {
+  return x.in.scenario.accelerator.has_value() && x.in.scenario.accelerator->system.inside.bandwidth.base() > 0.0;
+}
+bool on_torus(const T& x) { return on_topology(x) && !topology(x).torus.empty(); }
+
+constexpr const char* kOverFormula =
+    "V / B_eff + latency: the group's hierarchical ring (reduce-scatter inside, all-reduce of M/k across, "
+    "all-gather inside), NCCL's fixed and per-step costs, the cheaper of its LL and Simple protocols";
+constexpr const char* kBusFormula =
+    "B_bus = 2 (n - 1)/n / (2 (k - 1)/k / B_in + 2 (m - 1)/m / (k B_out)), k members a domain, m domains";
 
 const std::vector<Field<T>> kComm = {
     {"dp_allreduce_bytes", "", "RA20-7",
@@ -612,9 +661,14 @@ const std::vector<Field<T>> kComm = {
        return std::string(x.r.zero == ZeroStage::os_g_p ? "ZeRO-3 gathers and scatters per step"
                                                         : "gradient all-reduce per step");
      }},
-    {"dp_allreduce_time_s", "  over the link", "PY09", "bytes / BW_link",
+    {"dp_allreduce_time_s", "  over the link", "NC24", kOverFormula,
      [](const T& x) { return cell(x.r.dp_allreduce_time); },
-     [](const T& x) { return link_time(x.r.dp_allreduce_bytes, x.r.dp_allreduce_time, x.r.link); }},
+     [](const T& x) { return link_time(x.r.dp_allreduce_bytes, x.r.dp_allreduce_time, x.r.dp_latency); },
+     [](const T& x) { return placement(x, x.r.dp_links, "the data-parallel group"); }, nullptr,
+     [](const T& x) { return on_topology(x) ? over(x, x.r.dp_links) : std::string("  over the link"); }},
+    {"dp_bus_bandwidth_bytes_per_s", "  bus bandwidth", "NC24", kBusFormula,
+     [](const T& x) { return cell(x.r.dp_links.bus_bandwidth); }, [](const T& x) { return bus_text(x.r.dp_links); },
+     nullptr, [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.dp_links.placement.ranks > 1.0; }},
     {"cross_group_allreduce_bytes", "gradient shard across groups", "ZH23",
      "2 (R - 1)/R (Psi / N_s) g, R = d / N_s groups", [](const T& x) { return cell(x.r.cross_group_bytes); },
      [](const T& x) {
@@ -624,10 +678,11 @@ const std::vector<Field<T>> kComm = {
                           num(x.r.recipe->gradients));
      },
      nullptr, sharded_in_groups},
-    {"cross_group_allreduce_time_s", "  over the link", "PY09", "bytes / BW_link",
+    {"cross_group_allreduce_time_s", "  over the link", "NC24", kOverFormula,
      [](const T& x) { return cell(x.r.cross_group_time); },
-     [](const T& x) { return link_time(x.r.cross_group_bytes, x.r.cross_group_time, x.r.link); }, nullptr,
-     sharded_in_groups},
+     [](const T& x) { return link_time(x.r.cross_group_bytes, x.r.cross_group_time, x.r.cross_latency); },
+     [](const T& x) { return placement(x, x.r.cross_links, "the groups' shards"); }, sharded_in_groups,
+     [](const T& x) { return on_topology(x) ? over(x, x.r.cross_links) : std::string("  over the link"); }},
     {"tp_bytes", "tensor-parallel traffic per step", "KO22-4.2.2",
      "4 x 2 (t - 1)/t s b h e per layer and micro-batch (x 1.5 with full recomputation)",
      [](const T& x) { return cell(x.r.tp_bytes); },
@@ -637,8 +692,17 @@ const std::vector<Field<T>> kComm = {
                           num(dtype_bytes(x.in.scenario.workload.activation_dtype)), num(x.r.layers_per_stage),
                           x.t().grad_accum, x.t().recompute == Recompute::full ? " x 1.5" : "");
      }},
-    {"tp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.tp_time); },
-     [](const T& x) { return link_time(x.r.tp_bytes, x.r.tp_time, x.r.link); }},
+    {"tp_time_s", "  over the link", "NC24", kOverFormula, [](const T& x) { return cell(x.r.tp_time); },
+     [](const T& x) { return link_time(x.r.tp_bytes, x.r.tp_time, x.r.tp_latency); },
+     [](const T& x) {
+       return placement(x, x.r.tp_links, "the tensor-parallel group") +
+              fmt::format("; {} collectives a step, {} of it latency", num(x.r.tp_collectives),
+                          display(x.r.tp_latency.base(), Unit::seconds, UnitSystem::si));
+     },
+     nullptr, [](const T& x) { return on_topology(x) ? over(x, x.r.tp_links) : std::string("  over the link"); }},
+    {"tp_bus_bandwidth_bytes_per_s", "  bus bandwidth", "NC24", kBusFormula,
+     [](const T& x) { return cell(x.r.tp_links.bus_bandwidth); }, [](const T& x) { return bus_text(x.r.tp_links); },
+     nullptr, [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.tensor > 1; }},
     {"pp_bytes", "pipeline sends per step", "NA21-4.1", "2 v m s b h e (/ t with SP)",
      [](const T& x) { return cell(x.r.pp_bytes); },
      [](const T& x) {
@@ -648,8 +712,21 @@ const std::vector<Field<T>> kComm = {
                           x.r.sequence_parallel ? x.r.tensor : 1);
      },
      nullptr, pipelined},
-    {"pp_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.pp_time); },
-     [](const T& x) { return link_time(x.r.pp_bytes, x.r.pp_time, x.r.link); }, nullptr, pipelined},
+    {"pp_time_s", "  over the link", "NC24", "V / (B_link share) + sends x latency: each hand-off one send",
+     [](const T& x) { return cell(x.r.pp_time); },
+     [](const T& x) { return link_time(x.r.pp_bytes, x.r.pp_time, x.r.pp_latency); },
+     [](const T& x) {
+       if (!on_topology(x)) return std::string();
+       return fmt::format("{} sends a step at {}; stage neighbours are t d = {} ranks apart, {}", num(x.r.pp_sends),
+                          rate(x.r.pp_link), x.r.tensor * x.r.data,
+                          x.r.pp_spans ? "in different domains" : "in one domain");
+     },
+     pipelined,
+     [](const T& x) {
+       if (!on_topology(x)) return std::string("  over the link");
+       return std::string(x.r.pp_kind == LinkKind::pcie ? "  over " : "  over the ") +
+              std::string(link_kind_name(x.r.pp_kind));
+     }},
     {"ep_bytes", "expert all-to-all per step", "LE21", "4 k s b h e (e_p - 1)/e_p per MoE layer and micro-batch",
      [](const T& x) { return cell(x.r.ep_bytes); },
      [](const T& x) {
@@ -660,13 +737,23 @@ const std::vector<Field<T>> kComm = {
      },
      [](const T& x) { return fmt::format("{} MoE layers a stage", num(x.r.moe_layers_per_stage)); },
      [](const T& x) { return x.r.expert > 1; }},
-    {"ep_time_s", "  over the link", "PY09", "bytes / BW_link", [](const T& x) { return cell(x.r.ep_time); },
-     [](const T& x) { return link_time(x.r.ep_bytes, x.r.ep_time, x.r.link); }, nullptr,
-     [](const T& x) { return x.r.expert > 1; }},
-    {"pipeline_bubble_fraction", "pipeline bubble", "NA21-2.2", "(p - 1) / (v m + p - 1)",
+    {"ep_time_s", "  over the link", "LE21",
+     "V / B_eff + latency: max((k - 1)/n M / B_in, (n - k)/n M / B_out) an all-to-all, the links at once",
+     [](const T& x) { return cell(x.r.ep_time); },
+     [](const T& x) { return link_time(x.r.ep_bytes, x.r.ep_time, x.r.ep_latency); },
+     [](const T& x) { return placement(x, x.r.ep_links, "the expert-parallel group"); },
+     [](const T& x) { return x.r.expert > 1; },
+     [](const T& x) { return on_topology(x) ? over(x, x.r.ep_links) : std::string("  over the link"); }},
+    {"pipeline_bubble_fraction", "pipeline bubble, share of the step", "NA21-2.2", "(p - 1) / (v m + p - 1)",
      [](const T& x) { return cell(units::Fraction{x.r.bubble_fraction}); },
      [](const T& x) {
        return fmt::format("({} - 1) / ({} x {} + {} - 1)", x.r.pipeline, x.r.chunks, x.t().grad_accum, x.r.pipeline);
+     }},
+    {"pipeline_bubble_overhead_fraction", "  over the ideal time (Megatron)", "NA21-2.2", "(p - 1) / (v m)",
+     [](const T& x) { return cell(units::Fraction{x.r.bubble_overhead}); },
+     [](const T& x) { return fmt::format("({} - 1) / ({} x {})", x.r.pipeline, x.r.chunks, x.t().grad_accum); },
+     [](const T&) {
+       return std::string("the convention of Megatron-LM and the Llama 3 report: bubble time over the ideal time");
      }},
     {"compute_time_at_peak_s", "compute at the peak", "WI09", "t_compute = F_executed / (G P_peak)",
      [](const T& x) { return cell(x.r.compute_time); },
@@ -680,8 +767,9 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return cell(x.r.exposed_comm); },
      [](const T& x) {
        const units::Seconds dp = *x.r.dp_allreduce_time + x.r.cross_group_time.value_or(units::Seconds{});
-       return fmt::format("{} + {} + {} + max(0, {} - {})", num(*x.r.tp_time), num(*x.r.ep_time), num(*x.r.pp_time),
-                          num(dp), num(*x.r.backward_time));
+       // The two terms of the difference at 9 digits: they may nearly cancel.
+       return fmt::format("{} + {} + {} + max(0, {:.9g} - {:.9g})", num(*x.r.tp_time), num(*x.r.ep_time),
+                          num(*x.r.pp_time), dp.base(), x.r.backward_time->base());
      },
      nullptr, has_floor},
     in_sweep<T>(kSweepTrain, "step floor",
