@@ -703,6 +703,30 @@ const std::vector<Field<T>> kComm = {
     {"tp_bus_bandwidth_bytes_per_s", "  bus bandwidth", "NC24", kBusFormula,
      [](const T& x) { return cell(x.r.tp_links.bus_bandwidth); }, [](const T& x) { return bus_text(x.r.tp_links); },
      nullptr, [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.tensor > 1; }},
+    {"tp_ridge_flop_per_byte", "  interconnect ridge", "WI09", "P_peak / B_bus: FLOPs a byte all-reduced must pay for",
+     [](const T& x) {
+       return cell(units::FlopPerByte{interconnect_ridge(*device_peak(x.in.scenario), x.r.tp_links.bus_bandwidth)});
+     },
+     [](const T& x) { return fmt::format("{} / {}", peak_text(x), num(x.r.tp_links.bus_bandwidth)); },
+     [](const T&) {
+       return std::string(
+           "tensor parallelism stays compute-bound while the matmuls do more FLOPs per byte they "
+           "all-reduce than this");
+     },
+     [](const T& x) {
+       return on_topology(x) && x.r.tensor > 1 && device_peak(x.in.scenario).has_value() &&
+              x.r.tp_links.bus_bandwidth.base() > 0.0;
+     }},
+    {"tp_flop_per_byte", "  FLOPs per byte all-reduced", "KO22-4.2.2",
+     "F_executed / (G V_TP): a device's FLOPs a step over its tensor-parallel bytes",
+     [](const T& x) {
+       return cell(units::FlopPerByte{x.r.hardware_flops_per_step.base() / static_cast<double>(x.r.devices) /
+                                      x.r.tp_bytes.base()});
+     },
+     [](const T& x) {
+       return fmt::format("{} / ({} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices), num(x.r.tp_bytes));
+     },
+     nullptr, [](const T& x) { return on_topology(x) && x.r.tensor > 1 && x.r.tp_bytes.base() > 0.0; }},
     {"pp_bytes", "pipeline sends per step", "NA21-4.1", "2 v m s b h e (/ t with SP)",
      [](const T& x) { return cell(x.r.pp_bytes); },
      [](const T& x) {
