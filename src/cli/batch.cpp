@@ -203,6 +203,7 @@ int run_batch(std::istream& lines, std::ostream& out, const io::PresetRegistry& 
       io::Diagnostics diag;
       io::fill_from_json(line, cmd.groups, cmd.name, spec, diag);
       diag.check();
+      spec.uses_system = (cmd.groups & io::kSystem) != 0U;  // as prepared() sets it for a command line
       if (spec.model == "-")
         throw UsageError("model \"-\": batch reads its lines from stdin; give a file or a config object");
       // The spec the command resolves: its own adjustment, or the line's spec itself (no copy).

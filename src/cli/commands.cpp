@@ -540,7 +540,10 @@ const Command* command_named(std::string_view name) {
 }
 
 io::ScenarioSpec prepared(const Command& cmd, const io::ScenarioSpec& given) {
-  return cmd.prepare != nullptr ? cmd.prepare(given) : given;
+  io::ScenarioSpec spec = cmd.prepare != nullptr ? cmd.prepare(given) : given;
+  // A command that never lays devices out (report, prefill, layer) loads no system preset.
+  spec.uses_system = (cmd.groups & io::kSystem) != 0U;
+  return spec;
 }
 
 int require_fit_exit(const Command& cmd, const std::optional<Fit>& fit) {

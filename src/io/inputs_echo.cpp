@@ -149,11 +149,11 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::ui
                 {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
                 {"peak_flop_per_s", peaks},
                 {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
-    j["system"] = system_json(sc.accelerator->system);
+    if ((groups & kSystem) != 0U) j["system"] = system_json(sc.accelerator->system);
   } else {
     j["gpu"] = nullptr;
   }
-  const auto reads = [&](unsigned g) { return (groups & g) != 0U; };
+  const auto reads = [&](std::uint64_t g) { return (groups & g) != 0U; };
   if (reads(kServing) || reads(kTargets)) {
     const ServingInputs& s = sc.serving;
     j["serving"] = {{"concurrency", s.concurrency ? nlohmann::json(*s.concurrency) : nlohmann::json()},

@@ -337,7 +337,7 @@ std::optional<Accelerator> resolve_accelerator(const ScenarioSpec& spec, const P
     diag.input("--system: " + system->topology.name + " holds " + system->accelerator + ", not --gpu's " +
                acc->hw.name + "; give one of them, or a system of " + acc->hw.name);
   }
-  acc->system = resolve_topology(spec, reg, acc->hw, system, diag, r);
+  if (spec.uses_system) acc->system = resolve_topology(spec, reg, acc->hw, system, diag, r);
   HardwareConfig& h = acc->hw;
   r.peaks_before_point = h.peak;
   for (const PeakOverride& p : spec.gpu_peaks) {

@@ -138,8 +138,9 @@ struct ScenarioSpec {
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
   std::optional<double> link_latency, link_efficiency;
-  std::string system;                                 ///< --system: a system preset, alias or file
-  std::optional<std::int64_t> domain_size;            ///< --domain-size: devices per scale-up domain
+  std::string system;                       ///< --system: a system preset, alias or file
+  bool uses_system = true;                  ///< the command places devices on a system (kSystem); else none is loaded
+  std::optional<std::int64_t> domain_size;  ///< --domain-size: devices per scale-up domain
   std::optional<units::BytesPerSecond> scale_out_bw;  ///< --scale-out-bw: per device, one direction
   std::optional<std::int64_t> micro_batches;
   std::optional<std::int64_t> users;
