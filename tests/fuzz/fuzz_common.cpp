@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <sstream>
 #include <streambuf>
 #include <unistd.h>
@@ -170,6 +171,17 @@ std::string bad_number(std::string_view text, std::string_view input) {
     }
   }
   return {};
+}
+
+TempDir::TempDir(std::string_view name) {
+  std::string templ = "/tmp/roofline-fuzz-" + std::string(name) + "-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) finding(name, "mkdtemp failed");
+  dir = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 bool reaches_outside(std::string_view text) {

@@ -25,6 +25,18 @@ std::string bad_number(std::string_view text, std::string_view input);
 /// absolute path, a parent directory, or a JSON escape that could spell either.
 bool reaches_outside(std::string_view text);
 
+/// A temporary directory /tmp/roofline-fuzz-NAME-XXXXXX, made on construction and removed with
+/// everything in it on destruction (a harness keeps one for the process).
+struct TempDir {
+  std::string dir;
+  explicit TempDir(std::string_view name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  TempDir(TempDir&&) = delete;
+  TempDir& operator=(TempDir&&) = delete;
+};
+
 /// One in-process run of the CLI.
 struct CliRun {
   int code = 0;

@@ -32,24 +32,6 @@ namespace {
 using roofline::fuzz::finding;
 namespace fs = std::filesystem;
 
-struct TempDir {
-  std::string dir;
-  TempDir() {
-    std::array<char, 64> templ{};
-    std::snprintf(templ.data(), templ.size(), "/tmp/roofline-fuzz-dir-XXXXXX");
-    if (mkdtemp(templ.data()) == nullptr) finding("preset dir", "mkdtemp failed");
-    dir = templ.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  TempDir(TempDir&&) = delete;
-  TempDir& operator=(TempDir&&) = delete;
-};
-
 // What the directory holds: each entry's path (relative), type and size, the target of a link.
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> out;
@@ -77,7 +59,7 @@ bool write_file(const std::string& path, std::string_view content) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const TempDir temp;
+  static const roofline::fuzz::TempDir temp("dir");
   const std::string& dir = temp.dir;
   std::error_code ec;
   fs::remove_all(dir + "/models", ec);

@@ -32,30 +32,19 @@ namespace {
 using roofline::fuzz::finding;
 namespace fs = std::filesystem;
 
-struct TempDir {
-  std::string dir;
-  TempDir() {
-    std::array<char, 64> templ{};
-    std::snprintf(templ.data(), templ.size(), "/tmp/roofline-fuzz-st-XXXXXX");
-    if (mkdtemp(templ.data()) == nullptr) finding("safetensors", "mkdtemp failed");
-    dir = templ.data();
+// The harness's directory, made once, with a config.json of a 760-parameter Llama in it.
+struct CheckpointDir {
+  roofline::fuzz::TempDir temp{"st"};
+  CheckpointDir() {
     // A Llama of d = 8, one layer, 2 heads of 4, one KV head, d_ff = 16, V = 10: 760 parameters.
     const std::string config = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8,
       "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 16,
       "vocab_size": 10, "max_position_embeddings": 64, "tie_word_embeddings": false})";
-    std::FILE* f = std::fopen((dir + "/config.json").c_str(), "wb");
+    std::FILE* f = std::fopen((temp.dir + "/config.json").c_str(), "wb");
     if (f == nullptr) finding("safetensors", "cannot write config.json");
     std::fwrite(config.data(), 1, config.size(), f);
     std::fclose(f);
   }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  TempDir(TempDir&&) = delete;
-  TempDir& operator=(TempDir&&) = delete;
 };
 
 // Bytes per element of the dtypes the reader checks, as the safetensors format names them.
@@ -94,7 +83,8 @@ void check_stored(const roofline::StoredCheckpoint& s, std::uint64_t data, std::
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const TempDir temp;
+  static const CheckpointDir checkpoint;
+  const roofline::fuzz::TempDir& temp = checkpoint.temp;
   if (size < 3) return 0;
   const bool own_length = (data[0] & 1U) != 0;
   const std::size_t buffer = data[1] | (static_cast<std::size_t>(data[2]) << 8U);
