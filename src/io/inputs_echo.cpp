@@ -13,6 +13,28 @@ namespace roofline::io {
 
 namespace {
 
+// A whole number as an integer (exact below 2^53), any other as a double.
+nlohmann::json whole(double v) {
+  return std::fabs(v) < 0x1p53 && v == std::floor(v) ? nlohmann::json(static_cast<std::int64_t>(v)) : nlohmann::json(v);
+}
+
+// The accelerator as the scenario uses it, or null.
+nlohmann::json gpu_json(const Scenario& sc, const std::string& requested) {
+  if (!sc.accelerator) return nullptr;
+  const HardwareConfig& h = sc.accelerator->hw;
+  nlohmann::json peaks = nlohmann::json::object();
+  for (DType t : kAllDTypes) {
+    if (auto pk = h.peak_for(t)) peaks[std::string(dtype_name(t))] = pk->base();
+  }
+  const auto peak = device_peak(sc);
+  return {{"name", h.name},
+          {"requested", requested},
+          {"memory_capacity_bytes", whole(h.memory_capacity.base())},
+          {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
+          {"peak_flop_per_s", peaks},
+          {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
+}
+
 // A serving layout's degrees and how its collectives are costed.
 nlohmann::json layout_json(const Deployment& d) {
   const bool flag = d.link_latency_source == LinkLatencySource::flag;
@@ -103,10 +125,6 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::ui
   j["model"]["published_params"] =
       sc.provenance.published_params ? nlohmann::json(*sc.provenance.published_params) : nlohmann::json();
   const auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-  const auto whole = [](double v) {
-    return std::fabs(v) < 0x1p53 && v == std::floor(v) ? nlohmann::json(static_cast<std::int64_t>(v))
-                                                       : nlohmann::json(v);
-  };
   j["workload"] = {
       {"batch", w.batch},
       {"context_tokens", w.context},
@@ -136,23 +154,8 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::ui
                       {"moe_decode_bytes", name_of(w.moe_decode)},
                       {"capacity", sc.accelerator ? name_of(sc.accelerator->capacity_source) : "none"},
                       {"concurrency_rounding", "floor"}};
-  if (sc.accelerator) {
-    const HardwareConfig& h = sc.accelerator->hw;
-    nlohmann::json peaks = nlohmann::json::object();
-    for (DType t : kAllDTypes) {
-      if (auto pk = h.peak_for(t)) peaks[std::string(dtype_name(t))] = pk->base();
-    }
-    const auto peak = device_peak(sc);
-    j["gpu"] = {{"name", h.name},
-                {"requested", in.gpu_requested},
-                {"memory_capacity_bytes", whole(h.memory_capacity.base())},
-                {"memory_bandwidth_bytes_per_s", h.memory_bandwidth.base()},
-                {"peak_flop_per_s", peaks},
-                {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
-    if ((groups & kSystem) != 0U) j["system"] = system_json(sc.accelerator->system);
-  } else {
-    j["gpu"] = nullptr;
-  }
+  j["gpu"] = gpu_json(sc, in.gpu_requested);
+  if (sc.accelerator && (groups & kSystem) != 0U) j["system"] = system_json(sc.accelerator->system);
   const auto reads = [&](std::uint64_t g) { return (groups & g) != 0U; };
   if (reads(kServing) || reads(kTargets)) {
     const ServingInputs& s = sc.serving;
