@@ -33,6 +33,13 @@ void add_layer(Report& rep, const Subject& in, const LayerResult& r, const ViewO
 void add_layout_steady(Report& rep, const Subject& in, const LayoutSteadyState& r, const ViewOptions& view);
 /// "the KV budget", "the TPOT target", ...: what limits a server's concurrency.
 std::string serve_limit_name(ServeLimit l);
+
+/// A bandwidth as the notes print it ("450.0 GB/s").
+std::string rate_text(units::BytesPerSecond b);
+/// Where a collective group's members sit on a topology and what each link gives it.
+std::string group_placement_text(const Topology& t, const GroupLinks& g, std::string_view what);
+/// The group's bus bandwidth with its numbers: 2(n-1)/n / (2(k-1)/k / B_in + 2(m-1)/m / (k B_out)).
+std::string bus_bandwidth_text(const GroupLinks& g);
 /// The verdict: the command's one fit and its basis (section "fit").
 void add_fit(Report& rep, const Fit& fit, const ViewOptions& view);
 /// "pooled", "per_device" or "training", as the fit section's basis reads.

@@ -335,6 +335,21 @@ json hybrid_to_json(const HybridConfig& h) {
 }
 // ---- end hybrid --------------------------------------------------------------------------------
 
+// A "pcie" host link, as GPU and system presets write it: generation 1-6, 1-16 lanes, peer_to_peer.
+HardwareConfig read_pcie(const json& v, std::string_view where) {
+  ObjectReader pc(v, std::string(where), "/pcie");
+  HardwareConfig h;
+  const std::int64_t g = pc.integer("generation");
+  if (g < 1 || g > 6) pc.fail("generation", "must be 1 to 6");
+  const std::int64_t lanes = pc.integer("lanes");
+  if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) pc.fail("lanes", "must be 1, 2, 4, 8 or 16");
+  h.pcie_generation = static_cast<int>(g);
+  h.pcie_lanes = static_cast<int>(lanes);
+  h.pcie_peer_to_peer = pc.opt_bool("peer_to_peer");
+  pc.finish();
+  return h;
+}
+
 }  // namespace
 
 HardwareConfig hardware_from_json(const json& j, std::string_view where) {
@@ -371,16 +386,10 @@ HardwareConfig hardware_from_json(const json& j, std::string_view where) {
     ic.finish();
   }
   if (r.has("pcie")) {
-    ObjectReader pc(r.raw("pcie"), std::string(where), "/pcie");
-    const std::int64_t g = pc.integer("generation");
-    if (g < 1 || g > 6) pc.fail("generation", "must be 1 to 6");
-    const std::int64_t lanes = pc.integer("lanes");
-    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)
-      pc.fail("lanes", "must be 1, 2, 4, 8 or 16");
-    h.pcie_generation = static_cast<int>(g);
-    h.pcie_lanes = static_cast<int>(lanes);
-    h.pcie_peer_to_peer = pc.opt_bool("peer_to_peer");
-    pc.finish();
+    const HardwareConfig link = read_pcie(r.raw("pcie"), where);
+    h.pcie_generation = link.pcie_generation;
+    h.pcie_lanes = link.pcie_lanes;
+    h.pcie_peer_to_peer = link.pcie_peer_to_peer;
   }
   h.system = r.opt_str("system").value_or("");
   if (auto p = r.opt_str("power")) h.power_watts = with_context(r, "power", *p, parse_watts);
@@ -428,19 +437,6 @@ void read_scale_up(const json& v, std::string_view where, Topology& t) {
   u.finish();
 }
 
-HardwareConfig read_system_pcie(const json& v, std::string_view where) {
-  ObjectReader pc(v, std::string(where), "/pcie");
-  HardwareConfig h;
-  h.pcie_generation = static_cast<int>(pc.integer("generation"));
-  if (h.pcie_generation < 1 || h.pcie_generation > 6) pc.fail("generation", "must be 1 to 6");
-  const std::int64_t lanes = pc.integer("lanes");
-  if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) pc.fail("lanes", "must be 1, 2, 4, 8 or 16");
-  h.pcie_lanes = static_cast<int>(lanes);
-  h.pcie_peer_to_peer = pc.opt_bool("peer_to_peer");
-  pc.finish();
-  return h;
-}
-
 // A torus' collectives run link by link: its inside bandwidth is one link's, its domain the chips.
 void read_torus(const json& v, std::string_view where, bool scale_up, Topology& t) {
   ObjectReader o(v, std::string(where), "/torus");
@@ -483,7 +479,7 @@ SystemPreset system_from_json(const json& j, std::string_view where) {
   if (!up && !torus && !pcie) r.fail("scale_up", "a system needs a scale_up fabric, a pcie host link or a torus");
   if (up) read_scale_up(r.raw("scale_up"), where, t);
   if (pcie) {
-    const HardwareConfig h = read_system_pcie(r.raw("pcie"), where);
+    const HardwareConfig h = read_pcie(r.raw("pcie"), where);
     // Cards with no scale-up fabric talk over their host links, a node's devices a domain.
     if (!up && !torus) {
       t.inside = pcie_link(h);

@@ -127,6 +127,27 @@ std::string conventions_line(const Subject& in) {
 
 }  // namespace
 
+std::string rate_text(units::BytesPerSecond b) { return display(b.base(), Unit::bytes_per_s, UnitSystem::si); }
+
+std::string group_placement_text(const Topology& t, const GroupLinks& g, std::string_view what) {
+  const GroupPlacement& p = g.placement;
+  if (p.ranks <= 1.0) return fmt::format("{}: one rank, nothing to exchange", what);
+  const std::string in =
+      fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate_text(g.inside_bandwidth));
+  if (!g.spans) return fmt::format("{} of {} ranks in one domain: {}", what, num(p.ranks), in);
+  const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate_text(g.across_bandwidth))
+                                       : std::string("no scale-out network known, so the inside link");
+  return fmt::format("{} of {} ranks, {} a domain across {} domains: {} inside, {} across", what, num(p.ranks),
+                     num(p.per_domain), num(p.domains), in, out);
+}
+
+std::string bus_bandwidth_text(const GroupLinks& g) {
+  const GroupPlacement& p = g.placement;
+  return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
+                     num(p.ranks), num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth), num(p.domains),
+                     num(p.domains), num(p.per_domain), num(g.across_bandwidth));
+}
+
 Report start_report(const char* command, const Subject& in, const ViewOptions& view) {
   Report r;
   r.command = command;

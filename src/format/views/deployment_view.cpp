@@ -29,8 +29,6 @@ std::string latency_note(LinkLatencySource source, units::Seconds alpha) {
   return "latency: NCCL's fixed and per-step costs, the cheaper of its LL and Simple protocols";
 }
 
-std::string rate(units::BytesPerSecond b) { return display(b.base(), Unit::bytes_per_s, UnitSystem::si); }
-
 // count x (V / B_eff + latency) for `count` collectives of V bytes each taking `total / count`.
 std::string per_collective(double count, units::Bytes volume, units::Seconds total, units::Seconds latency) {
   const units::Seconds one = count > 0.0 ? total / count : units::Seconds{};
@@ -39,17 +37,8 @@ std::string per_collective(double count, units::Bytes volume, units::Seconds tot
   return fmt::format("{} x ({} / {} + {})", num(count), num(volume), num(eff), num(latency));
 }
 
-// Where a group sits: in one domain, or k a domain across m, and each link's bandwidth.
 std::string group_note(const D& x, const GroupLinks& g, const char* what) {
-  const Topology& t = x.in.scenario.accelerator->system;
-  const GroupPlacement& p = g.placement;
-  const std::string in =
-      fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate(g.inside_bandwidth));
-  if (!g.spans) return fmt::format("{} of {} in one domain: {}", what, num(p.ranks), in);
-  const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate(g.across_bandwidth))
-                                       : std::string("no scale-out network known, so the inside link");
-  return fmt::format("{} of {} spans {} domains ({} in each): {} inside, {} across", what, num(p.ranks), num(p.domains),
-                     num(p.per_domain), in, out);
+  return group_placement_text(x.in.scenario.accelerator->system, g, what);
 }
 
 const std::vector<Field<D>> kDeployment = {
@@ -197,14 +186,7 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) { return x.r.tensor > 1 && linked(x); }},
     {"tp_bus_bandwidth_bytes_per_s", "    bus bandwidth", "NC24",
      "B_bus = 2 (n - 1)/n / (2 (k - 1)/k / B_in + 2 (m - 1)/m / (k B_out)), k members a domain, m domains",
-     [](const D& x) { return cell(x.r.link); },
-     [](const D& x) {
-       const GroupPlacement& p = x.r.tp_links.placement;
-       return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
-                          num(p.ranks), num(p.per_domain), num(p.per_domain), num(x.r.tp_links.inside_bandwidth),
-                          num(p.domains), num(p.domains), num(p.per_domain), num(x.r.tp_links.across_bandwidth));
-     },
-     nullptr,
+     [](const D& x) { return cell(x.r.link); }, [](const D& x) { return bus_bandwidth_text(x.r.tp_links); }, nullptr,
      [](const D& x) { return x.r.tensor > 1 && linked(x) && x.in.scenario.accelerator->system.torus.empty(); }},
     {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21",
      "2 L_moe/p (V / B_eff + latency): max((k - 1)/n M / B_in, (n - k)/n M / B_out), the links at once",
@@ -219,7 +201,7 @@ const std::vector<Field<D>> kDeployment = {
      [](const D& x) { return per_collective(1.0, x.r.hop_bytes, x.r.t_hop, x.r.hop_latency); },
      [](const D& x) {
        return fmt::format("over the {} at {}: neighbours are t = {} ranks apart, {}", link_kind_name(x.r.hop_kind),
-                          rate(x.r.hop_link), x.r.tensor,
+                          rate_text(x.r.hop_link), x.r.tensor,
                           x.r.hop_spans ? "the pipeline spans domains" : "the pipeline in one domain");
      },
      [](const D& x) { return pipelined(x) && linked(x); }},

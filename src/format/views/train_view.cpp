@@ -604,28 +604,9 @@ std::string over(const T& x, const GroupLinks& g) {
   return std::string(l.kind == LinkKind::pcie ? "  over " : "  over the ") + std::string(link_kind_name(l.kind));
 }
 
-std::string rate(units::BytesPerSecond b) { return display(b.base(), Unit::bytes_per_s, UnitSystem::si); }
-
 // Where a group's members sit and what each link gives.
 std::string placement(const T& x, const GroupLinks& g, const char* what) {
-  const Topology& t = topology(x);
-  const GroupPlacement& p = g.placement;
-  if (p.ranks <= 1.0) return fmt::format("{}: one rank, nothing to exchange", what);
-  const std::string in =
-      fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate(g.inside_bandwidth));
-  if (!g.spans) return fmt::format("{} of {} ranks in one domain: {}", what, num(p.ranks), in);
-  const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate(g.across_bandwidth))
-                                       : std::string("no scale-out network known, so the inside link");
-  return fmt::format("{} of {} ranks, {} a domain across {} domains: {} inside, {} across", what, num(p.ranks),
-                     num(p.per_domain), num(p.domains), in, out);
-}
-
-// 2(n-1)/n / (2(k-1)/k / B_in + 2(m-1)/m / (k B_out)) with the group's numbers.
-std::string bus_text(const GroupLinks& g) {
-  const GroupPlacement& p = g.placement;
-  return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
-                     num(p.ranks), num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth), num(p.domains),
-                     num(p.domains), num(p.per_domain), num(g.across_bandwidth));
+  return group_placement_text(topology(x), g, what);
 }
 
 bool on_topology(const T& x) {
@@ -667,8 +648,9 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return placement(x, x.r.dp_links, "the data-parallel group"); }, nullptr,
      [](const T& x) { return on_topology(x) ? over(x, x.r.dp_links) : std::string("  over the link"); }},
     {"dp_bus_bandwidth_bytes_per_s", "  bus bandwidth", "NC24", kBusFormula,
-     [](const T& x) { return cell(x.r.dp_links.bus_bandwidth); }, [](const T& x) { return bus_text(x.r.dp_links); },
-     nullptr, [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.dp_links.placement.ranks > 1.0; }},
+     [](const T& x) { return cell(x.r.dp_links.bus_bandwidth); },
+     [](const T& x) { return bus_bandwidth_text(x.r.dp_links); }, nullptr,
+     [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.dp_links.placement.ranks > 1.0; }},
     {"cross_group_allreduce_bytes", "gradient shard across groups", "ZH23",
      "2 (R - 1)/R (Psi / N_s) g, R = d / N_s groups", [](const T& x) { return cell(x.r.cross_group_bytes); },
      [](const T& x) {
@@ -701,8 +683,9 @@ const std::vector<Field<T>> kComm = {
      },
      nullptr, [](const T& x) { return on_topology(x) ? over(x, x.r.tp_links) : std::string("  over the link"); }},
     {"tp_bus_bandwidth_bytes_per_s", "  bus bandwidth", "NC24", kBusFormula,
-     [](const T& x) { return cell(x.r.tp_links.bus_bandwidth); }, [](const T& x) { return bus_text(x.r.tp_links); },
-     nullptr, [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.tensor > 1; }},
+     [](const T& x) { return cell(x.r.tp_links.bus_bandwidth); },
+     [](const T& x) { return bus_bandwidth_text(x.r.tp_links); }, nullptr,
+     [](const T& x) { return on_topology(x) && !on_torus(x) && x.r.tensor > 1; }},
     {"tp_ridge_flop_per_byte", "  interconnect ridge", "WI09", "P_peak / B_bus: FLOPs a byte all-reduced must pay for",
      [](const T& x) {
        return cell(units::FlopPerByte{interconnect_ridge(*device_peak(x.in.scenario), x.r.tp_links.bus_bandwidth)});
@@ -742,7 +725,7 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) {
        if (!on_topology(x)) return std::string();
        return fmt::format("{} sends a step at {}; stage neighbours are t d = {} ranks apart, {}", num(x.r.pp_sends),
-                          rate(x.r.pp_link), x.r.tensor * x.r.data,
+                          rate_text(x.r.pp_link), x.r.tensor * x.r.data,
                           x.r.pp_spans ? "in different domains" : "in one domain");
      },
      pipelined,
