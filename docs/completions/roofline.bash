@@ -89,9 +89,9 @@ _roofline_options() {
       --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --dp --ep \
       --system --domain-size --scale-out-bw --sp --zero --fsdp --shard-group --optimizer \
       --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens \
-      --price --flops-basis --format --explain --brief --units --color --preset-dir -q --quiet \
-      --no-header --yes" ;;
+      --pp-layers --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
+      --tokens --price --flops-basis --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -106,10 +106,10 @@ _roofline_options() {
       --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --dp \
       --ep --sp --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
-      --global-batch --recompute --recompute-every --pp-chunks --model-flops --hfu --lora \
-      --lora-targets --qlora --no-flash-attention --dropout --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --kind -o --svg --gemm --format --explain --brief --units \
-      --color --preset-dir -q --quiet --no-header --yes" ;;
+      --global-batch --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu \
+      --lora --lora-targets --qlora --no-flash-attention --dropout --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -119,10 +119,10 @@ _roofline_options() {
       --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
       --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches --system --domain-size \
       --scale-out-bw --link-latency --sp --zero --fsdp --shard-group --optimizer --micro-batch \
-      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --model-flops \
-      --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
+      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens \
+      --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain \
+      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -199,8 +199,8 @@ _roofline_valued() {
       --gpu-peak --compute-dtype --reserve --mfu --measured-tokens-per-s --measured-step-time --tp \
       --pp --dp --ep --system --domain-size --scale-out-bw --zero --fsdp --shard-group --optimizer \
       --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --format --units \
-      --color --preset-dir" ;;
+      --pp-layers --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis \
+      --format --units --color --preset-dir" ;;
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
@@ -214,8 +214,8 @@ _roofline_valued() {
       --kv-format --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block \
       --shared-prefix --tpot --ttft --tp --pp --dp --ep --zero --fsdp --shard-group --optimizer \
       --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --model-flops --hfu --lora --lora-targets --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --kind -o --svg --gemm --format --units --color --preset-dir" ;;
+      --pp-layers --model-flops --hfu --lora --lora-targets --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --kind -o --svg --gemm --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
@@ -225,9 +225,9 @@ _roofline_valued() {
       --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep \
       --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
       --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
-      --recompute --recompute-every --pp-chunks --model-flops --hfu --lora --lora-targets --tokens \
-      --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --units \
-      --color --preset-dir" ;;
+      --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora \
+      --lora-targets --tokens --price --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     systems) echo "--format --units --color --preset-dir" ;;
@@ -263,7 +263,8 @@ _roofline_value() {
       | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
       | *:--measured-tokens-per-s | *:--measured-step-time | *:--shard-group | *:--micro-batch \
       | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every | *:--pp-chunks \
-      | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
+      | *:--pp-layers | *:--hfu | *:--lora | *:--price | *:--users | *:--tokens-per-s | *:--gemm \
+      | *:--family)
       :
       ;;
     *:--mlp)

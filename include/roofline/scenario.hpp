@@ -67,9 +67,10 @@ struct TrainingInputs {
   std::int64_t seq_len = 0;      ///< s
   std::int64_t grad_accum = 1;   ///< m, micro-batches per step and data-parallel rank
   Recompute recompute = Recompute::none;
-  std::int64_t recompute_every = 1;  ///< k: full recomputation checkpoints one layer in k
-  std::int64_t pipeline_chunks = 1;  ///< v: model chunks per device (1: 1F1B, > 1: interleaved)
-  std::int64_t shard_group = 0;      ///< N_s: ZeRO shards within groups of this many data ranks (0: all d)
+  std::int64_t recompute_every = 1;           ///< k: full recomputation checkpoints one layer in k
+  std::int64_t pipeline_chunks = 1;           ///< v: model chunks per device (1: 1F1B, > 1: interleaved)
+  std::vector<std::int64_t> pipeline_layers;  ///< --pp-layers: layers per stage (empty: balanced_stage_layers)
+  std::int64_t shard_group = 0;               ///< N_s: ZeRO shards within groups of this many data ranks (0: all d)
   ModelFlopsConvention model_flops = ModelFlopsConvention::six_n;
   std::optional<double> hfu;                   ///< a stated HFU: the step time on executed FLOPs
   std::optional<double> measured_step_time_s;  ///< a measured step time, for MFU and HFU

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace roofline {
 
@@ -125,13 +126,24 @@ struct ParallelDegrees {
   /// Share of the routed experts counted: 1 for what a device holds; a decode step reads the share
   /// its tokens touch.
   double expert_share = 1.0;
+  /// Layers on each of the p stages, first to last (empty: ⌈L/p⌉ on the first and the last).
+  std::span<const std::int64_t> stage_layers{};
 };
 
-/// Parameters one device of the first and of the last pipeline stage holds.
+/// Layers on each of p pipeline stages: L/p each when p divides L; otherwise the r = L mod p extra
+/// layers go to the middle stages, the first and the last (which hold the embedding and the head)
+/// keeping ⌊L/p⌋ (126 layers on 16 stages: 7, 14 x 8, 7), and when r = p - 1 the first takes one  [DU24 §3.3.2]
+std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t p);
+
+/// Parameters one device of the first, the last and the largest middle pipeline stage holds.
 struct DeviceParams {
-  double first_stage = 0.0;  ///< ⌈L/p⌉ layers + embedding (+ the head when p = 1)
-  double last_stage = 0.0;   ///< ⌈L/p⌉ layers + final norm + head
-  [[nodiscard]] constexpr double most_loaded() const { return first_stage > last_stage ? first_stage : last_stage; }
+  double first_stage = 0.0;   ///< its layers + embedding (+ the head when p = 1)
+  double last_stage = 0.0;    ///< its layers + final norm + head
+  double middle_stage = 0.0;  ///< the largest stage between them (0 when p <= 2)
+  [[nodiscard]] constexpr double most_loaded() const {
+    const double ends = first_stage > last_stage ? first_stage : last_stage;
+    return middle_stage > ends ? middle_stage : ends;
+  }
 };
 
 /// Psi_dev = max(first, last): matrices / t (routed experts / (e t_e), times their share), norms, biases, router
@@ -231,6 +243,10 @@ constexpr units::Seconds exposed_comm_time(units::Seconds critical, units::Secon
   const units::Seconds hidden_excess = dp > backward ? dp - backward : units::Seconds{};
   return critical + hidden_excess;
 }
+
+/// A pipeline steps at the pace of its slowest stage: imbalance = max_i W_i / (sum_i W_i / p), W_i
+/// the FLOPs of stage i (its layers; the head on the last); 1 for balanced stages  [DU24 §3.3.2] (derived)
+double stage_imbalance(std::span<const double> stage_work);
 
 /// Step-time floor at the peak: t = t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer, the
 /// compute the executed FLOPs at G P, the bubble on top, then what does not overlap  [NA21 §2.2] (derived)

@@ -120,9 +120,20 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d, const We
 
   double first_layers = 0.0;
   double last_layers = 0.0;
+  double middle_layers = 0.0;
   if (layers == 0) {  // a model known by its count alone: blocks spread evenly
     first_layers = in(WeightClass::attention, c.blocks) / (t * static_cast<double>(p));
     last_layers = first_layers;
+  } else if (d.stage_layers.size() == static_cast<std::size_t>(p)) {
+    std::int64_t begin = 0;
+    for (std::size_t i = 0; i < d.stage_layers.size(); ++i) {
+      const std::int64_t end = begin + d.stage_layers[i];
+      const double held = stage_layer_params(c, begin, end, split, bytes);
+      if (i == 0) first_layers = held;
+      if (i + 1 == d.stage_layers.size()) last_layers = held;
+      if (i > 0 && i + 1 < d.stage_layers.size()) middle_layers = std::max(middle_layers, held);
+      begin = end;
+    }
   } else {
     const std::int64_t per_stage = (layers + p - 1) / p;
     first_layers = stage_layer_params(c, 0, per_stage, split, bytes);
@@ -149,7 +160,26 @@ DeviceParams params_per_device(const ParamCounts& c, ParallelDegrees d, const We
     const double all = first_layers + input + output;
     return DeviceParams{all, all};
   }
-  return DeviceParams{first_layers + input, last_layers + output};
+  return DeviceParams{first_layers + input, last_layers + output, middle_layers};
+}
+
+double stage_imbalance(std::span<const double> stage_work) {
+  double sum = 0.0;
+  double most = 0.0;
+  for (const double w : stage_work) {
+    sum += w;
+    most = std::max(most, w);
+  }
+  return sum > 0.0 ? most * static_cast<double>(stage_work.size()) / sum : 1.0;
+}
+
+std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t p) {
+  if (p <= 0) return {};
+  std::vector<std::int64_t> out(static_cast<std::size_t>(p), layers / p);
+  std::int64_t extra = layers % p;
+  for (std::size_t i = 1; extra > 0 && i + 1 < out.size(); ++i, --extra) ++out[i];
+  if (extra > 0) ++out.front();
+  return out;
 }
 
 double largest_unit_params(const ParamCounts& c, ParallelDegrees d) {

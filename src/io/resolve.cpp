@@ -377,7 +377,8 @@ std::optional<std::int64_t> count_product(std::int64_t a, std::int64_t b) {
 }
 
 // The training layout: G = t p d, and what each degree must divide.
-void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+// Serving needs equal stages; training takes uneven ones (--pp-layers, or the balanced default).
+void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag, bool training) {
   Deployment& dep = sc.deployment;
   const ModelConfig& m = sc.model;
   dep.tensor = spec.tp.value_or(Deployment{}.tensor);
@@ -424,8 +425,12 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
       diag.input("--tp: the " + str(x.count) + " " + x.what + " do not split over " + str(dep.tensor) + " ranks");
     }
   }
-  if (m.n_layers % dep.pipeline != 0) {
-    diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) + " equal stages");
+  if (dep.pipeline > m.n_layers) {
+    diag.input("--pp: " + str(dep.pipeline) + " stages for the " + str(m.n_layers) +
+               " layers; each stage needs a layer");
+  } else if (!training && m.n_layers % dep.pipeline != 0) {
+    diag.input("--pp: the " + str(m.n_layers) + " layers do not split into " + str(dep.pipeline) +
+               " equal stages (serving; train takes uneven stages)");
   }
   if (dep.expert > 1 && !m.moe.enabled()) {
     diag.input("--ep: the model has no routed experts; expert parallelism needs an MoE model");
@@ -488,20 +493,47 @@ void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   }
 }
 
+// --pp-layers: one count per stage, the model's layers in all, 1F1B only.
+void resolve_stage_layers(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  if (spec.pp_layers.empty()) return;
+  const std::int64_t p = sc.deployment.pipeline;
+  const auto given = static_cast<std::int64_t>(spec.pp_layers.size());
+  std::int64_t sum = 0;
+  for (const std::int64_t n : spec.pp_layers) {
+    if (__builtin_add_overflow(sum, n, &sum)) sum = kMaxCount;  // sums past 2^62 only need to differ from L
+  }
+  if (given != p) {
+    diag.input("--pp-layers: " + str(given) + (given == 1 ? " stage" : " stages") + " given for --pp " + str(p));
+  } else if (!sc.architecture) {
+    diag.input("--pp-layers: needs the model's layers; a model known by --params has none");
+  } else if (sum != sc.model.n_layers) {
+    diag.input("--pp-layers: the stages hold " + str(sum) + " layers; the model has " + str(sc.model.n_layers));
+  } else if (spec.pp_chunks && *spec.pp_chunks > 1) {
+    diag.usage("--pp-layers and --pp-chunks: the interleaved schedule splits into equal chunks; give one of them");
+  } else {
+    sc.training.pipeline_layers = spec.pp_layers;
+  }
+}
+
 // The schedule: recomputation (every k), ZeRO shard groups, interleaved pipeline chunks.
 void resolve_schedule(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   TrainingInputs& t = sc.training;
   const Deployment& dep = sc.deployment;
   const ModelConfig& m = sc.model;
+  resolve_stage_layers(spec, sc, diag);
   t.recompute = spec.recompute.value_or(TrainingInputs{}.recompute);
   t.recompute_every = spec.recompute_every.value_or(TrainingInputs{}.recompute_every);
   if (spec.recompute_every && t.recompute != Recompute::full) {
     diag.usage("--recompute-every: applies to --recompute full only");
-  } else if (sc.architecture && spec.recompute_every && m.n_layers % dep.pipeline == 0 &&
-             t.recompute_every > m.n_layers / dep.pipeline) {
+  } else if (sc.architecture && spec.recompute_every && dep.pipeline <= m.n_layers) {
     // Only a k that was given, on stages that exist: --pp 64 on 32 layers is --pp's mistake (N18).
-    diag.input("--recompute-every: " + str(t.recompute_every) + " is more than the " + str(m.n_layers / dep.pipeline) +
-               " layers of a pipeline stage");
+    const std::vector<std::int64_t> stages =
+        t.pipeline_layers.empty() ? balanced_stage_layers(m.n_layers, dep.pipeline) : t.pipeline_layers;
+    const std::int64_t most = *std::max_element(stages.begin(), stages.end());
+    if (t.recompute_every > most) {
+      diag.input("--recompute-every: " + str(t.recompute_every) + " is more than the " + str(most) +
+                 " layers of a pipeline stage");
+    }
   }
   // FSDP's hybrid sharding shards within a node (8 devices unless --shard-group says) and replicates
   // across nodes; --shard-group does the same for any stage  [ZH23]
@@ -582,7 +614,7 @@ void resolve_fine_tuning(const ScenarioSpec& spec, Scenario& sc, Diagnostics& di
 
 // The training layout, recipe, schedule and run, each pass checking what it resolves.
 void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
-  resolve_layout(spec, sc, diag);
+  resolve_layout(spec, sc, diag, true);
   TrainingInputs& t = sc.training;
   t.tokens = spec.tokens;
   // --fsdp names a stage and --zero gives one: both, even agreeing, is one input given twice, which
@@ -802,7 +834,7 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
     resolve_training(spec, sc, diag);
   } else if (spec.tp || spec.pp || spec.dp || spec.ep) {
     // Serving on a real layout: a replica of t x p devices, d replicas.
-    resolve_layout(spec, sc, diag);
+    resolve_layout(spec, sc, diag, false);
     check_serving_experts(sc, diag);
     sc.deployment.explicit_layout = true;
   }

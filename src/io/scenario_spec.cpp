@@ -108,6 +108,27 @@ std::int64_t positive_count(const std::string& text) {
   return n;
 }
 
+// --pp-layers: layers per stage, first to last, comma-separated; N*K is K stages of N layers.
+// At most 2^20 stages, so that a short text cannot ask for unbounded memory.
+std::vector<std::int64_t> stage_layer_list(const std::string& text) {
+  constexpr std::int64_t kMaxStages = std::int64_t{1} << 20;
+  std::vector<std::int64_t> out;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    const std::size_t star = item.find('*');
+    const std::int64_t layers = positive_count(item.substr(0, star));
+    const std::int64_t times = star == std::string::npos ? 1 : positive_count(item.substr(star + 1));
+    if (times > kMaxStages - static_cast<std::int64_t>(out.size())) {
+      throw InputError(quote(text) + " names more than 2^20 stages");
+    }
+    out.insert(out.end(), static_cast<std::size_t>(times), layers);
+    begin = comma + 1;
+  }
+  return out;
+}
+
 double fraction_in_unit_interval(const std::string& text) {
   const double f = parse_fraction(text);
   if (!(f > 0.0 && f <= 1.0)) throw InputError(quote(text) + " must be in (0, 1], e.g. 0.8 or 80%");
@@ -544,6 +565,10 @@ const std::vector<InputDef> kInputs = {
     {"pp-chunks", nullptr, kTrain, "V", "Model chunks per pipeline device: 1 is 1F1B, more is the interleaved schedule",
      [](ScenarioSpec& s, const std::string& t) { s.pp_chunks = positive_count(t); }, false, Sweep::none,
      ValueHint::text, nullptr, [] { return count_text(TrainingInputs{}.pipeline_chunks); }},
+    {"pp-layers", nullptr, kTrain, "LIST",
+     "Layers on each pipeline stage, first to last: 7,8*14,7 [default: L/p each; when p does not divide L, "
+     "the extra layers on the middle stages]",
+     [](ScenarioSpec& s, const std::string& t) { s.pp_layers = stage_layer_list(t); }},
     {"model-flops", nullptr, kTrain, "CONVENTION", "Model FLOPs that MFU counts: 6n, palm (6N + attention) or megatron",
      [](ScenarioSpec& s, const std::string& t) { s.model_flops = choice(t, kModelFlopsNames); }, false, Sweep::none,
      ValueHint::choice, [] { return canonical_names(kModelFlopsNames); },
@@ -679,8 +704,8 @@ namespace {
 // comma) are exempt.
 void check_one_value(const InputDef& def, const std::string& text) {
   if (def.hint == ValueHint::list || def.hint == ValueHint::gpu || def.hint == ValueHint::model) return;
-  // --weight-format's class=format pairs are one value (parse_weight_format reads the commas).
-  if (std::string_view(def.name) == "weight-format") return;
+  // --weight-format's class=format pairs and --pp-layers' stages are one value each (their parsers read the commas).
+  if (std::string_view(def.name) == "weight-format" || std::string_view(def.name) == "pp-layers") return;
   const char* shape = text.find(',') != std::string::npos    ? "list"
                       : text.find("..") != std::string::npos ? "range"
                                                              : "";

@@ -160,6 +160,7 @@ struct ScenarioSpec {
   std::optional<OptimizerRecipe> optimizer;
   std::optional<Recompute> recompute;
   std::optional<std::int64_t> recompute_every, pp_chunks, shard_group;
+  std::vector<std::int64_t> pp_layers;  ///< --pp-layers (empty: not given)
   std::optional<ModelFlopsConvention> model_flops;
   std::optional<double> hfu, measured_step_time;
   std::optional<std::int64_t> lora_rank;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "seed_models.hpp"
 
@@ -175,6 +176,55 @@ TEST_CASE("parameters per device under tensor and pipeline parallelism: Llama-3-
   CHECK(t8p4.most_loaded() == 283'840'512.0);
   // Expert parallelism leaves a dense model unchanged.
   CHECK(params_per_device(c, {.tensor = 8, .pipeline = 4, .expert = 8}).last_stage == 283'840'512.0);
+}
+
+TEST_CASE("balanced pipeline stages: the extra layers on the middle stages [DU24-3.3.2]", "[training]") {
+  struct Row {
+    std::int64_t layers, p;
+    std::vector<std::int64_t> want;
+    const char* why;
+  };
+  const std::vector<Row> rows = {
+      {126, 16, {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}, "Llama 3 405B: one layer fewer on each end"},
+      {32, 4, {8, 8, 8, 8}, "p divides L: equal stages"},
+      {33, 2, {17, 16}, "r = p - 1 with no middle stage: the first takes it"},
+      {10, 4, {2, 3, 3, 2}, "r = 2 = the middle stages"},
+      {11, 4, {3, 3, 3, 2}, "r = 3 = p - 1: the middle ones, then the first"},
+      {5, 5, {1, 1, 1, 1, 1}, "one layer a stage"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK(balanced_stage_layers(r.layers, r.p) == r.want);
+  }
+}
+
+TEST_CASE("stage imbalance: the slowest stage over the mean [DU24-3.3.2]", "[training]") {
+  // (1, 1, 1, 1): 1; (7, 8, 8, 7) -> 8 / 7.5; (2, 2, 2, 4) -> 4 / 2.5 = 1.6.
+  const std::vector<double> even = {1.0, 1.0, 1.0, 1.0};
+  const std::vector<double> ends = {7.0, 8.0, 8.0, 7.0};
+  const std::vector<double> head = {2.0, 2.0, 2.0, 4.0};
+  CHECK(stage_imbalance(even) == 1.0);
+  CHECK(stage_imbalance(ends) == 8.0 / 7.5);
+  CHECK(stage_imbalance(head) == 1.6);
+  CHECK(stage_imbalance(std::vector<double>{}) == 1.0);
+}
+
+TEST_CASE("parameters per device: uneven stages, the largest middle stage binds [NA21-2] [DU24-3.3.2]", "[training]") {
+  // Llama-3-8B at t = 8, stages (7, 9, 9, 7): a layer is 27,271,168 a device. First: 7 layers
+  // 190,898,176 + the table 65,667,072 = 256,565,248; middle: 9 layers = 245,440,512; last: 7 layers
+  // + head 65,667,072 + norm 4,096 = 256,569,344. Stages (6, 10, 10, 6): middle 272,711,680 binds.
+  const ParamCounts c = count_params(test_models::llama3_8b());
+  const std::vector<std::int64_t> a = {7, 9, 9, 7};
+  const DeviceParams d = params_per_device(c, {.tensor = 8, .pipeline = 4, .stage_layers = a});
+  CHECK(d.first_stage == 256'565'248.0);
+  CHECK(d.middle_stage == 245'440'512.0);
+  CHECK(d.last_stage == 256'569'344.0);
+  CHECK(d.most_loaded() == 256'569'344.0);
+  const std::vector<std::int64_t> b = {6, 10, 10, 6};
+  CHECK(params_per_device(c, {.tensor = 8, .pipeline = 4, .stage_layers = b}).most_loaded() == 272'711'680.0);
+  // Equal stages given as a list agree with the default.
+  const std::vector<std::int64_t> even = {8, 8, 8, 8};
+  CHECK(params_per_device(c, {.tensor = 8, .pipeline = 4, .stage_layers = even}).last_stage == 283'840'512.0);
 }
 
 TEST_CASE("parameters per device: a tied head is copied to the last stage; GPT-3 [NA21-2]", "[training]") {

@@ -45,10 +45,20 @@ struct TrainResult {
   DeviceParams stage_params;   ///< parameters on the first and the last pipeline stage
   double device_params = 0.0;  ///< the larger
   ModelStateBytes states;
-  double unit_params = 0.0;   ///< ZeRO-3: the largest unit gathered whole
-  Zero3LiveBytes zero3_live;  ///< ZeRO-3: gathered and unsharded buffers (0 otherwise)
-  double layers_per_stage = 0.0;
-  double kept_layers = 0.0;              ///< layers per stage whose activations are kept (full, every k: ceil(L/p / k))
+  double unit_params = 0.0;                ///< ZeRO-3: the largest unit gathered whole
+  Zero3LiveBytes zero3_live;               ///< ZeRO-3: gathered and unsharded buffers (0 otherwise)
+  double layers_per_stage = 0.0;           ///< L / p, the mean
+  std::vector<std::int64_t> stage_layers;  ///< layers on each stage, first to last (--pp-layers or balanced)
+  double max_stage_layers = 0.0;           ///< the most a stage holds: its tensor collectives pace the step
+  double kept_layers = 0.0;       ///< first stage's layers whose activations are kept (full, every k: ceil(L_0 / k))
+  double kept_layers_last = 0.0;  ///< the same on the last stage
+  /// The middle stage whose activations are the largest (uneven stages: one layer more than the
+  /// ends, p - i micro-batches in flight); binds only when above both ends.
+  std::int64_t middle_stage = 0;
+  double kept_layers_middle = 0.0, in_flight_middle = 0.0;
+  units::Bytes activations_middle_stage{};
+  bool middle_stage_binds = false;
+  double stage_imbalance = 1.0;          ///< the slowest stage's FLOPs over the mean stage's
   units::Bytes activations_per_layer{};  ///< mean over the layers, one micro-batch
   LayerActivations layer_terms;          ///< one layer (an MoE layer when the model has them), term by term
   units::Bytes dense_layer_bytes{};      ///< one dense layer, one micro-batch
@@ -117,9 +127,10 @@ struct TrainResult {
   double bubble_fraction = 0.0;  ///< (p - 1) / (v m + p - 1)
   double bubble_overhead = 0.0;  ///< (p - 1) / (v m), of the compute time
   // The step-time floor: compute at the peak, the bubble, what does not overlap.
-  std::optional<units::Seconds> compute_time;   ///< executed FLOPs / (G P_peak)
-  std::optional<units::Seconds> backward_time;  ///< 2/3 of it: what the data-parallel collectives hide behind
-  std::optional<units::Seconds> exposed_comm;   ///< t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)
+  std::optional<units::Seconds> compute_time;           ///< executed FLOPs / (G P_peak)
+  std::optional<units::Seconds> slowest_stage_compute;  ///< compute_time x stage_imbalance: what the pipeline paces
+  std::optional<units::Seconds> backward_time;          ///< 2/3 of it: what the data-parallel collectives hide behind
+  std::optional<units::Seconds> exposed_comm;           ///< t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)
   std::optional<units::Seconds> step_floor;
   std::optional<units::Fraction> mfu_ceiling;  ///< convention FLOPs / (G P t_floor)
   units::BytesPerSecond link{};                ///< interconnect per direction (the scale-up or PCIe link)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace roofline {
 
@@ -25,6 +26,38 @@ units::Flop convention_flops(const TrainResult& r) {
   return r.model_flops_per_step;
 }
 
+// Layers on each stage: --pp-layers, or the balanced default.
+std::vector<std::int64_t> stage_layers_of(const Scenario& s) {
+  const std::vector<std::int64_t>& given = s.training.pipeline_layers;
+  if (given.size() == static_cast<std::size_t>(s.deployment.pipeline)) return given;
+  return balanced_stage_layers(s.model.n_layers, s.deployment.pipeline);
+}
+
+// FLOPs per token of each stage: 2 x its layers' active parameters (the kinds in ParamCounts'
+// order) + the mean attention core per layer, and the head's matmul on the last.
+std::vector<double> stage_work(const Scenario& s, const TrainResult& r) {
+  std::vector<double> work;
+  work.reserve(r.stage_layers.size());
+  const double layers = static_cast<double>(std::max<std::int64_t>(1, s.model.n_layers));
+  const double attention = r.attention_flops_per_token.base() / layers;
+  std::int64_t begin = 0;
+  for (const std::int64_t n : r.stage_layers) {
+    const std::int64_t end = begin + n;
+    double w = attention * static_cast<double>(n);
+    std::int64_t first = 0;
+    for (const LayerKindParams& k : s.counts.layer_kinds) {
+      const std::int64_t last = first + k.n_layers;
+      const std::int64_t overlap = std::max<std::int64_t>(0, std::min(last, end) - std::max(first, begin));
+      w += 2.0 * static_cast<double>(overlap) * static_cast<double>(k.active);
+      first = last;
+    }
+    work.push_back(w);
+    begin = end;
+  }
+  if (!work.empty()) work.back() += 2.0 * static_cast<double>(s.counts.head_matmul);
+  return work;
+}
+
 // Model states of the most loaded device: its parameters (or, fine-tuning, its adapters and its
 // share of the frozen base), sharded by ZeRO over d or a shard group; ZeRO-3's live buffers.
 void model_states(const Scenario& s, TrainResult& r) {
@@ -32,7 +65,8 @@ void model_states(const Scenario& s, TrainResult& r) {
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
   const Workload& w = s.workload;
-  const ParallelDegrees degrees{.tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert};
+  const ParallelDegrees degrees{
+      .tensor = dep.tensor, .pipeline = dep.pipeline, .expert = dep.expert, .stage_layers = r.stage_layers};
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
   // ZeRO shards over the data ranks, or within groups of them (FSDP's hybrid sharding).
@@ -106,7 +140,13 @@ void memory(const Scenario& s, TrainResult& r) {
   const bool full = in.recompute == Recompute::full;
   r.layers_per_stage = static_cast<double>(m.n_layers) / p;
   const double k = full ? static_cast<double>(in.recompute_every) : 1.0;
-  r.kept_layers = full ? std::ceil(r.layers_per_stage / k) : r.layers_per_stage;
+  const auto kept = [&](std::int64_t layers) {
+    const auto n = static_cast<double>(layers);
+    return full ? std::ceil(n / k) : n;
+  };
+  r.max_stage_layers = static_cast<double>(*std::max_element(r.stage_layers.begin(), r.stage_layers.end()));
+  r.kept_layers = kept(r.stage_layers.front());
+  r.kept_layers_last = kept(r.stage_layers.back());
   // A model known only by N has no layers: its activations are unknown, left at zero and said so
   // (the total, the fit and the headroom then exclude them).
   r.activations_known = s.architecture;
@@ -130,13 +170,25 @@ void memory(const Scenario& s, TrainResult& r) {
       stored.recompute = Recompute::none;
       const units::Bytes largest =
           std::max(layer_activations(m, stored, false).total(), layer_activations(m, stored, m.moe.enabled()).total());
-      r.recompute_working_set = largest * std::min(k, r.layers_per_stage);
+      r.recompute_working_set = largest * std::min(k, r.max_stage_layers);
     }
   }
   r.in_flight = pipeline_in_flight(p, v, 0.0);
   r.in_flight_last = pipeline_in_flight(p, v, p - 1.0);
   r.activations_first_stage = activations_first_stage(r.activations_per_layer, r.kept_layers, r.in_flight);
-  r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.kept_layers, r.in_flight_last);
+  r.activations_last_stage = activations_first_stage(r.activations_per_layer, r.kept_layers_last, r.in_flight_last);
+  // A middle stage holds p - i micro-batches of its own layers: with uneven stages one of them can
+  // hold more than the first.
+  for (std::size_t i = 1; i + 1 < r.stage_layers.size(); ++i) {
+    const double flight = pipeline_in_flight(p, v, static_cast<double>(i));
+    const units::Bytes held = activations_first_stage(r.activations_per_layer, kept(r.stage_layers[i]), flight);
+    if (held > r.activations_middle_stage) {
+      r.activations_middle_stage = held;
+      r.middle_stage = static_cast<std::int64_t>(i);
+      r.kept_layers_middle = kept(r.stage_layers[i]);
+      r.in_flight_middle = flight;
+    }
+  }
   const double split = dep.sequence_parallel ? t : 1.0;
   if (s.architecture) {
     r.embedding_activations = embedding_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.d_model),
@@ -148,8 +200,10 @@ void memory(const Scenario& s, TrainResult& r) {
   const units::Bytes first = r.activations_first_stage + r.embedding_activations + r.recompute_working_set +
                              (dep.pipeline == 1 ? r.logits.total() : units::Bytes{});
   const units::Bytes last = r.activations_last_stage + r.logits.total() + r.recompute_working_set;
-  r.first_stage_binds = dep.pipeline == 1 || first >= last;
-  r.activations = r.first_stage_binds ? first : last;
+  const units::Bytes middle = r.activations_middle_stage + r.recompute_working_set;
+  r.middle_stage_binds = r.middle_stage > 0 && middle > first && middle > last;
+  r.first_stage_binds = dep.pipeline == 1 || (first >= last && !r.middle_stage_binds);
+  r.activations = r.middle_stage_binds ? middle : r.first_stage_binds ? first : last;
   r.forward_backward = r.activations + r.zero3_live.total();
 
   // The optimizer step runs after the backward has freed the activations.
@@ -184,6 +238,7 @@ void compute(const Scenario& s, TrainResult& r) {
       s.architecture ? attention_flops_prefill(m, seq, AttentionMode::causal) / seq : units::Flop{};
   r.forward_flops_per_token =
       forward_flops_per_token(s.counts, w.basis) + units::Flop{2.0 * static_cast<double>(r.adapters.active)};
+  if (s.architecture && dep.pipeline > 1) r.stage_imbalance = stage_imbalance(stage_work(s, r));
   r.hardware_flops_per_step = executed_step_flops(r.model_flops_per_token, r.forward_flops_per_token,
                                                   r.attention_flops_per_token, in.recompute) *
                               r.tokens_per_step;
@@ -278,7 +333,7 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
   const double micro = static_cast<double>(in.grad_accum);
   // Tensor parallelism: 4 collectives of s b h elements per layer and micro-batch (6 with full
   // recomputation); a sequence-parallel reduce-scatter + all-gather pair moves what one all-reduce does.
-  r.tp_collectives = 4.0 * r.layers_per_stage * micro * repeat;
+  r.tp_collectives = 4.0 * r.max_stage_layers * micro * repeat;
   const double per_tp = r.tp_collectives > 0.0 ? 1.0 / r.tp_collectives : 0.0;
   const CollectiveTime tp =
       allreduce_time(topo, r.tp_links, allreduce_message(r.tp_bytes * per_tp, static_cast<double>(t)), lat);
@@ -352,7 +407,7 @@ void communication(const Scenario& s, TrainResult& r) {
   }
   // Full recomputation repeats the forward's two all-reduces per layer: 6 instead of 4.
   const double repeat = in.recompute == Recompute::full ? 1.5 : 1.0;
-  r.tp_bytes = tp_bytes_per_layer(seq, b, h, e, t) * (r.layers_per_stage * micro_batches * repeat);
+  r.tp_bytes = tp_bytes_per_layer(seq, b, h, e, t) * (r.max_stage_layers * micro_batches * repeat);
   if (dep.pipeline > 1) {
     const double split = dep.sequence_parallel ? t : 1.0;
     r.pp_bytes = pp_p2p_bytes(seq, b, h, e, micro_batches, static_cast<double>(in.pipeline_chunks), split);
@@ -374,10 +429,12 @@ void communication(const Scenario& s, TrainResult& r) {
   if (peak && r.dp_allreduce_time && r.optimizer_step_time) {
     const double g = static_cast<double>(dep.devices);
     r.compute_time = r.hardware_flops_per_step / (*peak * g);
-    r.backward_time = *r.compute_time * (2.0 / 3.0);
+    r.slowest_stage_compute = *r.compute_time * r.stage_imbalance;
+    r.backward_time = *r.slowest_stage_compute * (2.0 / 3.0);
     const units::Seconds dp = *r.dp_allreduce_time + r.cross_group_time.value_or(units::Seconds{});
     r.exposed_comm = exposed_comm_time(*r.tp_time + *r.ep_time + *r.pp_time, dp, *r.backward_time);
-    r.step_floor = step_time_floor(*r.compute_time, r.bubble_overhead, *r.exposed_comm, *r.optimizer_step_time);
+    r.step_floor =
+        step_time_floor(*r.slowest_stage_compute, r.bubble_overhead, *r.exposed_comm, *r.optimizer_step_time);
     r.mfu_ceiling = units::Fraction{(r.convention_flops_per_step / (*peak * g)) / *r.step_floor};
   }
 }
@@ -395,6 +452,7 @@ TrainResult train_at(const Scenario& s) {
   r.sequence_parallel = dep.sequence_parallel;
   r.zero = s.training.zero;
   r.recipe = &recipe_bytes(s.training.recipe);
+  r.stage_layers = stage_layers_of(s);
   memory(s, r);
   compute(s, r);
   communication(s, r);
@@ -405,6 +463,7 @@ TrainResult train_at(const Scenario& s) {
 bool fits_at(const Scenario& s) {
   TrainResult r;
   r.recipe = &recipe_bytes(s.training.recipe);
+  r.stage_layers = stage_layers_of(s);
   memory(s, r);
   return r.fits;
 }
@@ -453,6 +512,7 @@ TrainResult analyze_train(const Scenario& s) {
   // heads split rather than replicated, then the fewest pipeline stages). The candidates divide
   // the heads and the layers, so the search stays bounded whatever G is.
   Scenario probe = s;
+  probe.training.pipeline_layers.clear();  // each candidate p takes its balanced stages
   const std::int64_t g = s.deployment.devices;
   const std::int64_t v = s.training.pipeline_chunks;
   std::optional<TrainResult::Layout> best;

@@ -61,12 +61,36 @@ std::string per_token_flops(const T& x) {
   if (!x.r.lora) return fmt::format("6 x {}", num(x.r.params));
   return fmt::format("(4 x {} + 6 x {})", num(x.r.params), grouped(x.r.adapters.active));
 }
+// Layers per stage as --pp-layers takes them, runs folded: 7,8*14,7.
+std::string stage_layers_text(const std::vector<std::int64_t>& stages) {
+  std::string out;
+  for (std::size_t i = 0; i < stages.size();) {
+    std::size_t j = i;
+    while (j < stages.size() && stages[j] == stages[i]) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(stages[i]) + (j - i > 1 ? "*" + std::to_string(j - i) : "");
+    i = j;
+  }
+  return out;
+}
+
+std::string stage_layers_note(const T& x) {
+  if (!x.t().pipeline_layers.empty()) return "--pp-layers";
+  const std::int64_t layers = x.in.scenario.model.n_layers;
+  if (layers % x.r.pipeline == 0) return "equal";
+  return fmt::format("balanced: the {} extra layers on the middle stages", layers % x.r.pipeline);
+}
+
 const std::vector<Field<T>> kLayout = {
     {"devices", "devices G = t p d", "NA21", "G = t p d", [](const T& x) { return cell(x.r.devices); },
      [](const T& x) { return fmt::format("{} x {} x {}", x.r.tensor, x.r.pipeline, x.r.data); }},
     {"tensor_parallel", "tensor parallel t", "", "", [](const T& x) { return cell(x.r.tensor); }, nullptr,
      [](const T& x) { return std::string(x.r.sequence_parallel ? "with sequence parallelism" : ""); }},
     {"pipeline_parallel", "pipeline stages p", "", "", [](const T& x) { return cell(x.r.pipeline); }},
+    {"pipeline_stage_layers", "layers per stage", "DU24-3.3.2",
+     "--pp-layers, or L/p each; when p does not divide L, floor(L/p) on the first and last stages and the L mod p "
+     "extra on the middle ones",
+     [](const T& x) { return cell(stage_layers_text(x.r.stage_layers)); }, nullptr, stage_layers_note,
+     [](const T& x) { return x.r.pipeline > 1 && architecture(x); }},
     {"pipeline_chunks", "model chunks per device v", "NA21-2.2", "", [](const T& x) { return cell(x.r.chunks); },
      nullptr, [](const T& x) { return std::string(x.r.chunks > 1 ? "interleaved" : "1F1B"); },
      [](const T& x) { return x.r.pipeline > 1; }},
@@ -274,9 +298,13 @@ const std::vector<Field<T>> kLayerTerms = {
 
 const std::vector<Field<T>> kMemory = {
     {"params_per_device", "parameters on the most loaded device", "NA21",
-     "max(first, last stage): layers / t / p, experts / (e t), embedding first, head last",
+     "max(first, middle, last stage): its layers' matrices / t, experts / (e t), embedding first, head last",
      [](const T& x) { return cell(static_cast<std::int64_t>(x.r.device_params)); },
      [](const T& x) {
+       if (x.r.stage_params.middle_stage > 0.0) {
+         return fmt::format("max(max({}, {}), {})", num(x.r.stage_params.first_stage),
+                            num(x.r.stage_params.middle_stage), num(x.r.stage_params.last_stage));
+       }
        return fmt::format("max({}, {})", num(x.r.stage_params.first_stage), num(x.r.stage_params.last_stage));
      }},
     {"adapter_params", "adapter parameters (trainable)", "HU21-4.1", "N_lora = sum r (d_in + d_out) per adapted matrix",
@@ -325,8 +353,8 @@ const std::vector<Field<T>> kMemory = {
      },
      [](const T& x) { return "recompute " + recompute_name(x.t().recompute); }, architecture},
     {"activation_bytes_first_stage", "", "KO22-4.2.3",
-     "M_layer x kept layers x in flight; kept = L/p (full, every k: ceil(L/p / k)); in flight 1F1B p, interleaved "
-     "p (1 + (p - 1)/(p v))",
+     "M_layer x kept layers x in flight; kept = L_0, the stage's layers (full, every k: ceil(L_0 / k)); in flight "
+     "1F1B p, interleaved p (1 + (p - 1)/(p v))",
      [](const T& x) { return cell(x.r.activations_first_stage); },
      [](const T& x) {
        return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers), num(x.r.in_flight));
@@ -346,11 +374,23 @@ const std::vector<Field<T>> kMemory = {
     {"activation_bytes_last_stage", "", "KO22-4.2.3", "M_layer x kept layers x in flight on the last stage",
      [](const T& x) { return cell(x.r.activations_last_stage); },
      [](const T& x) {
-       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers),
+       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers_last),
                           num(x.r.in_flight_last));
      },
      nullptr, [](const T& x) { return architecture(x) && pipelined(x); },
      [](const T& x) { return fmt::format("activations, last stage ({} in flight)", num(x.r.in_flight_last)); }},
+    {"activation_bytes_middle_stage", "", "KO22-4.2.3",
+     "M_layer x kept layers x in flight on stage i: 1F1B p - i; the largest middle stage, shown when it binds",
+     [](const T& x) { return cell(x.r.activations_middle_stage); },
+     [](const T& x) {
+       return fmt::format("{} x {} x {}", num(x.r.activations_per_layer), num(x.r.kept_layers_middle),
+                          num(x.r.in_flight_middle));
+     },
+     nullptr, [](const T& x) { return architecture(x) && x.r.middle_stage_binds; },
+     [](const T& x) {
+       return fmt::format("activations, stage {} ({} layers, {} in flight)", x.r.middle_stage,
+                          x.r.stage_layers[static_cast<std::size_t>(x.r.middle_stage)], num(x.r.in_flight_middle));
+     }},
     {"recompute_working_set_bytes", "recomputed layers, one micro-batch", "KO22-5",
      "k layers rebuilt with nothing recomputed, max over layer kinds M_layer(none) x min(k, L/p)",
      [](const T& x) { return cell(x.r.recompute_working_set); }, nullptr,
@@ -360,9 +400,13 @@ const std::vector<Field<T>> kMemory = {
      [](const T& x) { return fmt::format("{} + {}", num(x.r.logits.logits), num(x.r.logits.loss_fp32)); }, nullptr,
      architecture},
     {"activation_bytes", "activations of the binding stage", "KO22",
-     "first: layers + embedding + working set (+ logits when p = 1); last: layers + logits + working set; the larger",
+     "first: layers + embedding + working set (+ logits when p = 1); last: layers + logits + working set; a middle "
+     "stage: layers + working set; the largest",
      [](const T& x) { return cell(x.r.activations_known ? std::optional(x.r.activations) : std::nullopt); },
      [](const T& x) {
+       if (x.r.middle_stage_binds) {
+         return fmt::format("{} + {}", num(x.r.activations_middle_stage), num(x.r.recompute_working_set));
+       }
        if (x.r.first_stage_binds) {
          return fmt::format("{} + {} + {} + {}", num(x.r.activations_first_stage), num(x.r.embedding_activations),
                             num(x.r.recompute_working_set),
@@ -373,6 +417,7 @@ const std::vector<Field<T>> kMemory = {
      },
      [](const T& x) {
        if (!x.r.activations_known) return std::string("unknown: no layers");
+       if (x.r.middle_stage_binds) return fmt::format("stage {}", x.r.middle_stage);
        return std::string(x.r.pipeline == 1 ? "" : x.r.first_stage_binds ? "first stage" : "last stage");
      }},
     {"activations_counted", "activations counted in the total", "KO22",
@@ -768,8 +813,18 @@ const std::vector<Field<T>> kComm = {
        return fmt::format("{} / ({} x {})", num(x.r.hardware_flops_per_step), num(x.r.devices), peak_text(x));
      },
      nullptr, has_floor},
+    {"stage_imbalance", "slowest stage over the mean", "DU24-3.3.2",
+     "max_i W_i / (sum_i W_i / p), W_i = 2 N_active of stage i's layers + their attention core (+ 2 V h, the head, "
+     "on the last)",
+     [](const T& x) { return cell(units::Ratio{x.r.stage_imbalance}); }, nullptr,
+     [](const T&) { return std::string("a pipeline steps at its slowest stage's pace"); },
+     [](const T& x) { return has_floor(x) && pipelined(x); }},
+    {"slowest_stage_compute_s", "  compute of the slowest stage", "DU24-3.3.2", "t_stage = t_compute x imbalance",
+     [](const T& x) { return cell(x.r.slowest_stage_compute); },
+     [](const T& x) { return fmt::format("{} x {}", num(*x.r.compute_time), num(x.r.stage_imbalance)); }, nullptr,
+     [](const T& x) { return has_floor(x) && pipelined(x); }},
     {"exposed_comm_s", "communication not hidden", "NA21-2.3",
-     "t_TP + t_EP + t_PP + max(0, t_DP - t_bwd), t_bwd = 2/3 t_compute: data-parallel collectives overlap the "
+     "t_TP + t_EP + t_PP + max(0, t_DP - t_bwd), t_bwd = 2/3 t_stage: data-parallel collectives overlap the "
      "backward, the rest is on the critical path",
      [](const T& x) { return cell(x.r.exposed_comm); },
      [](const T& x) {
@@ -781,10 +836,11 @@ const std::vector<Field<T>> kComm = {
      nullptr, has_floor},
     in_sweep<T>(kSweepTrain, "step floor",
                 in_brief<T>(kBriefTrain, {"step_time_floor_s", "step time floor", "NA21-2.2",
-                                          "t_compute (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
+                                          "t_stage (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
                                           [](const T& x) { return cell(x.r.step_floor); },
                                           [](const T& x) {
-                                            return fmt::format("{} x (1 + {}) + {} + {}", num(*x.r.compute_time),
+                                            return fmt::format("{} x (1 + {}) + {} + {}",
+                                                               num(*x.r.slowest_stage_compute),
                                                                num(x.r.bubble_overhead), num(*x.r.exposed_comm),
                                                                num(*x.r.optimizer_step_time));
                                           },
