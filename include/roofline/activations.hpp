@@ -55,6 +55,9 @@ struct ActivationOptions {
   double seq_len = 0.0;          ///< s, tokens per sequence
   double micro_batch = 1.0;      ///< b, sequences per micro-batch
   double tensor_parallel = 1.0;  ///< t
+  /// c: context parallelism splits each sequence over c ranks, s/c of its tokens a rank (ring
+  /// attention: a rank's s/c queries see all s keys)  [LI23 §3]
+  double context_parallel = 1.0;
   bool sequence_parallel = false;
   bool flash_attention = false;
   bool dropout = false;  ///< attention-probability, attention-output and MLP-output dropout

@@ -28,9 +28,10 @@ enum class LinkLatencySource { nccl, flag };
 /// and communication is free, so time results are lower bounds. Later issues add the tensor,
 /// pipeline, data and expert parallel degrees here.
 struct Deployment {
-  std::int64_t devices = 1;   ///< G = t p d (training); one ideal device for inference (D13)
+  std::int64_t devices = 1;   ///< G = t c p d (training); one ideal device for inference (D13)
   std::int64_t tensor = 1;    ///< t
   std::int64_t pipeline = 1;  ///< p
+  std::int64_t context = 1;   ///< c: context-parallel ranks each sequence is split over (training)
   std::int64_t data = 1;      ///< d
   std::int64_t expert = 1;    ///< e (MoE experts split over e ranks)
   bool sequence_parallel = false;

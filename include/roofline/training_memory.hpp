@@ -244,6 +244,23 @@ constexpr units::Seconds exposed_comm_time(units::Seconds critical, units::Secon
   return critical + hidden_excess;
 }
 
+/// One K, V block of ring attention: M_blk = (s/c) b (w_k + w_v) e x share, share = 1/min(t, h_kv), the
+/// keys and values of a rank's s/c tokens in one layer  [LI23 §3]
+constexpr units::Bytes cp_kv_block_bytes(double local_seq, double b, double kv_width, double e, double share) {
+  return units::Bytes{local_seq * b * kv_width * e * share};
+}
+
+/// Ring attention's sends per layer and micro-batch: (c - 1) K, V blocks forward; (c - 1) K, V and
+/// (c - 1) dK, dV blocks backward; full recomputation repeats the forward's: 3 (c - 1), or 4 (c - 1)  [LI23 §3]
+/// (derived)
+constexpr double cp_ring_sends(double c, bool full_recompute) { return (full_recompute ? 4.0 : 3.0) * (c - 1.0); }
+
+/// Ring attention overlaps each block's send with the attention core on the block before it: only
+/// what outlasts the core is exposed, max(0, t_CP - t_attn)  [LI23 §3]
+constexpr units::Seconds cp_exposed_time(units::Seconds ring, units::Seconds attention) {
+  return ring > attention ? ring - attention : units::Seconds{};
+}
+
 /// A pipeline steps at the pace of its slowest stage: imbalance = max_i W_i / (sum_i W_i / p), W_i
 /// the FLOPs of stage i (its layers; the head on the last); 1 for balanced stages  [DU24 §3.3.2] (derived)
 double stage_imbalance(std::span<const double> stage_work);

@@ -53,7 +53,7 @@ Dims dims_of(const ModelConfig& m, const ActivationOptions& o) {
           .t = t,
           .e = o.bytes_per_element,
           .mask = o.dropout_mask_bytes,
-          .sb = o.seq_len * o.micro_batch,
+          .sb = o.seq_len * o.micro_batch / o.context_parallel,  // the tokens this rank holds
           .rep = o.sequence_parallel ? t : 1.0};
 }
 
@@ -77,7 +77,7 @@ void add_attention_terms(const ModelConfig& m, const ActivationOptions& o, const
     if (o.flash_attention) {
       r.softmax_stats = units::Bytes{4.0 * a * sb / t};  // fp32 log-sum-exp per head and token [DA22]
     } else {
-      const double scores = a * s * s * b / t;
+      const double scores = a * s * sb / t;  // this rank's queries against all s keys
       r.softmax_output = units::Bytes{scores * e};
       if (o.dropout) {
         r.softmax_dropout_mask = units::Bytes{scores * mask};

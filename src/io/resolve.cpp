@@ -385,11 +385,15 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag, b
   dep.pipeline = spec.pp.value_or(Deployment{}.pipeline);
   dep.expert = spec.ep.value_or(Deployment{}.expert);
   dep.sequence_parallel = spec.sequence_parallel;
-  const std::optional<std::int64_t> product = count_product(dep.tensor, dep.pipeline);
+  dep.context = training ? spec.cp.value_or(Deployment{}.context) : 1;
+  // A model replica is t x p devices, and x c with context parallelism: "--tp 8 x --pp 4 (x --cp 2)".
+  const std::string replica = "--tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
+                              (dep.context > 1 ? " x --cp " + str(dep.context) : std::string());
+  const std::optional<std::int64_t> t_p = count_product(dep.tensor, dep.pipeline);
+  const std::optional<std::int64_t> product = t_p ? count_product(*t_p, dep.context) : t_p;
   const std::optional<std::int64_t> devices = spec.dp && product ? count_product(*product, *spec.dp) : product;
   if (!devices) {
-    diag.input("--tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
-               (spec.dp ? " x --dp " + str(*spec.dp) : std::string()) + " is more than 2^62 devices");
+    diag.input(replica + (spec.dp ? " x --dp " + str(*spec.dp) : std::string()) + " is more than 2^62 devices");
     dep.data = 1;
     dep.devices = 1;
     return;
@@ -398,16 +402,16 @@ void resolve_layout(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag, b
   if (spec.dp) {
     dep.data = *spec.dp;
     if (spec.devices && *spec.devices != *devices) {
-      diag.input("--gpus: " + str(*spec.devices) + " is not --tp " + str(dep.tensor) + " x --pp " + str(dep.pipeline) +
-                 " x --dp " + str(dep.data) + " = " + str(*devices));
+      diag.input("--gpus: " + str(*spec.devices) + " is not " + replica + " x --dp " + str(dep.data) + " = " +
+                 str(*devices));
     }
     dep.devices = *devices;
   } else if (!spec.devices) {
     dep.devices = tp_pp;  // one replica
     dep.data = 1;
   } else if (dep.devices % tp_pp != 0) {
-    diag.input("--gpus: " + str(dep.devices) + " devices do not divide into --tp " + str(dep.tensor) + " x --pp " +
-               str(dep.pipeline) + " = " + str(tp_pp) + " per model replica");
+    diag.input("--gpus: " + str(dep.devices) + " devices do not divide into " + replica + " = " + str(tp_pp) +
+               " per model replica");
   } else {
     dep.data = dep.devices / tp_pp;
   }
@@ -626,6 +630,12 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   t.zero = spec.fsdp ? fsdp_strategy(*spec.fsdp)->stage : spec.zero.value_or(TrainingInputs{}.zero);
   t.recipe = spec.optimizer.value_or(TrainingInputs{}.recipe);
   resolve_batch(spec, sc, diag);
+  // Context parallelism splits each sequence into 2c chunks, two a rank, so that the causal
+  // attention's work is even (Megatron-Core's load balancing).
+  if (sc.deployment.context > 1 && t.seq_len % (2 * sc.deployment.context) != 0) {
+    diag.input("--cp: the " + str(t.seq_len) + "-token sequences do not split into 2 x " + str(sc.deployment.context) +
+               " equal chunks");
+  }
   resolve_schedule(spec, sc, diag);
   resolve_timing(spec, sc, diag);
   resolve_fine_tuning(spec, sc, diag);

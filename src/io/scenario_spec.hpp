@@ -153,7 +153,7 @@ struct ScenarioSpec {
   std::optional<Phase> phase;
   bool fused = false;
   // train
-  std::optional<std::int64_t> tp, pp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
+  std::optional<std::int64_t> tp, pp, cp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;
   std::optional<ZeroStage> zero;
   std::optional<std::string> fsdp;

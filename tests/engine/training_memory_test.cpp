@@ -227,6 +227,17 @@ TEST_CASE("parameters per device: uneven stages, the largest middle stage binds 
   CHECK(params_per_device(c, {.tensor = 8, .pipeline = 4, .stage_layers = even}).last_stage == 283'840'512.0);
 }
 
+TEST_CASE("ring attention: K, V blocks, sends per layer and the overlap [LI23-3]", "[training]") {
+  // Llama-3-8B at s = 8192, c = 2, t = 8: (8192/2) x 1 x (1024 + 1024) x 2 / 8 = 2,097,152 B.
+  CHECK(cp_kv_block_bytes(4096.0, 1.0, 2048.0, 2.0, 1.0 / 8.0).base() == 2'097'152.0);
+  CHECK(cp_ring_sends(2.0, false) == 3.0);
+  CHECK(cp_ring_sends(16.0, false) == 45.0);
+  CHECK(cp_ring_sends(16.0, true) == 60.0);
+  CHECK(cp_ring_sends(1.0, false) == 0.0);
+  CHECK(cp_exposed_time(units::Seconds{0.6}, units::Seconds{2.2}).base() == 0.0);
+  CHECK(cp_exposed_time(units::Seconds{3.0}, units::Seconds{2.0}).base() == 1.0);
+}
+
 TEST_CASE("parameters per device: a tied head is copied to the last stage; GPT-3 [NA21-2]", "[training]") {
   // GPT-3 175B, t = 8, p = 8: per layer 12 d^2 = 1,811,939,328 in matrices (/8 = 226,492,416), biases
   // 9d = 110,592 and LayerNorm 4d = 49,152 replicated: 226,652,160; 12 layers = 2,719,825,920.

@@ -30,9 +30,9 @@ enum class StepTimeBasis {
 
 struct TrainResult {
   // Layout.
-  std::int64_t devices = 1, tensor = 1, pipeline = 1, data = 1, expert = 1;
+  std::int64_t devices = 1, tensor = 1, pipeline = 1, data = 1, expert = 1, context = 1;
   std::int64_t chunks = 1;       ///< v, model chunks per device
-  std::int64_t shard_group = 1;  ///< N_s, the data ranks ZeRO shards over (d, or a node's group)
+  std::int64_t shard_group = 1;  ///< N_s, the ranks ZeRO shards over (d, or a node's group; x c)
   const RecipeBytes* recipe = nullptr;
   // Fine-tuning with adapters (zero without).
   LoraParams adapters;          ///< model-wide adapter parameters
@@ -124,6 +124,14 @@ struct TrainResult {
   double moe_layers_per_stage = 0.0;
   units::Bytes ep_bytes{};  ///< expert-parallel all-to-all per device per step
   std::optional<units::Seconds> ep_time;
+  units::Bytes cp_block_bytes{};  ///< one K, V block of ring attention
+  double cp_sends = 0.0;          ///< ring sends per step and device
+  units::Bytes cp_bytes{};        ///< context-parallel K, V traffic per device per step
+  std::optional<units::Seconds> cp_time;
+  std::optional<units::Seconds> cp_attention_time;  ///< the attention core it overlaps
+  std::optional<units::Seconds> cp_exposed;         ///< max(0, t_CP - t_attn)
+  GroupLinks cp_links;
+  units::Seconds cp_latency{};
   double bubble_fraction = 0.0;  ///< (p - 1) / (v m + p - 1)
   double bubble_overhead = 0.0;  ///< (p - 1) / (v m), of the compute time
   // The step-time floor: compute at the peak, the bubble, what does not overlap.

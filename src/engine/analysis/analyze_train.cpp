@@ -3,6 +3,7 @@
 #include "roofline/analysis/train.hpp"
 #include "roofline/checked.hpp"
 #include "roofline/flops.hpp"
+#include "roofline/parallel.hpp"
 #include "roofline/training.hpp"
 
 #include <algorithm>
@@ -24,6 +25,13 @@ units::Flop convention_flops(const TrainResult& r) {
       return r.megatron_model_flops_per_step;
   }
   return r.model_flops_per_step;
+}
+
+// The ranks ZeRO shards over and the gradients are reduced across: the data ranks (or a shard
+// group of them) times the context-parallel ranks, which hold the same weights  [LI23 §3]
+std::int64_t gradient_group(const Scenario& s) {
+  const std::int64_t data = s.training.shard_group > 0 ? s.training.shard_group : s.deployment.data;
+  return checked_mul(data, s.deployment.context);
 }
 
 // Layers on each stage: --pp-layers, or the balanced default.
@@ -70,7 +78,7 @@ void model_states(const Scenario& s, TrainResult& r) {
   r.stage_params = params_per_device(s.counts, degrees);
   r.device_params = r.stage_params.most_loaded();
   // ZeRO shards over the data ranks, or within groups of them (FSDP's hybrid sharding).
-  const auto d = static_cast<double>(in.shard_group > 0 ? in.shard_group : dep.data);
+  const auto d = static_cast<double>(gradient_group(s));
   if (in.lora && s.architecture) {
     // Adapters train under the recipe; the frozen base has no gradient or optimizer state, and
     // the device holds the share of it its parameters are (ZeRO-3 shards it too)  [HU21 §4.2] [DE23 §3]
@@ -123,7 +131,7 @@ void memory(const Scenario& s, TrainResult& r) {
   const TrainingInputs& in = s.training;
   const Workload& w = s.workload;
   model_states(s, r);
-  const auto d = static_cast<double>(in.shard_group > 0 ? in.shard_group : dep.data);
+  const auto d = static_cast<double>(gradient_group(s));
 
   // Activations: rank 0 keeps the most micro-batches in flight, the last rank the logits.
   const double t = static_cast<double>(dep.tensor);
@@ -132,6 +140,7 @@ void memory(const Scenario& s, TrainResult& r) {
   ActivationOptions opts{.seq_len = static_cast<double>(in.seq_len),
                          .micro_batch = static_cast<double>(in.micro_batch),
                          .tensor_parallel = t,
+                         .context_parallel = static_cast<double>(dep.context),
                          .sequence_parallel = dep.sequence_parallel,
                          .flash_attention = in.flash_attention,
                          .dropout = in.dropout,
@@ -158,7 +167,7 @@ void memory(const Scenario& s, TrainResult& r) {
     r.layer_terms_moe = m.moe.enabled();
     r.layer_terms = layer_activations(m, opts, r.layer_terms_moe);
     if (r.lora) {  // each adapted matrix keeps its rank-r product x A  [HU21 §4.1]
-      const LoraRunOptions lo{.seq_len = opts.seq_len,
+      const LoraRunOptions lo{.seq_len = opts.seq_len / opts.context_parallel,
                               .micro_batch = opts.micro_batch,
                               .bytes_per_element = opts.bytes_per_element,
                               .recompute = in.recompute};
@@ -191,12 +200,13 @@ void memory(const Scenario& s, TrainResult& r) {
   }
   const double split = dep.sequence_parallel ? t : 1.0;
   if (s.architecture) {
-    r.embedding_activations = embedding_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.d_model),
-                                                    opts.dropout_mask_bytes, in.dropout, split) *
-                              r.in_flight;
+    r.embedding_activations =
+        embedding_activations(opts.seq_len / opts.context_parallel, opts.micro_batch, static_cast<double>(m.d_model),
+                              opts.dropout_mask_bytes, in.dropout, split) *
+        r.in_flight;
   }
-  r.logits =
-      logits_activations(opts.seq_len, opts.micro_batch, static_cast<double>(m.vocab_size), opts.bytes_per_element, t);
+  r.logits = logits_activations(opts.seq_len / opts.context_parallel, opts.micro_batch,
+                                static_cast<double>(m.vocab_size), opts.bytes_per_element, t);
   const units::Bytes first = r.activations_first_stage + r.embedding_activations + r.recompute_working_set +
                              (dep.pipeline == 1 ? r.logits.total() : units::Bytes{});
   const units::Bytes last = r.activations_last_stage + r.logits.total() + r.recompute_working_set;
@@ -348,7 +358,7 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
   r.dp_protocol = dp.protocol;
   r.cross_group_time = units::Seconds{};
   if (r.cross_group_bytes.base() > 0.0) {
-    const std::int64_t groups = d / r.shard_group;
+    const std::int64_t groups = checked_mul(d, dep.context) / r.shard_group;
     r.cross_links = group_links(topo, groups, t * r.shard_group, eff);
     const CollectiveTime cross =
         allreduce_time(topo, r.cross_links, allreduce_message(r.cross_group_bytes, static_cast<double>(groups)), lat);
@@ -359,7 +369,7 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
   // the whole pipeline does.
   r.pp_time = units::Seconds{};
   if (dep.pipeline > 1) {
-    r.pp_spans = checked_mul(checked_mul(t, d), dep.pipeline) > topo.domain;
+    r.pp_spans = checked_mul(checked_mul(checked_mul(t, dep.context), d), dep.pipeline) > topo.domain;
     r.pp_kind = r.pp_spans && topo.has_across ? topo.across.kind : topo.inside.kind;
     r.pp_link = (r.pp_spans && topo.has_across ? topo.across.bandwidth : topo.inside.bandwidth) * eff;
     // A mesh links a pair by one of its D - 1 peer links.
@@ -368,6 +378,16 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
     const CollectiveTime one = send_time(r.pp_kind, r.pp_link, r.pp_bytes / r.pp_sends, lat);
     r.pp_time = one.time * r.pp_sends;
     r.pp_latency = one.latency * r.pp_sends;
+  }
+  // Context parallelism: the ring's c ranks t apart; each send one K, V (or dK, dV) block.
+  if (r.cp_sends > 0.0) {
+    r.cp_links = group_links(topo, dep.context, t, eff);
+    const LinkKind kind = r.cp_links.spans ? r.cp_links.across : r.cp_links.inside;
+    units::BytesPerSecond link = r.cp_links.spans ? r.cp_links.across_bandwidth : r.cp_links.inside_bandwidth;
+    if (!r.cp_links.spans && topo.mesh) link = mesh_group_bandwidth(link, 2.0, static_cast<double>(topo.domain));
+    const CollectiveTime one = send_time(kind, link, r.cp_block_bytes, lat);
+    r.cp_time = one.time * r.cp_sends;
+    r.cp_latency = one.latency * r.cp_sends;
   }
   // Expert parallelism: 4 all-to-alls per MoE layer and micro-batch, k s b h e bytes a member each.
   r.ep_time = units::Seconds{};
@@ -381,6 +401,29 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
   }
 }
 
+// Ring attention's K, V blocks: s/c tokens of each attention layer's keys and values a rank (its
+// share of the heads under t), 3 (c - 1) sends per layer and micro-batch (4 (c - 1) with full
+// recomputation), on the slowest stage's attention layers.
+void context_parallel_traffic(const Scenario& s, TrainResult& r, double local_seq) {
+  const ModelConfig& m = s.model;
+  const Deployment& dep = s.deployment;
+  double attention_layers = 0.0;
+  for (const LayerKind& k : layer_kinds(m)) {
+    if (k.mix.attention && !k.cross_attention) attention_layers += static_cast<double>(k.layers);
+  }
+  const LayerWidths w = layer_widths(m, false);
+  const auto t = static_cast<double>(dep.tensor);
+  const double share = m.mla.enabled() ? 1.0 / t : kv_share_per_rank(static_cast<double>(m.n_kv_heads), t);
+  r.cp_block_bytes =
+      cp_kv_block_bytes(local_seq, static_cast<double>(s.training.micro_batch), static_cast<double>(w.w_k + w.w_v),
+                        dtype_bytes(s.workload.activation_dtype), share);
+  const double per_stage =
+      r.max_stage_layers * attention_layers / static_cast<double>(std::max<std::int64_t>(1, m.n_layers));
+  r.cp_sends = cp_ring_sends(static_cast<double>(dep.context), s.training.recompute == Recompute::full) * per_stage *
+               static_cast<double>(s.training.grad_accum);
+  r.cp_bytes = r.cp_block_bytes * r.cp_sends;
+}
+
 void communication(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
@@ -388,7 +431,8 @@ void communication(const Scenario& s, TrainResult& r) {
   const double t = static_cast<double>(dep.tensor);
   const double p = static_cast<double>(dep.pipeline);
   const double micro_batches = static_cast<double>(in.grad_accum);
-  const double seq = static_cast<double>(in.seq_len);
+  const double c = static_cast<double>(dep.context);
+  const double seq = static_cast<double>(in.seq_len) / c;  // the tokens of a sequence a rank holds
   const double b = static_cast<double>(in.micro_batch);
   const double h = static_cast<double>(m.d_model);
   const double e = dtype_bytes(s.workload.activation_dtype);
@@ -402,8 +446,9 @@ void communication(const Scenario& s, TrainResult& r) {
     r.dp_allreduce_bytes += ring_reduce_scatter_bytes(r.base_bytes * d, d) * 2.0;
   }
   // Sharded in groups, ZeRO-3's shard of the gradients is all-reduced across the groups.
-  if (in.zero == ZeroStage::os_g_p && r.shard_group < dep.data) {
-    r.cross_group_bytes = dp_gradient_allreduce_bytes(trained / d, grad_bytes, static_cast<double>(dep.data) / d);
+  const double data_ranks = static_cast<double>(dep.data) * c;
+  if (in.zero == ZeroStage::os_g_p && d < data_ranks) {
+    r.cross_group_bytes = dp_gradient_allreduce_bytes(trained / d, grad_bytes, data_ranks / d);
   }
   // Full recomputation repeats the forward's two all-reduces per layer: 6 instead of 4.
   const double repeat = in.recompute == Recompute::full ? 1.5 : 1.0;
@@ -420,6 +465,7 @@ void communication(const Scenario& s, TrainResult& r) {
         ep_alltoall_bytes_per_layer(seq, b, static_cast<double>(m.moe.top_k), h, e, static_cast<double>(dep.expert)) *
         (r.moe_layers_per_stage * micro_batches);
   }
+  if (dep.context > 1 && s.architecture) context_parallel_traffic(s, r, seq);
   if (s.accelerator && s.accelerator->system.inside.bandwidth.base() > 0.0) place_on_topology(s, r, repeat);
   r.bubble_fraction = pipeline_bubble_fraction(p, micro_batches, static_cast<double>(in.pipeline_chunks));
   r.bubble_overhead = pipeline_bubble_overhead(p, micro_batches, static_cast<double>(in.pipeline_chunks));
@@ -432,7 +478,13 @@ void communication(const Scenario& s, TrainResult& r) {
     r.slowest_stage_compute = *r.compute_time * r.stage_imbalance;
     r.backward_time = *r.slowest_stage_compute * (2.0 / 3.0);
     const units::Seconds dp = *r.dp_allreduce_time + r.cross_group_time.value_or(units::Seconds{});
-    r.exposed_comm = exposed_comm_time(*r.tp_time + *r.ep_time + *r.pp_time, dp, *r.backward_time);
+    if (r.cp_time) {  // ring attention sends the next block while the attention core runs on this one
+      const double executed = in.recompute == Recompute::none ? 3.0 : 4.0;
+      r.cp_attention_time = r.attention_flops_per_token * (executed * r.tokens_per_step) / (*peak * g);
+      r.cp_exposed = cp_exposed_time(*r.cp_time, *r.cp_attention_time);
+    }
+    r.exposed_comm = exposed_comm_time(*r.tp_time + *r.ep_time + *r.pp_time + r.cp_exposed.value_or(units::Seconds{}),
+                                       dp, *r.backward_time);
     r.step_floor =
         step_time_floor(*r.slowest_stage_compute, r.bubble_overhead, *r.exposed_comm, *r.optimizer_step_time);
     r.mfu_ceiling = units::Fraction{(r.convention_flops_per_step / (*peak * g)) / *r.step_floor};
@@ -448,7 +500,8 @@ TrainResult train_at(const Scenario& s) {
   r.data = dep.data;
   r.expert = dep.expert;
   r.chunks = s.training.pipeline_chunks;
-  r.shard_group = s.training.shard_group > 0 ? s.training.shard_group : dep.data;
+  r.context = dep.context;
+  r.shard_group = gradient_group(s);
   r.sequence_parallel = dep.sequence_parallel;
   r.zero = s.training.zero;
   r.recipe = &recipe_bytes(s.training.recipe);

@@ -34,8 +34,9 @@ std::string recompute_name(Recompute r) {
 }
 
 bool pipelined(const T& x) { return x.r.pipeline > 1; }
+bool context(const T& x) { return x.r.context > 1 && architecture(x); }
 bool lora(const T& x) { return x.r.lora; }
-bool sharded_in_groups(const T& x) { return x.r.zero == ZeroStage::os_g_p && x.r.shard_group < x.r.data; }
+bool sharded_in_groups(const T& x) { return x.r.zero == ZeroStage::os_g_p && x.r.shard_group < x.r.data * x.r.context; }
 bool has_floor(const T& x) { return x.r.step_floor.has_value(); }
 bool full_training(const T& x) { return architecture(x) && !x.r.lora; }
 
@@ -61,6 +62,12 @@ std::string per_token_flops(const T& x) {
   if (!x.r.lora) return fmt::format("6 x {}", num(x.r.params));
   return fmt::format("(4 x {} + 6 x {})", num(x.r.params), grouped(x.r.adapters.active));
 }
+// The tokens of a sequence one rank holds: s, or s / c under context parallelism.
+std::string seq_text(const T& x) {
+  if (x.r.context <= 1) return std::to_string(x.t().seq_len);
+  return fmt::format("{} / {}", x.t().seq_len, x.r.context);
+}
+
 // Layers per stage as --pp-layers takes them, runs folded: 7,8*14,7.
 std::string stage_layers_text(const std::vector<std::int64_t>& stages) {
   std::string out;
@@ -81,8 +88,8 @@ std::string stage_layers_note(const T& x) {
 }
 
 const std::vector<Field<T>> kLayout = {
-    {"devices", "devices G = t p d", "NA21", "G = t p d", [](const T& x) { return cell(x.r.devices); },
-     [](const T& x) { return fmt::format("{} x {} x {}", x.r.tensor, x.r.pipeline, x.r.data); }},
+    {"devices", "devices G = t c p d", "NA21", "G = t c p d", [](const T& x) { return cell(x.r.devices); },
+     [](const T& x) { return fmt::format("{} x {} x {} x {}", x.r.tensor, x.r.context, x.r.pipeline, x.r.data); }},
     {"tensor_parallel", "tensor parallel t", "", "", [](const T& x) { return cell(x.r.tensor); }, nullptr,
      [](const T& x) { return std::string(x.r.sequence_parallel ? "with sequence parallelism" : ""); }},
     {"pipeline_parallel", "pipeline stages p", "", "", [](const T& x) { return cell(x.r.pipeline); }},
@@ -94,13 +101,19 @@ const std::vector<Field<T>> kLayout = {
     {"pipeline_chunks", "model chunks per device v", "NA21-2.2", "", [](const T& x) { return cell(x.r.chunks); },
      nullptr, [](const T& x) { return std::string(x.r.chunks > 1 ? "interleaved" : "1F1B"); },
      [](const T& x) { return x.r.pipeline > 1; }},
+    {"context_parallel", "context parallel c", "LI23-3", "", [](const T& x) { return cell(x.r.context); }, nullptr,
+     [](const T& x) {
+       return fmt::format("ring attention: {} / {} = {} tokens of each sequence a rank", x.t().seq_len, x.r.context,
+                          x.t().seq_len / x.r.context);
+     },
+     [](const T& x) { return x.r.context > 1; }},
     {"data_parallel", "data parallel d", "", "", [](const T& x) { return cell(x.r.data); }},
     {"expert_parallel", "expert parallel e", "", "", [](const T& x) { return cell(x.r.expert); }, nullptr, nullptr,
      [](const T& x) { return x.in.scenario.model.moe.enabled(); }},
     {"zero_stage", "ZeRO stage", "", "", [](const T& x) { return cell(static_cast<std::int64_t>(x.r.zero)); }},
     {"shard_group", "ZeRO shard group N_s", "", "", [](const T& x) { return cell(x.r.shard_group); }, nullptr,
-     [](const T& x) { return fmt::format("{} groups, replicated", x.r.data / x.r.shard_group); },
-     [](const T& x) { return x.r.shard_group < x.r.data; }},
+     [](const T& x) { return fmt::format("{} groups, replicated", x.r.data * x.r.context / x.r.shard_group); },
+     [](const T& x) { return x.r.shard_group < x.r.data * x.r.context; }},
     {"optimizer", "optimizer and precision", "", "", [](const T& x) { return cell(std::string(x.r.recipe->name)); }},
     {"fine_tuning", "fine-tuning", "", "", [](const T& x) { return cell(fine_tuning_name(x)); }, nullptr, nullptr,
      lora},
@@ -124,7 +137,8 @@ bool full_recompute(const T& x) { return x.t().recompute == Recompute::full && a
 
 // The symbols of the per-layer terms, as the engine used them.
 struct LayerSymbols {
-  std::int64_t s = 0, b = 0, h = 0, a = 0, t = 1, rep = 1, w_q = 0, w_k = 0, w_v = 0, w_o = 0, f = 0, k = 0;
+  std::int64_t s = 0, s_local = 0, b = 0, h = 0, a = 0, t = 1, rep = 1, w_q = 0, w_k = 0, w_v = 0, w_o = 0, f = 0,
+               k = 0;
   std::int64_t norms = 0, latents = 0;
   double e = 2.0;
 };
@@ -134,6 +148,7 @@ LayerSymbols layer_symbols(const T& x) {
   const bool moe = x.r.layer_terms_moe;
   LayerSymbols y;
   y.s = x.t().seq_len;
+  y.s_local = x.t().seq_len / x.r.context;  // context parallelism: the s/c tokens a rank holds
   y.b = x.t().micro_batch;
   y.h = m.d_model;
   y.a = m.n_heads;
@@ -155,13 +170,13 @@ LayerSymbols layer_symbols(const T& x) {
 // "s x b x width x bytes / split", the shape of most terms.
 std::string sbw(const T& x, std::int64_t width, double bytes, std::int64_t split) {
   const LayerSymbols y = layer_symbols(x);
-  return fmt::format("{} x {} x {} x {} / {}", y.s, y.b, width, num(bytes), split);
+  return fmt::format("{} x {} x {} x {} / {}", y.s_local, y.b, width, num(bytes), split);
 }
 
 // "a x s x s x b x bytes / t", the score-matrix terms.
 std::string scores(const T& x, double bytes) {
   const LayerSymbols y = layer_symbols(x);
-  return fmt::format("{} x {} x {} x {} x {} / {}", y.a, y.s, y.s, y.b, num(bytes), y.t);
+  return fmt::format("{} x {} x {} x {} x {} / {}", y.a, y.s, y.s_local, y.b, num(bytes), y.t);
 }
 
 template <units::Bytes LayerActivations::*Member>
@@ -219,7 +234,7 @@ const std::vector<Field<T>> kLayerTerms = {
      term_value<&LayerActivations::softmax_stats>,
      [](const T& x) {
        const LayerSymbols y = layer_symbols(x);
-       return fmt::format("4 x {} x {} x {} / {}", y.a, y.s, y.b, y.t);
+       return fmt::format("4 x {} x {} x {} / {}", y.a, y.s_local, y.b, y.t);
      },
      nullptr, term_present<&LayerActivations::softmax_stats>},
     {"attention_output_bytes", "attention output (o_proj input)", "KO22-4.1", "s b w_o e / t (KO22: 2sbh)",
@@ -367,7 +382,7 @@ const std::vector<Field<T>> kMemory = {
     {"embedding_activation_bytes", "embedding dropout masks", "KO22-4.3",
      "s b h m / (t with SP) x in flight; 0 without dropout", [](const T& x) { return cell(x.r.embedding_activations); },
      [](const T& x) {
-       return fmt::format("{} x {} x {} x 1 / {} x {}", x.t().seq_len, x.t().micro_batch, x.in.scenario.model.d_model,
+       return fmt::format("{} x {} x {} x 1 / {} x {}", seq_text(x), x.t().micro_batch, x.in.scenario.model.d_model,
                           x.r.sequence_parallel ? x.r.tensor : 1, num(x.r.in_flight));
      },
      nullptr, [](const T& x) { return architecture(x) && x.t().dropout; }},
@@ -667,7 +682,8 @@ constexpr const char* kBusFormula =
 
 const std::vector<Field<T>> kComm = {
     {"dp_allreduce_bytes", "", "RA20-7",
-     "2 (N_s - 1)/N_s Psi g (ZeRO-3: 1.5x), Psi the trained parameters, N_s = d or the shard group; LoRA under ZeRO-3: "
+     "2 (N_s - 1)/N_s Psi g (ZeRO-3: 1.5x), Psi the trained parameters, N_s = d or the shard group (x c with context "
+     "parallelism); LoRA under ZeRO-3: "
      "+ 2 (d - 1)/d M_base "
      "(gathered forward and backward)",
      [](const T& x) { return cell(x.r.dp_allreduce_bytes); },
@@ -699,7 +715,7 @@ const std::vector<Field<T>> kComm = {
     {"cross_group_allreduce_bytes", "gradient shard across groups", "ZH23",
      "2 (R - 1)/R (Psi / N_s) g, R = d / N_s groups", [](const T& x) { return cell(x.r.cross_group_bytes); },
      [](const T& x) {
-       const std::int64_t groups = x.r.data / x.r.shard_group;
+       const std::int64_t groups = x.r.data * x.r.context / x.r.shard_group;
        return fmt::format("2 x ({} - 1)/{} x {} / {} x {}", groups, groups,
                           num(x.r.lora ? x.r.adapter_params : x.r.device_params), x.r.shard_group,
                           num(x.r.recipe->gradients));
@@ -714,9 +730,9 @@ const std::vector<Field<T>> kComm = {
      "4 x 2 (t - 1)/t s b h e per layer and micro-batch (x 1.5 with full recomputation)",
      [](const T& x) { return cell(x.r.tp_bytes); },
      [](const T& x) {
-       return fmt::format("4 x 2 x ({} - 1)/{} x {} x {} x {} x {} x {} x {}{}", x.r.tensor, x.r.tensor, x.t().seq_len,
+       return fmt::format("4 x 2 x ({} - 1)/{} x {} x {} x {} x {} x {} x {}{}", x.r.tensor, x.r.tensor, seq_text(x),
                           x.t().micro_batch, x.in.scenario.model.d_model,
-                          num(dtype_bytes(x.in.scenario.workload.activation_dtype)), num(x.r.layers_per_stage),
+                          num(dtype_bytes(x.in.scenario.workload.activation_dtype)), num(x.r.max_stage_layers),
                           x.t().grad_accum, x.t().recompute == Recompute::full ? " x 1.5" : "");
      }},
     {"tp_time_s", "  over the link", "NC24", kOverFormula, [](const T& x) { return cell(x.r.tp_time); },
@@ -758,7 +774,7 @@ const std::vector<Field<T>> kComm = {
     {"pp_bytes", "pipeline sends per step", "NA21-4.1", "2 v m s b h e (/ t with SP)",
      [](const T& x) { return cell(x.r.pp_bytes); },
      [](const T& x) {
-       return fmt::format("2 x {} x {} x {} x {} x {} x {} / {}", x.r.chunks, x.t().grad_accum, x.t().seq_len,
+       return fmt::format("2 x {} x {} x {} x {} x {} x {} / {}", x.r.chunks, x.t().grad_accum, seq_text(x),
                           x.t().micro_batch, x.in.scenario.model.d_model,
                           num(dtype_bytes(x.in.scenario.workload.activation_dtype)),
                           x.r.sequence_parallel ? x.r.tensor : 1);
@@ -769,9 +785,9 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return link_time(x.r.pp_bytes, x.r.pp_time, x.r.pp_latency); },
      [](const T& x) {
        if (!on_topology(x)) return std::string();
-       return fmt::format("{} sends a step at {}; stage neighbours are t d = {} ranks apart, {}", num(x.r.pp_sends),
-                          rate_text(x.r.pp_link), x.r.tensor * x.r.data,
-                          x.r.pp_spans ? "in different domains" : "in one domain");
+       return fmt::format("{} sends a step at {}; stage neighbours are {} = {} ranks apart, {}", num(x.r.pp_sends),
+                          rate_text(x.r.pp_link), x.r.context > 1 ? "t c d" : "t d",
+                          x.r.tensor * x.r.context * x.r.data, x.r.pp_spans ? "in different domains" : "in one domain");
      },
      pipelined,
      [](const T& x) {
@@ -783,7 +799,7 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return cell(x.r.ep_bytes); },
      [](const T& x) {
        return fmt::format("4 x {} x {} x {} x {} x {} x ({} - 1)/{} x {} x {}", x.in.scenario.model.moe.top_k,
-                          x.t().seq_len, x.t().micro_batch, x.in.scenario.model.d_model,
+                          seq_text(x), x.t().micro_batch, x.in.scenario.model.d_model,
                           num(dtype_bytes(x.in.scenario.workload.activation_dtype)), x.r.expert, x.r.expert,
                           num(x.r.moe_layers_per_stage), x.t().grad_accum);
      },
@@ -796,6 +812,26 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return placement(x, x.r.ep_links, "the expert-parallel group"); },
      [](const T& x) { return x.r.expert > 1; },
      [](const T& x) { return on_topology(x) ? over(x, x.r.ep_links) : std::string("  over the link"); }},
+    {"cp_bytes", "context-parallel K, V ring per step", "LI23-3",
+     "3 (c - 1) (4 with full recomputation) sends of (s/c) b (w_k + w_v) e / min(t, h_kv) per attention layer and "
+     "micro-batch",
+     [](const T& x) { return cell(x.r.cp_bytes); },
+     [](const T& x) { return fmt::format("{} x {}", num(x.r.cp_sends), num(x.r.cp_block_bytes)); },
+     [](const T& x) { return fmt::format("{} sends a step, one K, V block each", num(x.r.cp_sends)); }, context},
+    {"cp_time_s", "  over the link", "NC24", "V / B_link + sends x latency: each ring step one send",
+     [](const T& x) { return cell(x.r.cp_time); },
+     [](const T& x) { return link_time(x.r.cp_bytes, x.r.cp_time, x.r.cp_latency); },
+     [](const T& x) { return placement(x, x.r.cp_links, "the context-parallel ring"); },
+     [](const T& x) { return context(x) && on_topology(x); }, [](const T& x) { return over(x, x.r.cp_links); }},
+    {"cp_attention_time_s", "  attention core it overlaps", "LI23-3",
+     "A x (3, or 4 with recomputation) x tokens / (G P_peak): each block's send hides behind the core on the last",
+     [](const T& x) { return cell(x.r.cp_attention_time); }, nullptr, nullptr,
+     [](const T& x) { return context(x) && x.r.cp_attention_time.has_value(); }},
+    {"cp_exposed_s", "  exposed", "LI23-3", "max(0, t_CP - t_attn)", [](const T& x) { return cell(x.r.cp_exposed); },
+     [](const T& x) {
+       return fmt::format("max(0, {:.9g} - {:.9g})", x.r.cp_time->base(), x.r.cp_attention_time->base());
+     },
+     nullptr, [](const T& x) { return context(x) && x.r.cp_exposed.has_value(); }},
     {"pipeline_bubble_fraction", "pipeline bubble, share of the step", "NA21-2.2", "(p - 1) / (v m + p - 1)",
      [](const T& x) { return cell(units::Fraction{x.r.bubble_fraction}); },
      [](const T& x) {
@@ -824,14 +860,15 @@ const std::vector<Field<T>> kComm = {
      [](const T& x) { return fmt::format("{} x {}", num(*x.r.compute_time), num(x.r.stage_imbalance)); }, nullptr,
      [](const T& x) { return has_floor(x) && pipelined(x); }},
     {"exposed_comm_s", "communication not hidden", "NA21-2.3",
-     "t_TP + t_EP + t_PP + max(0, t_DP - t_bwd), t_bwd = 2/3 t_stage: data-parallel collectives overlap the "
-     "backward, the rest is on the critical path",
+     "t_TP + t_EP + t_PP + t_CP,exposed + max(0, t_DP - t_bwd), t_bwd = 2/3 t_stage: data-parallel collectives "
+     "overlap the backward, the rest is on the critical path",
      [](const T& x) { return cell(x.r.exposed_comm); },
      [](const T& x) {
        const units::Seconds dp = *x.r.dp_allreduce_time + x.r.cross_group_time.value_or(units::Seconds{});
        // The two terms of the difference at 9 digits: they may nearly cancel.
-       return fmt::format("{} + {} + {} + max(0, {:.9g} - {:.9g})", num(*x.r.tp_time), num(*x.r.ep_time),
-                          num(*x.r.pp_time), dp.base(), x.r.backward_time->base());
+       return fmt::format("{} + {} + {} + {} + max(0, {:.9g} - {:.9g})", num(*x.r.tp_time), num(*x.r.ep_time),
+                          num(*x.r.pp_time), num(x.r.cp_exposed.value_or(units::Seconds{})), dp.base(),
+                          x.r.backward_time->base());
      },
      nullptr, has_floor},
     in_sweep<T>(kSweepTrain, "step floor",
