@@ -87,11 +87,11 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve \
       --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --cp --dp --ep \
-      --system --domain-size --scale-out-bw --sp --zero --fsdp --shard-group --optimizer \
-      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --pp-layers --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
-      --tokens --price --flops-basis --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --system --domain-size --scale-out-bw --sp --best-layout --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --tokens --price --flops-basis --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -105,11 +105,11 @@ _roofline_options() {
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
       --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --cp \
-      --dp --ep --sp --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
-      --global-batch --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu \
-      --lora --lora-targets --qlora --no-flash-attention --dropout --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --dp --ep --sp --best-layout --zero --fsdp --shard-group --optimizer --micro-batch --seq \
+      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
+      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
+      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -118,11 +118,12 @@ _roofline_options() {
       --compute-dtype --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time \
       --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
       --require-fit --tp --pp --cp --dp --ep --link-efficiency --micro-batches --system \
-      --domain-size --scale-out-bw --link-latency --sp --zero --fsdp --shard-group --optimizer \
-      --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every --pp-chunks \
-      --pp-layers --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
-      --tokens --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
-      --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --domain-size --scale-out-bw --link-latency --sp --best-layout --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --tokens --price --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
+      --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \

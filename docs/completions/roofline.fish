@@ -235,6 +235,7 @@ complete -c roofline -n '__roofline_using train compare' -l measured-tokens-per-
 complete -c roofline -n '__roofline_using train compare' -l measured-step-time -x -d 'Measured time of one training step (1.2s, 850ms), for the time to train, MFU and HFU'
 complete -c roofline -n '__roofline_using train plot compare' -l cp -x -d 'Context-parallel degree c: each sequence split over c ranks (ring attention), G = t c p d [default: 1]'
 complete -c roofline -n '__roofline_using train plot compare' -l sp -d 'Sequence parallelism with tensor parallelism'
+complete -c roofline -n '__roofline_using train plot compare' -l best-layout -d 'Search t x c x p x d x e, micro-batch, recomputation and ZeRO stage for the highest MFU ceiling that fits; flags given hold theirs'
 complete -c roofline -n '__roofline_using train plot compare' -l zero -x -a '0 1 2 3' -d 'ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights) [default: 0]'
 complete -c roofline -n '__roofline_using train plot compare' -l fsdp -x -a 'full-shard shard-grad-op no-shard hybrid' -d 'FSDP name for a ZeRO stage: full-shard, shard-grad-op, no-shard or hybrid'
 complete -c roofline -n '__roofline_using train plot compare' -l shard-group -x -d 'ZeRO shards within groups of N data ranks, replicated across groups [default: all d; 8 with --fsdp hybrid]'

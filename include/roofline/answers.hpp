@@ -86,6 +86,10 @@ ServeAnswer answer_serve(const Scenario& s);
 struct TrainAnswer {
   TrainResult train;
   Fit fit;
+  /// --best-layout: the search, and the scenario at its best layout (what `train` analysed); none
+  /// when nothing fits, and then `train` is the resolved layout's analysis.
+  std::optional<LayoutSearch> search;
+  std::optional<Scenario> searched;
 };
 TrainAnswer answer_train(const Scenario& s);
 

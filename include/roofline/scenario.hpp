@@ -59,6 +59,14 @@ struct FineTuning {
 };
 
 /// Training inputs: C = 6ND, time to train, MFU and HFU (flops), and the recipe of `train`.
+/// train --best-layout: search the layouts and recipes of the devices; each flag the user gave
+/// (true here) holds its degree or recipe fixed at the resolved value.
+struct LayoutSearchRequest {
+  bool tensor = false, context = false, pipeline = false, expert = false, data = false;
+  bool micro_batch = false, zero = false, recompute = false;
+  std::int64_t global_batch = 0;  ///< B, held whatever the layout
+};
+
 struct TrainingInputs {
   std::optional<std::int64_t> tokens;           ///< D
   std::optional<double> measured_tokens_per_s;  ///< of the whole job
@@ -78,7 +86,8 @@ struct TrainingInputs {
   std::optional<FineTuning> lora;              ///< none: full training
   bool flash_attention = true;
   bool dropout = false;
-  std::optional<double> price_per_device_hour;  ///< in the user's currency
+  std::optional<double> price_per_device_hour;       ///< in the user's currency
+  std::optional<LayoutSearchRequest> layout_search;  ///< --best-layout
 };
 
 /// A server at steady state (serve): continuous batching, paged KV, a shared prefix, targets.

@@ -163,8 +163,16 @@ Run run_serve(Request& req, const io::Resolved* in) {
 
 Run run_train(Request& req, const io::Resolved* in) {
   const TrainAnswer a = answer_train(in->scenario);
-  const format::Subject s = subject(*in, req.spec, req.groups, req.view);
+  if (a.search && a.search->ranked.empty() && !a.search->closest) {
+    throw InputError("--best-layout: no layout of " + std::to_string(in->scenario.deployment.devices) +
+                     " devices splits the global batch of " + std::to_string(a.search->global_batch) +
+                     " sequences with the flags held; give --global-batch a multiple of the data-parallel degree");
+  }
+  const format::Subject given = subject(*in, req.spec, req.groups, req.view);
+  // --best-layout: every section reads the scenario at the layout the search chose.
+  const format::Subject s = format::with_scenario(given, a.searched ? *a.searched : in->scenario);
   Run o = started("train", s, req);
+  if (a.search) format::add_layout_search(o.report, s, *a.search, req.view);
   format::add_train(o.report, s, a.train, req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;

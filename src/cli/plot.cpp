@@ -75,6 +75,10 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
     if (def.group != io::kTrain) continue;
     if (!train) {
       only(true, def.name, "train");
+    } else if (name == "best-layout") {
+      diag.usage(
+          "--best-layout: plot --kind train draws memory along the micro-batches given; train --best-layout "
+          "chooses the layout");
     } else if (name == "model-flops" || name == "hfu") {
       diag.usage(
           fmt::format("--{}: changes no memory; plot --kind train draws memory (train --{} uses it)", name, name));

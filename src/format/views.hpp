@@ -27,6 +27,8 @@ void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, c
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view);
 void add_speculative(Report& rep, const Subject& in, const SpeculativeResult& r, const ViewOptions& view);
 void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view);
+/// train --best-layout: the search's best layout, what it held and tried, and the runner-ups.
+void add_layout_search(Report& rep, const Subject& in, const LayoutSearch& s, const ViewOptions& view);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.
 void add_layer(Report& rep, const Subject& in, const LayerResult& r, const ViewOptions& view);
 /// serve through an explicit layout: its steady state (section "steady_state_layout").
@@ -34,6 +36,10 @@ void add_layout_steady(Report& rep, const Subject& in, const LayoutSteadyState& 
 /// "the KV budget", "the TPOT target", ...: what limits a server's concurrency.
 std::string serve_limit_name(ServeLimit l);
 
+/// "none", "selective" or "full": a recomputation as train's tables print it.
+std::string recompute_name(Recompute r);
+/// The same subject read at another scenario (train --best-layout: the layout the search chose).
+Subject with_scenario(const Subject& given, const Scenario& at);
 /// A bandwidth as the notes print it ("450.0 GB/s").
 std::string rate_text(units::BytesPerSecond b);
 /// Where a collective group's members sit on a topology and what each link gives it.

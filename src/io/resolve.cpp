@@ -473,6 +473,8 @@ void resolve_batch(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
     }
     return;
   }
+  // --best-layout splits the global batch itself, layout by layout (resolve_layout_search).
+  if (spec.best_layout && !spec.grad_accum) return;
   const std::optional<std::int64_t> sequences = count_product(t.micro_batch, sc.deployment.data);
   if (!sequences) {
     diag.input("--global-batch: --micro-batch " + str(t.micro_batch) + " x --dp " + str(sc.deployment.data) +
@@ -616,6 +618,33 @@ void resolve_fine_tuning(const ScenarioSpec& spec, Scenario& sc, Diagnostics& di
   sc.training.lora = f;
 }
 
+// --best-layout: what the flags given hold, and the global batch every layout splits.
+void resolve_layout_search(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  if (!spec.best_layout) return;
+  const TrainingInputs& t = sc.training;
+  if (!sc.architecture) {
+    diag.input("--best-layout: needs the model's layers and heads; a model known by --params has none");
+  }
+  if (spec.grad_accum) {
+    diag.usage("--grad-accum: --best-layout splits the global batch into micro-batches itself; give --global-batch");
+  }
+  if (spec.shard_group || (spec.fsdp && *spec.fsdp == "hybrid")) {
+    diag.usage(std::string(spec.shard_group ? "--shard-group" : "--fsdp hybrid") +
+               ": --best-layout shards ZeRO over all the data ranks of each layout; drop it or give the layout");
+  }
+  LayoutSearchRequest q;
+  q.tensor = spec.tp.has_value();
+  q.context = spec.cp.has_value();
+  q.pipeline = spec.pp.has_value() || !spec.pp_layers.empty();
+  q.expert = spec.ep.has_value();
+  q.data = spec.dp.has_value();
+  q.micro_batch = spec.micro_batch.has_value();
+  q.zero = spec.zero.has_value() || spec.fsdp.has_value();
+  q.recompute = spec.recompute.has_value();
+  q.global_batch = spec.global_batch.value_or(t.micro_batch * t.grad_accum * sc.deployment.data);
+  sc.training.layout_search = q;
+}
+
 // The training layout, recipe, schedule and run, each pass checking what it resolves.
 void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   resolve_layout(spec, sc, diag, true);
@@ -639,6 +668,7 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   resolve_schedule(spec, sc, diag);
   resolve_timing(spec, sc, diag);
   resolve_fine_tuning(spec, sc, diag);
+  resolve_layout_search(spec, sc, diag);
   t.flash_attention = !spec.no_flash_attention;
   t.dropout = spec.dropout;
   t.price_per_device_hour = spec.price;

@@ -515,6 +515,10 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.link_latency = t == "0" ? 0.0 : parse_seconds(t); }},
     {"sp", nullptr, kTrain, "", "Sequence parallelism with tensor parallelism",
      [](ScenarioSpec& s, const std::string&) { s.sequence_parallel = true; }},
+    {"best-layout", nullptr, kTrain, "",
+     "Search t x c x p x d x e, micro-batch, recomputation and ZeRO stage for the highest MFU ceiling that fits; "
+     "flags given hold theirs",
+     [](ScenarioSpec& s, const std::string&) { s.best_layout = true; }},
     {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights)",
      [](ScenarioSpec& s, const std::string& t) {
        const std::optional<ZeroStage> z = find_enum(kZeroStages, t);

@@ -155,6 +155,7 @@ struct ScenarioSpec {
   // train
   std::optional<std::int64_t> tp, pp, cp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;
+  bool best_layout = false;  ///< train --best-layout
   std::optional<ZeroStage> zero;
   std::optional<std::string> fsdp;
   std::optional<OptimizerRecipe> optimizer;

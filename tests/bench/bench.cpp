@@ -7,6 +7,7 @@
 #include "io/scenario_spec.hpp"
 
 #include "roofline/analysis.hpp"
+#include "roofline/analysis/train.hpp"
 #include "roofline/decode.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/params.hpp"
@@ -199,6 +200,28 @@ int main() {
     const double s = seconds_since(t0);
     std::printf("run_cli %s --format json: %.1f us per command (%.0f commands/s)%s\n", args.front().c_str(),
                 s / n * 1e6, n / s, failures > 0 ? " FAILED" : "");
+  }
+
+  // 8. train --best-layout on 1,024 H100s (issue 24: under 50 ms of CPU): the engine's search from
+  //    a resolved scenario, every t x c x p x d x e, micro-batch and recipe.
+  for (const char* model : {"llama3-70b", "llama3.1-405b", "deepseek-v3"}) {
+    io::ScenarioSpec spec;
+    spec.model = model;
+    spec.gpu = "h100-sxm";
+    spec.devices = 1024;
+    spec.seq = 8192;
+    spec.global_batch = 1024;
+    spec.best_layout = true;
+    const io::Resolved r = io::resolve(spec, reg, no_stdin, true, true);
+    const int n = 10;
+    LayoutSearch found;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) found = search_train_layouts(r.scenario);
+    const double s = seconds_since(t0) / n;
+    g_sink = g_sink + static_cast<double>(found.ranked.size());
+    std::printf("search_train_layouts %s on 1,024 H100s: %.1f ms (%lld layouts, %lld memory probes, %lld timed)\n",
+                model, s * 1e3, static_cast<long long>(found.layouts), static_cast<long long>(found.probes),
+                static_cast<long long>(found.timed));
   }
   return 0;
 }

@@ -173,5 +173,65 @@ struct TrainResult {
   StepTimeBasis basis = StepTimeBasis::mfu;
 };
 TrainResult analyze_train(const Scenario& s);
+/// One layout's analysis without the fit searches: what the layout search times.
+TrainResult analyze_train_layout(const Scenario& s);
+/// The most loaded device's memory and whether it fits, computing nothing else: the searches' probe.
+struct TrainFitProbe {
+  bool fits = false;
+  units::Bytes total{};
+};
+TrainFitProbe train_fits(const Scenario& s);
+
+// --- train --best-layout ----------------------------------------------------------------------------
+
+/// One point of the search: the degrees (G = t c p d, e within d), the batch split of the global
+/// batch B = b m d, and the recipe.
+struct TrainLayout {
+  std::int64_t tensor = 1, context = 1, pipeline = 1, data = 1, expert = 1;
+  std::int64_t micro_batch = 1, grad_accum = 1;
+  bool sequence_parallel = false;
+  ZeroStage zero = ZeroStage::none;
+  Recompute recompute = Recompute::none;
+};
+
+/// The step floor's parts, which sum to it: t_floor = compute + imbalance + bubble + tp + ep + pp + cp
+/// + dp + optimizer (dp and cp: what the backward and the attention core leave exposed).
+enum class FloorPart { compute, imbalance, bubble, tensor, expert, pipeline, context, data, optimizer };
+inline constexpr std::size_t kFloorParts = 9;
+
+struct RankedLayout {
+  TrainLayout layout;
+  units::Seconds step_floor{};
+  units::Fraction mfu_ceiling{};
+  units::Bytes total{};  ///< per device
+  std::array<units::Seconds, kFloorParts> parts{};
+  /// Against the best: the part that grew the most, and by how much (the best, and a layout whose
+  /// floor ties it: none).
+  std::optional<FloorPart> loses_on;
+  units::Seconds loss{};
+};
+
+struct LayoutSearch {
+  LayoutSearchRequest held;  ///< what the user fixed
+  std::int64_t global_batch = 0;
+  std::int64_t layouts = 0;  ///< t x c x p x d x e x b points enumerated
+  std::int64_t probes = 0;   ///< memory probes (a recipe tried on a point)
+  std::int64_t fitting = 0;  ///< points some recipe fits
+  std::int64_t timed = 0;    ///< (point, recipe) pairs timed
+  std::vector<RankedLayout>
+      ranked;  ///< the best recipe of each t x c x p x d x e, fastest first; at most kRankedLayouts
+  /// When nothing fits: the probe that needed the least memory, and what it needed.
+  std::optional<TrainLayout> closest;
+  units::Bytes closest_total{};
+};
+inline constexpr std::size_t kRankedLayouts = 8;
+
+/// The fastest step floor (the highest MFU ceiling) that fits, over every layout of G devices and
+/// recipe the held flags leave free  [NA21 §3] [KO22 §5] [RA20 §5]
+LayoutSearch search_train_layouts(const Scenario& s);
+/// The scenario at a layout the search chose.
+Scenario at_layout(const Scenario& s, const TrainLayout& l);
+/// The same in place: `at` a copy of `s`, its layout and recipe set to l (the search's probes).
+void set_layout(Scenario& at, const Scenario& s, const TrainLayout& l);
 
 }  // namespace roofline

@@ -554,6 +554,16 @@ std::optional<std::int64_t> largest_fitting_input(const Scenario& s, int cap_log
 
 }  // namespace
 
+TrainResult analyze_train_layout(const Scenario& s) { return train_at(s); }
+
+TrainFitProbe train_fits(const Scenario& s) {
+  TrainResult r;
+  r.recipe = &recipe_bytes(s.training.recipe);
+  r.stage_layers = stage_layers_of(s);
+  memory(s, r);
+  return {r.fits, r.total};
+}
+
 TrainResult analyze_train(const Scenario& s) {
   TrainResult r = train_at(s);
   // A model known only by N has no activations: no batch or length limit can be said.

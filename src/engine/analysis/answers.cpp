@@ -86,7 +86,15 @@ ServeAnswer answer_serve(const Scenario& s) {
 
 TrainAnswer answer_train(const Scenario& s) {
   TrainAnswer a;
-  a.train = analyze_train(s);
+  if (s.training.layout_search) {
+    a.search = search_train_layouts(s);
+    if (!a.search->ranked.empty()) {
+      a.searched = at_layout(s, a.search->ranked.front().layout);
+    } else if (a.search->closest) {
+      a.searched = at_layout(s, *a.search->closest);  // nothing fits: the nearest miss, shown not fitting
+    }
+  }
+  a.train = analyze_train(a.searched ? *a.searched : s);
   // Without layers the activations are not counted: a total that fits without them says nothing.
   a.fit.basis = FitBasis::training;
   a.fit.required = a.train.total;

@@ -13,6 +13,22 @@
 
 namespace roofline::format {
 
+std::string recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "?";
+}
+
+Subject with_scenario(const Subject& given, const Scenario& at) {
+  return {at, given.model_label, given.notes, given.warnings, given.inputs, given.reads, given.currency};
+}
+
 std::string weights_text(const Workload& w) {
   const WeightLayout& l = w.weights;
   if (l.uniform()) return std::string(w.weight_format);

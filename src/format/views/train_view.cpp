@@ -21,18 +21,6 @@ struct T {
 
 bool architecture(const T& x) { return x.in.scenario.architecture; }
 
-std::string recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::none:
-      return "none";
-    case Recompute::selective:
-      return "selective";
-    case Recompute::full:
-      return "full";
-  }
-  return "?";
-}
-
 bool pipelined(const T& x) { return x.r.pipeline > 1; }
 bool context(const T& x) { return x.r.context > 1 && architecture(x); }
 bool lora(const T& x) { return x.r.lora; }
@@ -945,8 +933,10 @@ void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<
       fmt::format("{} is faster than the devices' peak (MFU {}): check the rate and --gpus", given, mfu));
 }
 
-void sweep_figures(const Subject& in, const TrainAnswer& a, SweepFigures& f) {
+void sweep_figures(const Subject& given, const TrainAnswer& a, SweepFigures& f) {
   const TrainResult& r = a.train;
+  // --best-layout: the row is the best layout's, as the full report is.
+  const Subject in = with_scenario(given, a.searched ? *a.searched : given.scenario);
   const T x{in, r};
   SweepCells s(kSweepTrain, f);
   s.add("train_memory", kMemory, x).add("train_compute", kCompute, x).add("train_comm", kComm, x);
