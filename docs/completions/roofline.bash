@@ -87,11 +87,11 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak --compute-dtype --reserve \
       --mfu --measured-tokens-per-s --measured-step-time --require-fit --tp --pp --cp --dp --ep \
-      --system --domain-size --scale-out-bw --sp --best-layout --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --tokens --price --flops-basis --format --explain --brief \
-      --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --system --domain-size --scale-out-bw --sp --best-layout --compute-budget --scaling-fit \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora \
+      --lora-targets --qlora --no-flash-attention --dropout --tokens --price --flops-basis \
+      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     plan) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -105,11 +105,12 @@ _roofline_options() {
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
       --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --cp \
-      --dp --ep --sp --best-layout --zero --fsdp --shard-group --optimizer --micro-batch --seq \
-      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
-      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
-      --format --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
+      --dp --ep --sp --best-layout --compute-budget --scaling-fit --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
+      --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
+      -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -118,12 +119,12 @@ _roofline_options() {
       --compute-dtype --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time \
       --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
       --require-fit --tp --pp --cp --dp --ep --link-efficiency --micro-batches --system \
-      --domain-size --scale-out-bw --link-latency --sp --best-layout --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --tokens --price --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --domain-size --scale-out-bw --link-latency --sp --best-layout --compute-budget \
+      --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
+      --global-batch --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu \
+      --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
+      --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -198,10 +199,10 @@ _roofline_valued() {
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak --compute-dtype --reserve --mfu --measured-tokens-per-s --measured-step-time --tp \
-      --pp --cp --dp --ep --system --domain-size --scale-out-bw --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --tokens --price \
-      --flops-basis --format --units --color --preset-dir" ;;
+      --pp --cp --dp --ep --system --domain-size --scale-out-bw --compute-budget --scaling-fit \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora \
+      --lora-targets --tokens --price --flops-basis --format --units --color --preset-dir" ;;
     plan) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpu-memory --gpu-bandwidth --gpu-peak -c --context \
@@ -213,11 +214,11 @@ _roofline_valued() {
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
       --batch -c --context -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
       --kv-format --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block \
-      --shared-prefix --tpot --ttft --tp --pp --cp --dp --ep --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm --format --units --color \
-      --preset-dir" ;;
+      --shared-prefix --tpot --ttft --tp --pp --cp --dp --ep --compute-budget --scaling-fit --zero \
+      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
+      --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
+      --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
@@ -226,10 +227,10 @@ _roofline_valued() {
       --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
       --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --cp --dp --ep \
       --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
-      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
-      --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora \
-      --lora-targets --tokens --price --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --format --units --color --preset-dir" ;;
+      --compute-budget --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq \
+      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
+      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --attention \
+      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     systems) echo "--format --units --color --preset-dir" ;;
@@ -263,10 +264,10 @@ _roofline_value() {
       | *:--link-efficiency | *:--micro-batches | *:--system | *:--domain-size \
       | *:--scale-out-bw | *:--link-latency | *:--acceptance | *:--draft-len | *:--output \
       | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
-      | *:--measured-tokens-per-s | *:--measured-step-time | *:--cp | *:--shard-group \
-      | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch | *:--recompute-every \
-      | *:--pp-chunks | *:--pp-layers | *:--hfu | *:--lora | *:--price | *:--users \
-      | *:--tokens-per-s | *:--gemm | *:--family)
+      | *:--measured-tokens-per-s | *:--measured-step-time | *:--cp | *:--compute-budget \
+      | *:--shard-group | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch \
+      | *:--recompute-every | *:--pp-chunks | *:--pp-layers | *:--hfu | *:--lora | *:--price \
+      | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
       :
       ;;
     *:--mlp)
@@ -322,6 +323,9 @@ _roofline_value() {
       ;;
     *:--phase)
       _roofline_words "prefill decode"
+      ;;
+    *:--scaling-fit)
+      _roofline_words "hoffmann22 besiroglu24 20-tokens"
       ;;
     *:--zero)
       _roofline_words "0 1 2 3"

@@ -8,6 +8,7 @@
 #include "roofline/lora.hpp"
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
+#include "roofline/scaling.hpp"
 #include "roofline/topology.hpp"
 #include "roofline/training.hpp"
 #include "roofline/training_memory.hpp"
@@ -88,6 +89,8 @@ struct TrainingInputs {
   bool dropout = false;
   std::optional<double> price_per_device_hour;       ///< in the user's currency
   std::optional<LayoutSearchRequest> layout_search;  ///< --best-layout
+  /// --compute-budget: the budget sized under every fit; the model is the chosen fit's N, D = C / 6N
+  std::optional<SizedBudget> budget;
 };
 
 /// A server at steady state (serve): continuous batching, paged KV, a shared prefix, targets.

@@ -244,6 +244,13 @@ constexpr units::Seconds exposed_comm_time(units::Seconds critical, units::Secon
   return critical + hidden_excess;
 }
 
+/// The data-parallel batch (sequences a rank computes per step) below which its collectives
+/// outlast the backward: the backward is linear in the batch at a fixed s and t_DP is not, so
+/// B_d* = B_d x t_DP / t_bwd  [RA20 §7] (derived)
+constexpr double dp_comm_bound_batch(double batch_per_rank, units::Seconds dp, units::Seconds backward) {
+  return batch_per_rank * (dp / backward);
+}
+
 /// One K, V block of ring attention: M_blk = (s/c) b (w_k + w_v) e x share, share = 1/min(t, h_kv), the
 /// keys and values of a rank's s/c tokens in one layer  [LI23 §3]
 constexpr units::Bytes cp_kv_block_bytes(double local_seq, double b, double kv_width, double e, double share) {

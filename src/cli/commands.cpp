@@ -172,6 +172,7 @@ Run run_train(Request& req, const io::Resolved* in) {
   // --best-layout: every section reads the scenario at the layout the search chose.
   const format::Subject s = format::with_scenario(given, a.searched ? *a.searched : in->scenario);
   Run o = started("train", s, req);
+  if (s.scenario.training.budget) format::add_compute_optimal(o.report, s, *s.scenario.training.budget, req.view);
   if (a.search) format::add_layout_search(o.report, s, *a.search, req.view);
   format::add_train(o.report, s, a.train, req.view);
   format::add_fit(o.report, a.fit, req.view);

@@ -27,6 +27,8 @@ void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, c
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view);
 void add_speculative(Report& rep, const Subject& in, const SpeculativeResult& r, const ViewOptions& view);
 void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view);
+/// train --compute-budget: the budget sized under every fit (section compute_optimal, table scaling_fits).
+void add_compute_optimal(Report& rep, const Subject& in, const SizedBudget& b, const ViewOptions& view);
 /// train --best-layout: the search's best layout, what it held and tried, and the runner-ups.
 void add_layout_search(Report& rep, const Subject& in, const LayoutSearch& s, const ViewOptions& view);
 /// layer: the pass's totals (unfused and fused), one table per layer kind and one for the head.

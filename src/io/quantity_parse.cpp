@@ -231,8 +231,10 @@ std::int64_t parse_count(std::string_view text) {
   return static_cast<std::int64_t>(n);
 }
 
-double parse_rate_count(std::string_view text) {
-  const std::string example = "expected a rate such as \"4M\"";
+namespace {
+
+// A positive number with the count multipliers; `example` ends each refusal.
+double positive_scaled(std::string_view text, const std::string& example) {
   const Number num = read_number(text, "; " + example);
   if (num.rest == "%") throw InputError(quoted(text) + " is a percentage, " + example);
   const units::Prefix* m = find_multiplier(text, num.rest);
@@ -240,6 +242,14 @@ double parse_rate_count(std::string_view text) {
   const double n = scaled(num, *m, text);
   if (!(n > 0.0)) throw InputError(quoted(text) + " is zero; " + example);
   return n;
+}
+
+}  // namespace
+
+double parse_rate_count(std::string_view text) { return positive_scaled(text, "expected a rate such as \"4M\""); }
+
+double parse_flop_count(std::string_view text) {
+  return positive_scaled(text, "expected a FLOP count such as \"5.76e23\"");
 }
 
 double parse_fraction(std::string_view text) {

@@ -24,6 +24,8 @@ std::int64_t parse_count(std::string_view text);
 /// A positive rate with the count multipliers: "4M" = 4e6, "238.3k", "1e6", "50000", "2Ki".
 /// Refuses percentages ("50%"), zero and negative values.
 double parse_rate_count(std::string_view text);
+/// A positive FLOP count with the count multipliers: "5.76e23", "1e24", "3.8e25", "100E" (10^20).
+double parse_flop_count(std::string_view text);
 /// A plain fraction or percentage: "0.8", "80%".
 double parse_fraction(std::string_view text);
 

@@ -12,6 +12,8 @@
 #include "roofline/params.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 
 #include "text/names.hpp"
@@ -57,14 +59,17 @@ std::optional<ModelPreset> model_from_flags(const ModelOverrides& o, Diagnostics
   return p;
 }
 
+// The flag that gave a model by its parameter count alone, as messages name it.
+std::string count_flag(const ScenarioSpec& spec) { return spec.compute_budget ? "--compute-budget" : "--params"; }
+
 // A model known only by its parameter count: named by it, no architecture to validate.
-std::optional<ModelPreset> model_from_count(const ScenarioSpec& spec, Diagnostics& diag) {
+std::optional<ModelPreset> model_from_count(const ScenarioSpec& spec, std::int64_t params, Diagnostics& diag) {
   if (!spec.model.empty() || spec.model_json_text || any_override(spec.overrides)) {
-    diag.usage("--params replaces MODEL and the architecture flags; give one or the other");
+    diag.usage(count_flag(spec) + " replaces MODEL and the architecture flags; give one or the other");
     return std::nullopt;
   }
   ModelPreset p;
-  p.config.name = std::to_string(*spec.params_only) + " parameters";
+  p.config.name = std::to_string(params) + " parameters";
   p.config.family = "parameters only";
   p.origin = "flags";
   p.input_format = InputFormat::flags;
@@ -511,7 +516,7 @@ void resolve_stage_layers(const ScenarioSpec& spec, Scenario& sc, Diagnostics& d
   if (given != p) {
     diag.input("--pp-layers: " + str(given) + (given == 1 ? " stage" : " stages") + " given for --pp " + str(p));
   } else if (!sc.architecture) {
-    diag.input("--pp-layers: needs the model's layers; a model known by --params has none");
+    diag.input("--pp-layers: needs the model's layers; a model known by " + count_flag(spec) + " has none");
   } else if (sum != sc.model.n_layers) {
     diag.input("--pp-layers: the stages hold " + str(sum) + " layers; the model has " + str(sc.model.n_layers));
   } else if (spec.pp_chunks && *spec.pp_chunks > 1) {
@@ -573,7 +578,7 @@ void resolve_timing(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   t.model_flops = spec.model_flops.value_or(TrainingInputs{}.model_flops);
   if (!sc.architecture && t.model_flops != ModelFlopsConvention::six_n) {
     diag.input("--model-flops " + std::string(name_of(t.model_flops)) +
-               " needs the model's layers and heads; a model known by --params counts 6n");
+               " needs the model's layers and heads; a model known by " + count_flag(spec) + " counts 6n");
   }
   if (spec.hfu && spec.mfu) diag.usage("--hfu and --mfu: give one utilisation, not both");
   if (spec.measured_step_time && spec.measured_tokens_per_s) {
@@ -600,7 +605,7 @@ void resolve_fine_tuning(const ScenarioSpec& spec, Scenario& sc, Diagnostics& di
   f.targets = spec.lora_targets.value_or(spec.qlora ? LoraTargets::all : LoraTargets::qv);
   if (spec.lora_targets && !spec.lora_rank && !spec.qlora) diag.usage("--lora-targets: needs --lora RANK or --qlora");
   if (!sc.architecture) {
-    diag.input("--lora: adapters need the model's matrices; a model known by --params has none");
+    diag.input("--lora: adapters need the model's matrices; a model known by " + count_flag(spec) + " has none");
   } else if (spec.lora_rank) {
     // N_lora = r x (the adapters' parameters a rank) must count exactly, bytes included: r at most
     // 2^53 / that, named with the flag (N17: an overflow deep in the counts named neither).
@@ -623,7 +628,7 @@ void resolve_layout_search(const ScenarioSpec& spec, Scenario& sc, Diagnostics& 
   if (!spec.best_layout) return;
   const TrainingInputs& t = sc.training;
   if (!sc.architecture) {
-    diag.input("--best-layout: needs the model's layers and heads; a model known by --params has none");
+    diag.input("--best-layout: needs the model's layers and heads; a model known by " + count_flag(spec) + " has none");
   }
   if (spec.grad_accum) {
     diag.usage("--grad-accum: --best-layout splits the global batch into micro-batches itself; give --global-batch");
@@ -650,6 +655,9 @@ void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag)
   resolve_layout(spec, sc, diag, true);
   TrainingInputs& t = sc.training;
   t.tokens = spec.tokens;
+  if (t.budget) {  // the budget's tokens for the model it sized: D = C / 6N, whole (size_budget)
+    t.tokens = static_cast<std::int64_t>(t.budget->sized().tokens);
+  }
   // --fsdp names a stage and --zero gives one: both, even agreeing, is one input given twice, which
   // the CLI and batch once read in opposite ways (N8).
   if (spec.zero && spec.fsdp) {
@@ -684,7 +692,8 @@ void resolve_speculation(const ScenarioSpec& spec, const PresetRegistry& reg, st
     return;
   }
   if (!sc.architecture) {
-    diag.input("--draft: speculative decoding needs the model's architecture; a model known by --params has none");
+    diag.input("--draft: speculative decoding needs the model's architecture; a model known by " + count_flag(spec) +
+               " has none");
     return;
   }
   Speculation sp;
@@ -819,16 +828,45 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   }
 }
 
+// --compute-budget: the budget sized under every fit, and the chosen fit's N as a whole count.
+std::optional<std::int64_t> budget_params(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  if (spec.params_only) {
+    diag.usage("--compute-budget sizes the model and --params gives one; give one of them");
+    return std::nullopt;
+  }
+  if (spec.tokens) {
+    diag.usage("--tokens: --compute-budget sets the tokens, D = C / 6N; give one of them");
+    return std::nullopt;
+  }
+  const SizedBudget b = size_budget(*spec.compute_budget, spec.scaling_fit.value_or(ScalingFit::hoffmann22));
+  const double n = b.sized().params;
+  const double d = b.sized().tokens;
+  // N must be a count the engine keeps exact (2^53), D = C / 6N a token count (2^62).
+  if (!(n >= 1.0) || n > 0x1p53 || !(d >= 1.0) || d > 0x1p62) {
+    std::array<char, 32> buf{};
+    char* const end =
+        std::to_chars(buf.data(), buf.data() + buf.size(), *spec.compute_budget, std::chars_format::scientific).ptr;
+    diag.input("--compute-budget: " + std::string(buf.data(), end) +
+               " FLOPs sizes no model to train (1 to 2^53 parameters on 1 to 2^62 tokens)");
+    return std::nullopt;
+  }
+  sc.training.budget = b;
+  return static_cast<std::int64_t>(n);
+}
+
 // The model, overrides applied and validated, and its exact counts; or a bare parameter count.
 void resolve_model_part(const ScenarioSpec& spec, const PresetRegistry& reg, std::istream& in, Resolved& r,
                         Diagnostics& diag) {
   Scenario& sc = r.scenario;
-  if (spec.params_only) {
-    if (std::optional<ModelPreset> model = model_from_count(spec, diag)) {
+  if (!spec.compute_budget && spec.scaling_fit) diag.usage("--scaling-fit: sizes --compute-budget; give it too");
+  if (spec.params_only || spec.compute_budget) {
+    sc.architecture = false;  // a count, or one refused: no check below reads layers
+    const std::optional<std::int64_t> count = spec.compute_budget ? budget_params(spec, sc, diag) : spec.params_only;
+    if (!count) return;
+    if (std::optional<ModelPreset> model = model_from_count(spec, *count, diag)) {
       r.model = std::move(*model);
       sc.model = r.model.config;
-      sc.counts = counts_of_total(*spec.params_only);
-      sc.architecture = false;
+      sc.counts = counts_of_total(*count);
       r.model_label = sc.model.name;
       r.notes.emplace_back(
           "a model known only by its parameter count: every FLOP basis is 2N, and results that need the "
@@ -868,7 +906,9 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
   r.context_defaulted = !spec.context;
   sc.deployment = Deployment{};
   sc.deployment.devices = spec.devices.value_or(sc.deployment.devices);
+  const std::optional<SizedBudget> budget = sc.training.budget;  // the model part's: it sized the model
   sc.training = TrainingInputs{};
+  sc.training.budget = budget;
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) {
     resolve_training(spec, sc, diag);

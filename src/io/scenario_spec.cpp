@@ -519,6 +519,14 @@ const std::vector<InputDef> kInputs = {
      "Search t x c x p x d x e, micro-batch, recomputation and ZeRO stage for the highest MFU ceiling that fits; "
      "flags given hold theirs",
      [](ScenarioSpec& s, const std::string&) { s.best_layout = true; }},
+    {"compute-budget", nullptr, kTrain, "FLOPS",
+     "A training budget C in FLOPs (5.76e23), instead of MODEL: the compute-optimal parameters and tokens of "
+     "--scaling-fit, with the other fits beside them, and that run's time and cost",
+     [](ScenarioSpec& s, const std::string& t) { s.compute_budget = parse_flop_count(t); }},
+    {"scaling-fit", nullptr, kTrain, "FIT", "What sizes --compute-budget: {choices}",
+     [](ScenarioSpec& s, const std::string& t) { s.scaling_fit = choice(t, kScalingFitNames); }, false, Sweep::none,
+     ValueHint::choice, [] { return canonical_names(kScalingFitNames); },
+     [] { return std::string(enum_name(ScalingFit::hoffmann22, kScalingFitNames)); }},
     {"zero", nullptr, kTrain, "STAGE", "ZeRO stage: 0, 1 (optimizer), 2 (+ gradients), 3 (+ weights)",
      [](ScenarioSpec& s, const std::string& t) {
        const std::optional<ZeroStage> z = find_enum(kZeroStages, t);

@@ -155,7 +155,9 @@ struct ScenarioSpec {
   // train
   std::optional<std::int64_t> tp, pp, cp, dp, ep, micro_batch, seq, grad_accum, global_batch, tokens;
   bool sequence_parallel = false;
-  bool best_layout = false;  ///< train --best-layout
+  bool best_layout = false;               ///< train --best-layout
+  std::optional<double> compute_budget;   ///< train --compute-budget C (FLOPs), instead of MODEL
+  std::optional<ScalingFit> scaling_fit;  ///< train --scaling-fit
   std::optional<ZeroStage> zero;
   std::optional<std::string> fsdp;
   std::optional<OptimizerRecipe> optimizer;

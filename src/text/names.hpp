@@ -74,6 +74,10 @@ inline const char* name_of(VisionTower v) { return enum_name(v, kVisionTowerName
 inline const char* name_of(VisionProjector v) { return enum_name(v, kVisionProjectorNames); }
 
 // ---- conventions and workload choices: the flags' values and the JSON echo ----
+inline constexpr std::array kScalingFitNames = {std::pair{"hoffmann22", ScalingFit::hoffmann22},
+                                                std::pair{"besiroglu24", ScalingFit::besiroglu24},
+                                                std::pair{"20-tokens", ScalingFit::tokens20}};
+
 inline constexpr std::array kModelFlopsNames = {std::pair{"6n", ModelFlopsConvention::six_n},
                                                 std::pair{"palm", ModelFlopsConvention::palm},
                                                 std::pair{"megatron", ModelFlopsConvention::megatron}};
@@ -95,6 +99,7 @@ inline constexpr std::array kCapacitySourceNames = {std::pair{"device", Capacity
 
 inline std::string_view name_of(FlopBasis v) { return enum_name(v, kFlopBasisNames); }
 inline std::string_view name_of(ModelFlopsConvention v) { return enum_name(v, kModelFlopsNames); }
+inline std::string_view name_of(ScalingFit v) { return enum_name(v, kScalingFitNames); }
 inline std::string_view name_of(AttentionMode v) { return enum_name(v, kAttentionModeNames); }
 inline std::string_view name_of(LmHeadPositions v) { return enum_name(v, kLmHeadNames); }
 inline std::string_view name_of(DecodeBytes v) { return enum_name(v, kDecodeBytesNames); }

@@ -384,6 +384,28 @@ TEST_CASE("pipeline sends and expert all-to-all per step [NA21-4.1] [LE21]", "[t
   CHECK(ep_alltoall_bytes_per_layer(4096, 1, 2, 4096, 2, 1).base() == 0.0);  // one rank: nothing leaves
 }
 
+TEST_CASE("the data-parallel batch where communication stops hiding [RA20-7]", "[training]") {
+  using units::Seconds;
+  struct Row {
+    double batch, dp, backward, bound;
+    const char* why;
+  };
+  const Row rows[] = {
+      {16, 0.5, 1.0, 8, "the all-reduce takes half the backward: half the batch still hides it"},
+      {16, 1.5, 1.0, 24, "the all-reduce outlasts the backward: 1.5x the batch to hide it"},
+      {4, 0.25, 0.25, 4, "at the bound already"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.why);
+    CHECK_THAT(dp_comm_bound_batch(r.batch, Seconds{r.dp}, Seconds{r.backward}), WithinRel(r.bound, 1e-12));
+    // At the bound the backward (linear in the batch) equals t_DP: nothing is exposed, and any
+    // smaller batch exposes the difference.
+    const double scale = r.bound / r.batch;
+    CHECK(exposed_comm_time(Seconds{}, Seconds{r.dp}, Seconds{r.backward * scale}).base() == 0.0);
+    CHECK(exposed_comm_time(Seconds{}, Seconds{r.dp}, Seconds{r.backward * scale * 0.99}).base() > 0.0);
+  }
+}
+
 TEST_CASE("what overlaps: exposed communication and the step-time floor [NA21-2.2] [NA21-2.3] [RA20-7]", "[training]") {
   using units::Seconds;
   struct Row {

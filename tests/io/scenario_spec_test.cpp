@@ -159,8 +159,9 @@ TEST_CASE("every completion choice of an input is a value it accepts", "[spec][c
     }
   }
   // mlp, norm, dtype, weight-bits, kv-dtype, compute-dtype, draft, phase, zero, fsdp, optimizer,
-  // recompute, model-flops, lora-targets, flops-basis, attention, lm-head, decode-bytes, moe-decode.
-  CHECK(inputs_with_choices == 21);
+  // recompute, model-flops, lora-targets, flops-basis, attention, lm-head, decode-bytes, moe-decode,
+  // scaling-fit.
+  CHECK(inputs_with_choices == 22);
 }
 
 TEST_CASE("completion choices list every value of the tables the parsers read", "[spec][completion]") {

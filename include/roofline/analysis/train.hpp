@@ -139,6 +139,8 @@ struct TrainResult {
   std::optional<units::Seconds> slowest_stage_compute;  ///< compute_time x stage_imbalance: what the pipeline paces
   std::optional<units::Seconds> backward_time;          ///< 2/3 of it: what the data-parallel collectives hide behind
   std::optional<units::Seconds> exposed_comm;           ///< t_TP + t_EP + t_PP + max(0, t_DP - t_bwd)
+  /// Sequences a data-parallel rank computes per step below which t_DP outlasts t_bwd (d c > 1).
+  std::optional<double> dp_bound_batch;
   std::optional<units::Seconds> step_floor;
   std::optional<units::Fraction> mfu_ceiling;  ///< convention FLOPs / (G P t_floor)
   units::BytesPerSecond link{};                ///< interconnect per direction (the scale-up or PCIe link)

@@ -423,6 +423,13 @@ void context_parallel_traffic(const Scenario& s, TrainResult& r, double local_se
                static_cast<double>(s.training.grad_accum);
   r.cp_bytes = r.cp_block_bytes * r.cp_sends;
 }
+// The batch a data-parallel replica needs for its collectives to hide behind the backward; none
+// without data ranks or without collectives.
+std::optional<double> dp_bound(const Deployment& dep, const TrainResult& r, units::Seconds dp) {
+  if (dep.data * dep.context <= 1 || !(dp.base() > 0.0) || !(r.backward_time->base() > 0.0)) return std::nullopt;
+  const double per_replica = static_cast<double>(r.global_batch) / static_cast<double>(dep.data);
+  return dp_comm_bound_batch(per_replica, dp, *r.backward_time);
+}
 
 void communication(const Scenario& s, TrainResult& r) {
   const ModelConfig& m = s.model;
@@ -483,6 +490,7 @@ void communication(const Scenario& s, TrainResult& r) {
       r.cp_attention_time = r.attention_flops_per_token * (executed * r.tokens_per_step) / (*peak * g);
       r.cp_exposed = cp_exposed_time(*r.cp_time, *r.cp_attention_time);
     }
+    r.dp_bound_batch = dp_bound(dep, r, dp);
     r.exposed_comm = exposed_comm_time(*r.tp_time + *r.ep_time + *r.pp_time + r.cp_exposed.value_or(units::Seconds{}),
                                        dp, *r.backward_time);
     r.step_floor =

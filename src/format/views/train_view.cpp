@@ -859,6 +859,22 @@ const std::vector<Field<T>> kComm = {
                           x.r.backward_time->base());
      },
      nullptr, has_floor},
+    {"dp_comm_bound_batch_sequences", "  smallest batch that hides it", "RA20-7",
+     "B_d* = B_d x t_DP / t_bwd: the backward grows with the batch a replica computes, t_DP does not",
+     [](const T& x) { return number(*x.r.dp_bound_batch); },
+     [](const T& x) {
+       const units::Seconds dp = *x.r.dp_allreduce_time + x.r.cross_group_time.value_or(units::Seconds{});
+       return fmt::format("{} x {:.9g} / {:.9g}",
+                          num(static_cast<double>(x.r.global_batch) / static_cast<double>(x.r.data)), dp.base(),
+                          x.r.backward_time->base());
+     },
+     [](const T& x) {
+       return fmt::format(
+           "sequences a data-parallel replica computes per step ({} now) below which the "
+           "gradient collectives outlast the backward and the step turns communication-bound",
+           num(static_cast<double>(x.r.global_batch) / static_cast<double>(x.r.data)));
+     },
+     [](const T& x) { return has_floor(x) && x.r.dp_bound_batch.has_value(); }},
     in_sweep<T>(kSweepTrain, "step floor",
                 in_brief<T>(kBriefTrain, {"step_time_floor_s", "step time floor", "NA21-2.2",
                                           "t_stage (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
@@ -911,7 +927,9 @@ nlohmann::json training_inputs(const TrainingInputs& t, const std::string& curre
           {"measured_step_time_s", opt(t.measured_step_time_s)},
           {"price_per_device_hour", opt(t.price_per_device_hour)},
           {"currency", currency.empty() ? nlohmann::json() : nlohmann::json(currency)},
-          {"lora", lora}};
+          {"lora", lora},
+          {"compute_budget_flops", t.budget ? nlohmann::json(t.budget->budget_flops) : nlohmann::json()},
+          {"scaling_fit", t.budget ? nlohmann::json(text::name_of(t.budget->chosen)) : nlohmann::json()}};
 }
 
 void train_warnings(const TrainResult& r, const TrainingInputs& in, std::vector<std::string>& warnings) {
