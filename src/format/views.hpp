@@ -46,7 +46,7 @@ Subject with_scenario(const Subject& given, const Scenario& at);
 std::string rate_text(units::BytesPerSecond b);
 /// Where a collective group's members sit on a topology and what each link gives it.
 std::string group_placement_text(const Topology& t, const GroupLinks& g, std::string_view what);
-/// The group's bus bandwidth with its numbers: 2(n-1)/n / (2(k-1)/k / B_in + 2(m-1)/m / (k B_out)).
+/// The group's bus bandwidth with its numbers: 2(n-1)/n / max(2(k-1)/k / B_in, 2(m-1)/m / (k B_out)).
 std::string bus_bandwidth_text(const GroupLinks& g);
 /// The verdict: the command's one fit and its basis (section "fit").
 void add_fit(Report& rep, const Fit& fit, const ViewOptions& view);

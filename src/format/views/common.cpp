@@ -159,7 +159,7 @@ std::string group_placement_text(const Topology& t, const GroupLinks& g, std::st
 
 std::string bus_bandwidth_text(const GroupLinks& g) {
   const GroupPlacement& p = g.placement;
-  return fmt::format("2 x ({} - 1)/{} / (2 x ({} - 1)/{} / {} + 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
+  return fmt::format("2 x ({} - 1)/{} / max(2 x ({} - 1)/{} / {}, 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
                      num(p.ranks), num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth), num(p.domains),
                      num(p.domains), num(p.per_domain), num(g.across_bandwidth));
 }

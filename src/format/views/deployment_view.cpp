@@ -185,7 +185,7 @@ const std::vector<Field<D>> kDeployment = {
      },
      [](const D& x) { return x.r.tensor > 1 && linked(x); }},
     {"tp_bus_bandwidth_bytes_per_s", "    bus bandwidth", "NC24",
-     "B_bus = 2 (n - 1)/n / (2 (k - 1)/k / B_in + 2 (m - 1)/m / (k B_out)), k members a domain, m domains",
+     "B_bus = 2 (n - 1)/n / max(2 (k - 1)/k / B_in, 2 (m - 1)/m / (k B_out)), k members a domain, m domains",
      [](const D& x) { return cell(x.r.link); }, [](const D& x) { return bus_bandwidth_text(x.r.tp_links); }, nullptr,
      [](const D& x) { return x.r.tensor > 1 && linked(x) && x.in.scenario.accelerator->system.torus.empty(); }},
     {"alltoall_time_s", "  a stage's expert all-to-alls", "LE21",

@@ -666,7 +666,7 @@ constexpr const char* kOverFormula =
     "V / B_eff + latency: the group's hierarchical ring (reduce-scatter inside, all-reduce of M/k across, "
     "all-gather inside), NCCL's fixed and per-step costs, the cheaper of its LL and Simple protocols";
 constexpr const char* kBusFormula =
-    "B_bus = 2 (n - 1)/n / (2 (k - 1)/k / B_in + 2 (m - 1)/m / (k B_out)), k members a domain, m domains";
+    "B_bus = 2 (n - 1)/n / max(2 (k - 1)/k / B_in, 2 (m - 1)/m / (k B_out)), k members a domain, m domains";
 
 const std::vector<Field<T>> kComm = {
     {"dp_allreduce_bytes", "", "RA20-7",
