@@ -96,8 +96,11 @@ enum SweepOf : unsigned {
   kSweepServe = 1U << 9U,
   kSweepServeLayout = 1U << 10U,
   kSweepTrain = 1U << 11U,
+  kSweepTrainSearch = 1U << 12U,  ///< train --best-layout: the layout each point chose, then train's
 };
-inline constexpr unsigned kSweepTables = 12;
+inline constexpr unsigned kSweepTables = 13;
+/// Train's columns, with and without --best-layout.
+inline constexpr unsigned kSweepTrains = kSweepTrain | kSweepTrainSearch;
 inline constexpr unsigned kSweepLayouts = kSweepMemoryLayout | kSweepDecodeLayout | kSweepServeLayout;
 
 /// A field the given sweep tables show as a column labelled `column` (`layout_column` under an

@@ -124,6 +124,9 @@ class SweepCells {
   std::vector<SweepColumn> recorded_;
 };
 
+/// train --best-layout's sweep columns: the layout and recipe each point chose.
+void add_layout_search_cells(SweepCells& s, const Subject& in, const LayoutSearch& search);
+
 /// The cells other views' sweeps read: the KV cache, a layout, a layout's steady state, the verdict.
 void sweep_cells(SweepCells& s, const Subject& in, const KvResult& r);
 void sweep_cells(SweepCells& s, const Subject& in, const DeploymentResult& r);

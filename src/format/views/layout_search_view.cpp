@@ -69,10 +69,16 @@ std::string held_text(const LayoutSearchRequest& h) {
 bool found(const S& x) { return x.best() != nullptr; }
 
 const std::vector<Field<S>> kSearch = {
-    {"best_layout", "best t x c x p x d", "NA21-3",
-     "argmin t_floor over the layouts and recipes that fit (total <= C): the highest MFU ceiling",
-     [](const S& x) { return cell(x.best() ? std::optional(degrees_text(x.best()->layout)) : std::nullopt); }, nullptr,
-     [](const S& x) { return x.best() ? recipe_text(x.best()->layout) : std::string("nothing fits"); }},
+    in_sweep<S>(
+        kSweepTrainSearch, "t x c x p x d",
+        {"best_layout", "best t x c x p x d", "NA21-3",
+         "argmin t_floor over the layouts and recipes that fit (total <= C): the highest MFU ceiling",
+         [](const S& x) { return cell(x.best() ? std::optional(degrees_text(x.best()->layout)) : std::nullopt); },
+         nullptr, [](const S& x) { return x.best() ? std::string() : std::string("nothing fits"); }}),
+    in_sweep<S>(
+        kSweepTrainSearch, "recipe",
+        {"best_recipe", "its recipe", "KO22-5", "b, m, ZeRO stage, recomputation, sequence parallelism",
+         [](const S& x) { return cell(x.best() ? std::optional(recipe_text(x.best()->layout)) : std::nullopt); }}),
     {"best_step_time_floor_s", "its step time floor", "NA21-3", "the smallest t_floor found",
      [](const S& x) { return cell(x.best() ? std::optional(x.best()->step_floor) : std::nullopt); }},
     {"best_mfu_ceiling_fraction", "its MFU ceiling", "NA21-3", "model FLOPs / (G P t_floor) at the best",
@@ -93,6 +99,10 @@ const std::vector<Field<S>> kSearch = {
 };
 
 }  // namespace
+
+void add_layout_search_cells(SweepCells& s, const Subject& in, const LayoutSearch& search) {
+  s.add("layout_search", kSearch, S{search, in});
+}
 
 void add_layout_search(Report& rep, const Subject& in, const LayoutSearch& s, const ViewOptions& view) {
   const S x{s, in};

@@ -434,7 +434,7 @@ const std::vector<Field<T>> kMemory = {
      [](const T& x) { return x.r.optimizer_temporary.base() > 0.0; }},
     {"reserve_bytes", "reserve", "", "", [](const T& x) { return cell(x.r.reserve); }},
     in_sweep<T>(
-        kSweepTrain, "memory/device",
+        kSweepTrains, "memory/device",
         in_brief<T>(kBriefTrain, {"total_bytes", "total per device", "RA20-5",
                                   "model states + max(activations + ZeRO-3 buffers, optimizer temporary) + reserve",
                                   [](const T& x) { return cell(x.r.total); },
@@ -552,7 +552,7 @@ const std::vector<Field<T>> kCompute = {
      "6n: 6 N; palm: 6 N + 12 L H Q s; megatron: the 72 form; fine-tuning: 4 N + 6 N_lora",
      [](const T& x) { return cell(convention_name(x)); }},
     in_sweep<T>(
-        kSweepTrain, "step time",
+        kSweepTrains, "step time",
         in_brief<T>(
             kBriefTrain,
             {"step_time_s", "", "S000-1.4",
@@ -604,7 +604,7 @@ const std::vector<Field<T>> kCompute = {
      [](const T& x) { return cell(static_cast<std::int64_t>(x.r.steps.value_or(0.0))); }, nullptr, nullptr,
      [](const T& x) { return x.r.steps.has_value(); }},
     in_sweep<T>(
-        kSweepTrain, "time to train",
+        kSweepTrains, "time to train",
         in_brief<T>(
             kBriefTrain,
             {"time_to_train_s", "", "S000-1.4", "steps x step time", [](const T& x) { return cell(x.r.time_to_train); },
@@ -875,7 +875,7 @@ const std::vector<Field<T>> kComm = {
            num(static_cast<double>(x.r.global_batch) / static_cast<double>(x.r.data)));
      },
      [](const T& x) { return has_floor(x) && x.r.dp_bound_batch.has_value(); }},
-    in_sweep<T>(kSweepTrain, "step floor",
+    in_sweep<T>(kSweepTrains, "step floor",
                 in_brief<T>(kBriefTrain, {"step_time_floor_s", "step time floor", "NA21-2.2",
                                           "t_stage (1 + (p - 1)/(v m)) + t_exposed + t_optimizer",
                                           [](const T& x) { return cell(x.r.step_floor); },
@@ -887,7 +887,7 @@ const std::vector<Field<T>> kComm = {
                                           },
                                           nullptr, has_floor})),
     in_sweep<T>(
-        kSweepTrain, "MFU ceiling",
+        kSweepTrains, "MFU ceiling",
         in_brief<T>(kBriefTrain, {"mfu_ceiling_fraction", "MFU ceiling", "CH22-B", "F_model / (G P_peak t_floor)",
                                   [](const T& x) { return cell(x.r.mfu_ceiling); },
                                   [](const T& x) {
@@ -956,7 +956,8 @@ void sweep_figures(const Subject& given, const TrainAnswer& a, SweepFigures& f) 
   // --best-layout: the row is the best layout's, as the full report is.
   const Subject in = with_scenario(given, a.searched ? *a.searched : given.scenario);
   const T x{in, r};
-  SweepCells s(kSweepTrain, f);
+  SweepCells s(a.search ? kSweepTrainSearch : kSweepTrain, f);
+  if (a.search) add_layout_search_cells(s, in, *a.search);
   s.add("train_memory", kMemory, x).add("train_compute", kCompute, x).add("train_comm", kComm, x);
   sweep_cells(s, a.fit);
   f.fit = a.fit;
