@@ -45,6 +45,7 @@ struct Topology {
   Link inside;                        ///< the scale-up fabric, the PCIe host links, or the ICI torus
   bool has_across = false;            ///< a scale-out network is known
   Link across;                        ///< the scale-out network between domains
+  bool switch_reduction = false;      ///< the scale-up switch reduces in the network (NVLink SHARP, NCCL's NVLS)
   bool mesh = false;                  ///< the domain's devices are linked pairwise (xGMI, Gaudi's RoCE): the
                                       ///< inside bandwidth is over all D - 1 peers' links together
   std::vector<std::int64_t> torus;    ///< an ICI torus' dimensions (product: domain); empty otherwise
@@ -144,6 +145,23 @@ constexpr units::Seconds hierarchical_allreduce_transfer(units::Bytes message, c
   return std::max(in, out);
 }
 
+/// An all-reduce of M bytes by k members of one domain whose switch reduces (NVLS): each member's
+/// share M/k is read from every member and reduced in the switch, then multicast back, so a member
+/// sends M + M/k and receives as much: T = (k+1)/k M/B_in  [NV22] (derived: the multimem
+/// load-reduce and store of each share)
+constexpr units::Seconds switch_allreduce_transfer(units::Bytes message, double k, units::BytesPerSecond inside) {
+  return k > 1.0 ? message * ((k + 1.0) / k) / inside : units::Seconds{};
+}
+
+/// The bus bandwidth of that all-reduce, nccl-tests' convention: 2(k-1)/k M / T = 2(k-1)/(k+1) B_in
+/// [NC26] (8 H100s: 700 GB/s, against the 478.9-480.0 GB/s measured with NVLS)
+constexpr units::BytesPerSecond switch_bus_bandwidth(double k, units::BytesPerSecond inside) {
+  return k > 1.0 ? inside * (2.0 * (k - 1.0) / (k + 1.0)) : inside;
+}
+
+/// NCCL's NVLS latency inside one domain: baseLat 0 + the NVLink hwLat of NVLS Simple, 25 us  [NC24]
+inline constexpr double kNvlsLatencyUs = 25.0;
+
 /// The bus bandwidth of that all-reduce, as nccl-tests reports it: busbw = 2(n-1)/n M / T
 /// [NC24] (nccl-tests' convention)
 constexpr units::BytesPerSecond hierarchical_bus_bandwidth(const GroupPlacement& g, units::BytesPerSecond inside,
@@ -199,8 +217,9 @@ struct GroupLinks {
   units::BytesPerSecond across_bandwidth{};
   LinkKind inside = LinkKind::scale_up;
   LinkKind across = LinkKind::scale_out;
-  bool spans = false;        ///< the group crosses domains
-  bool across_known = true;  ///< the topology names the network it crosses
+  bool spans = false;           ///< the group crosses domains
+  bool switch_reduces = false;  ///< one domain whose switch reduces, and NVLS carries more than the ring (k >= 4)
+  bool across_known = true;     ///< the topology names the network it crosses
 };
 
 /// One flat domain holding every device at one link (an accelerator with no system preset).

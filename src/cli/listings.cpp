@@ -122,6 +122,7 @@ Report systems_report(const io::PresetRegistry& reg) {
            {"torus", "torus", Unit::text, true},
            {"wraparound", "wraparound", Unit::boolean, true},
            {"mesh", "mesh", Unit::boolean, true},
+           {"in_switch_reduction", "in-switch reduction", Unit::boolean, true},
            {"display_name", "display name", Unit::text, true},
            {"aliases", "aliases", Unit::text, true},
            {"origin", "origin", Unit::text, true},
@@ -145,7 +146,7 @@ Report systems_report(const io::PresetRegistry& reg) {
                       s.inside.bandwidth.base(), s.has_across ? Value{s.across.bandwidth.base()} : Value{},
                       ridge(s.inside.bandwidth), s.has_across ? ridge(s.across.bandwidth) : Value{}, s.devices_per_node,
                       s.inside.name, s.has_across ? Value{s.across.name} : Value{},
-                      torus.empty() ? Value{} : Value{torus}, s.wraparound, s.mesh, s.display_name,
+                      torus.empty() ? Value{} : Value{torus}, s.wraparound, s.mesh, s.switch_reduction, s.display_name,
                       join(reg.aliases(*e)), e->origin, s.source_text});
   }
   rep.tables.push_back(std::move(t));

@@ -67,6 +67,14 @@ GroupLinks group_links(const Topology& t, std::int64_t n, std::int64_t stride, d
   } else {
     g.bus_bandwidth = hierarchical_bus_bandwidth(g.placement, g.inside_bandwidth, g.across_bandwidth);
   }
+  // NVLS moves (k + 1)/k of the message against the ring's 2(k - 1)/k: it carries more from k = 4 up.
+  if (t.switch_reduction && !g.spans && g.inside == LinkKind::scale_up) {
+    const units::BytesPerSecond nvls = switch_bus_bandwidth(g.placement.per_domain, g.inside_bandwidth);
+    if (nvls > g.bus_bandwidth) {
+      g.switch_reduces = true;
+      g.bus_bandwidth = nvls;
+    }
+  }
   return g;
 }
 
@@ -77,7 +85,14 @@ CollectiveTime allreduce_time(const Topology& t, const GroupLinks& g, units::Byt
       !t.torus.empty() && !g.spans
           ? torus_transfer(t, p.ranks, message, g.inside_bandwidth)
           : hierarchical_allreduce_transfer(message, p, g.inside_bandwidth, g.across_bandwidth);
-  return with_latency(transfer, allreduce_inside_steps(p), g.inside, allreduce_across_steps(p), g.across, lat);
+  const CollectiveTime ring =
+      with_latency(transfer, allreduce_inside_steps(p), g.inside, allreduce_across_steps(p), g.across, lat);
+  // Inside one domain whose switch reduces, NCCL's NVLS algorithm is the other candidate; it wins on
+  // large messages, the ring's LL on small ones (NCCL's tuner takes the faster).
+  if (!g.switch_reduces || !lat.nccl) return ring;
+  const units::Seconds nvls_latency{kNvlsLatencyUs * 1e-6};
+  const units::Seconds nvls = switch_allreduce_transfer(message, p.per_domain, g.inside_bandwidth) + nvls_latency;
+  return nvls < ring.time ? CollectiveTime{nvls, nvls_latency, "NVLS"} : ring;
 }
 
 CollectiveTime gather_time(const Topology& t, const GroupLinks& g, units::Bytes message, const LatencyModel& lat) {

@@ -63,6 +63,7 @@ nlohmann::json system_json(const Topology& t) {
             {"name", t.inside.name},
             {"bytes_per_s_per_direction", t.inside.bandwidth.base()}}},
           {"mesh", t.mesh},
+          {"in_switch_reduction", t.switch_reduction},
           {"torus", torus},
           {"scale_out", t.has_across ? nlohmann::json{{"name", t.across.name},
                                                       {"bytes_per_s_per_direction", t.across.bandwidth.base()}}

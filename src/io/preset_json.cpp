@@ -434,6 +434,8 @@ void read_scale_up(const json& v, std::string_view where, Topology& t) {
   if (shape != "switch" && shape != "mesh" && shape != "torus") u.fail("topology", "must be switch, mesh or torus");
   t.inside.kind = LinkKind::scale_up;
   t.mesh = shape == "mesh";
+  t.switch_reduction = u.boolean("in_switch_reduction", false);
+  if (t.switch_reduction && shape != "switch") u.fail("in_switch_reduction", "needs a switch topology");
   u.finish();
 }
 

@@ -150,24 +150,27 @@ struct BusRun {
   const char* source;
 };
 
-// Measured ring or tree all-reduces (not NVLS, whose in-switch reduction makes busbw other than the
-// wire's: nccl-tests#212). The tool's figure, t = 1 so that k = min(n, D) members a domain:
+// Measured all-reduces at their largest message. The tool's figure for the group, t = 1 so that
+// k = min(n, D) members a domain: inside one domain whose switch reduces (NVSwitch 3rd gen and
+// later), NVLS's 2(k-1)/(k+1) B_in; otherwise the two-tier ring's
 // 2(n-1)/n / max(2(k-1)/k / B_in, 2(m-1)/m / (k B_out)) (docs/formulas.md, "Topology").
 const BusRun kBusRuns[] = {
-    {"8 H100, one HGX node, NCCL_ALGO=RING", "h100-sxm", 8, 370.0, 450.0, "nccl-tests#212 (NVIDIA)"},
+    {"8 H100, one HGX node, NVLS", "h100-sxm", 8, 479.72, 2.0 * 7 / 9 * 450, "Voltage Park nccl-tests output"},
+    {"8 H100, one HGX node, NCCL_ALGO=RING", "h100-sxm", 8, 370.0, 2.0 * 7 / 9 * 450, "nccl-tests#212 (NVIDIA)"},
+    {"8 H200, one HGX node, NVLS", "h200-sxm", 8, 479.98, 2.0 * 7 / 9 * 450, "Azure ND H200 v5"},
     {"16 H100, 2 nodes, no SHARP", "h100-sxm", 16, 440.58, 2.0 * 15 / 16 / (1.75 / 450), "coreweave/nccl-tests#92"},
     {"32 H100, 4 nodes", "h100-sxm", 32, 330.93, 2.0 * 31 / 32 / (1.75 / 450), "Voltage Park nccl_multinode"},
     {"64 H100, 8 nodes, IB SHARP", "h100-sxm", 64, 386.56, 2.0 * 63 / 64 / (1.75 / 400), "coreweave/nccl-tests README"},
     {"1,984 H200, 248 nodes, 512 MB", "h200-sxm", 1984, 350.0, 2.0 * 1983 / 1984 / (2.0 * 247 / 248 / 400),
      "nccl-tests#283 (user)"},
-    {"8 A100, one HGX node", "a100-80gb-sxm", 8, 231.58, 300.0, "Azure ND A100 v4"},
-    {"8 B200, one HGX node", "b200", 8, 830.0, 900.0, "nccl#1807 (user)"},
+    {"8 A100, one HGX node (no NVLS)", "a100-80gb-sxm", 8, 231.58, 300.0, "Azure ND A100 v4"},
+    {"8 B200, one HGX node", "b200", 8, 830.0, 2.0 * 7 / 9 * 900, "nccl#1807 (user)"},
     {"16 B200, 2 nodes, no SHARP", "b200", 16, 690.07, 2.0 * 15 / 16 / std::max(1.75 / 900, 1.0 / 400),
      "coreweave/nccl-tests#92"},
-    {"72 GB200, one NVL72 rack", "gb200", 72, 834.57, 900.0, "coreweave/nccl-tests README"},
+    {"72 GB200, one NVL72 rack", "gb200", 72, 834.57, 2.0 * 71 / 73 * 900, "coreweave/nccl-tests README"},
     {"144 GB200, 2 NVL72 racks", "gb200", 144, 793.06, 2.0 * 143 / 144 / (2.0 * 71 / 72 / 900),
      "coreweave/nccl-tests README"},
-    {"8 MI300X, one platform (RCCL)", "mi300x", 8, 316.82, 448.0, "Azure ND MI300X v5"},
+    {"8 MI300X, one platform (RCCL, no switch)", "mi300x", 8, 316.82, 448.0, "Azure ND MI300X v5"},
 };
 
 }  // namespace

@@ -86,6 +86,35 @@ TEST_CASE("hierarchical all-reduce: max(2(k-1)/k M/B_in, 2(m-1)/m M/(k B_out)), 
   CHECK(allreduce_across_steps(dp64) == 14.0);
 }
 
+TEST_CASE("NVLS inside a reducing switch: (k+1)/k M/B_in, taken where it beats the ring [NV22] [NC24] [NC26]",
+          "[topology]") {
+  const units::BytesPerSecond nvlink{450e9};
+  // 8 members: 9/8 of M each way, against the ring's 14/8; busbw 2 x 7/9 x 450 = 700 GB/s.
+  CHECK_THAT(switch_allreduce_transfer(units::Bytes{1e9}, 8, nvlink).base(), WithinRel(1.125 / 450, 1e-12));
+  CHECK_THAT(switch_bus_bandwidth(8, nvlink).base(), WithinRel(700e9, 1e-12));
+  // Two members: 3/2 of M against the ring's 1: NVLS carries less, and the group keeps the ring.
+  CHECK(switch_bus_bandwidth(2, nvlink) < nvlink);
+  Topology hgx;
+  hgx.domain = 8;
+  hgx.inside = {LinkKind::scale_up, "NVLink", nvlink};
+  hgx.switch_reduction = true;
+  const GroupLinks g8 = group_links(hgx, 8, 1, 1.0);
+  CHECK(g8.switch_reduces);
+  CHECK_THAT(g8.bus_bandwidth.base(), WithinRel(700e9, 1e-12));
+  CHECK_FALSE(group_links(hgx, 2, 1, 1.0).switch_reduces);
+  // Small messages keep the ring's LL (15 us + 1.75 M/(B/4)); from 766 kB NVLS (25 us + 1.125 M/B) wins.
+  const LatencyModel nccl;
+  const CollectiveTime small = allreduce_time(hgx, g8, units::Bytes{100e3}, nccl);
+  CHECK(small.protocol == "LL");
+  CHECK_THAT(small.time.base(), WithinRel(15e-6 + 1.75 * 100e3 / (450e9 / 4), 1e-9));
+  const CollectiveTime large = allreduce_time(hgx, g8, units::Bytes{10e6}, nccl);
+  CHECK(large.protocol == "NVLS");
+  CHECK_THAT(large.time.base(), WithinRel(25e-6 + 1.125 * 10e6 / 450e9, 1e-9));
+  // Without a reducing switch (HGX A100), the same group stays a ring.
+  hgx.switch_reduction = false;
+  CHECK(allreduce_time(hgx, group_links(hgx, 8, 1, 1.0), units::Bytes{10e6}, nccl).protocol == "Simple");
+}
+
 TEST_CASE("NCCL's ring protocols: LL for small messages, Simple for large", "[topology]") {
   // 8 ranks in a domain, 14 steps over NVLink [NC24]: LL 6.6 + 14 x 0.6 = 15.0 us, Simple
   // 8.4 + 14 x 3.4 = 56.0 us.

@@ -150,7 +150,12 @@ std::string group_placement_text(const Topology& t, const GroupLinks& g, std::st
   if (p.ranks <= 1.0) return fmt::format("{}: one rank, nothing to exchange", what);
   const std::string in =
       fmt::format("{} at {}", t.inside.name.empty() ? "the device link" : t.inside.name, rate_text(g.inside_bandwidth));
-  if (!g.spans) return fmt::format("{} of {} ranks in one domain: {}", what, num(p.ranks), in);
+  if (!g.spans) {
+    return fmt::format("{} of {} ranks in one domain: {}{}", what, num(p.ranks), in,
+                       g.switch_reduces ? ", the switch reducing (NVLS: an all-reduce's bus bandwidth 2(k - 1)/(k + 1) "
+                                          "B_in, where its ring's LL protocol is not faster)"
+                                        : "");
+  }
   const std::string out = t.has_across ? fmt::format("{} at {}", t.across.name, rate_text(g.across_bandwidth))
                                        : std::string("no scale-out network known, so the inside link");
   return fmt::format("{} of {} ranks, {} a domain across {} domains: {} inside, {} across", what, num(p.ranks),
@@ -159,6 +164,9 @@ std::string group_placement_text(const Topology& t, const GroupLinks& g, std::st
 
 std::string bus_bandwidth_text(const GroupLinks& g) {
   const GroupPlacement& p = g.placement;
+  if (g.switch_reduces) {  // NVLS: each member sends and receives (k + 1)/k of the message
+    return fmt::format("2 x ({} - 1)/({} + 1) x {}", num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth));
+  }
   return fmt::format("2 x ({} - 1)/{} / max(2 x ({} - 1)/{} / {}, 2 x ({} - 1)/{} / ({} x {}))", num(p.ranks),
                      num(p.ranks), num(p.per_domain), num(p.per_domain), num(g.inside_bandwidth), num(p.domains),
                      num(p.domains), num(p.per_domain), num(g.across_bandwidth));
