@@ -71,10 +71,12 @@ bool found(const S& x) { return x.best() != nullptr; }
 const std::vector<Field<S>> kSearch = {
     in_sweep<S>(
         kSweepTrainSearch, "t x c x p x d",
-        {"best_layout", "best t x c x p x d", "NA21-3",
-         "argmin t_floor over the layouts and recipes that fit (total <= C): the highest MFU ceiling",
-         [](const S& x) { return cell(x.best() ? std::optional(degrees_text(x.best()->layout)) : std::nullopt); },
-         nullptr, [](const S& x) { return x.best() ? std::string() : std::string("nothing fits"); }}),
+        in_brief<S>(
+            kBriefTrain,
+            {"best_layout", "best t x c x p x d", "NA21-3",
+             "argmin t_floor over the layouts and recipes that fit (total <= C): the highest MFU ceiling",
+             [](const S& x) { return cell(x.best() ? std::optional(degrees_text(x.best()->layout)) : std::nullopt); },
+             nullptr, [](const S& x) { return x.best() ? std::string() : std::string("nothing fits"); }})),
     in_sweep<S>(
         kSweepTrainSearch, "recipe",
         {"best_recipe", "its recipe", "KO22-5", "b, m, ZeRO stage, recomputation, sequence parallelism",
