@@ -25,7 +25,8 @@ nlohmann::json run_json(std::vector<std::string> args) {
 }
 
 // Test-only evaluator of the substituted arithmetic: numbers (1,234.5, 6.2e+12), + - x * /,
-// parentheses, max, min, floor, ceil, and one <= comparison (1 or 0).
+// parentheses, a ^ b (binding tighter than x and /), max, min, floor, ceil, sqrt, and one <= comparison
+// (1 or 0).
 class Arithmetic {
  public:
   explicit Arithmetic(std::string s) : s_(std::move(s)) {}
@@ -66,16 +67,20 @@ class Arithmetic {
     }
   }
   double product() {
-    double v = factor();
+    double v = power();
     for (;;) {
       if (eat('x') || eat('*')) {
-        v *= factor();
+        v *= power();
       } else if (eat('/')) {
-        v /= factor();
+        v /= power();
       } else {
         return v;
       }
     }
+  }
+  double power() {
+    const double base = factor();
+    return eat('^') ? std::pow(base, power()) : base;
   }
   double factor() {
     skip();
@@ -85,7 +90,7 @@ class Arithmetic {
       if (!eat(')')) throw std::runtime_error("missing ) in " + s_);
       return v;
     }
-    for (const char* f : {"max", "min", "floor", "ceil"}) {
+    for (const char* f : {"max", "min", "floor", "ceil", "sqrt"}) {
       const std::string name(f);
       if (s_.compare(i_, name.size(), name) == 0) {
         i_ += name.size();
@@ -99,6 +104,7 @@ class Arithmetic {
         if (!eat(')')) throw std::runtime_error("missing ) after " + name);
         if (name == "max") return std::max(a, b);
         if (name == "min") return std::min(a, b);
+        if (name == "sqrt") return std::sqrt(a);
         return name == "floor" ? std::floor(a) : std::ceil(a);
       }
     }
@@ -212,6 +218,12 @@ const std::vector<std::vector<std::string>> kCommands = {
      "--seq", "8192",       "--recompute", "selective", "--tokens", "15T", "--mfu", "0.4", "--price", "2.5"},
     {"train", "mixtral-8x7b", "--gpu", "h200-sxm", "--gpus", "32", "--tp", "2", "--pp", "2", "--ep", "8", "--sp",
      "--grad-accum", "16", "--zero", "3"},
+    // Issue 24 part 4: the compute-optimal size under each fit, and the best layout's report.
+    {"train", "--compute-budget", "5.76e23", "--gpu", "h100-sxm", "--gpus", "1024", "--zero", "3"},
+    {"train", "--compute-budget", "5.76e23", "--scaling-fit", "besiroglu24", "--gpu", "h100-sxm", "--gpus", "64"},
+    {"train", "--compute-budget", "5.88e23", "--scaling-fit", "20-tokens", "--gpu", "h100-sxm", "--gpus", "64"},
+    {"train", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "64", "--seq", "8192", "--global-batch", "64",
+     "--best-layout"},
     {"train",
      "llama3-70b",
      "--gpu",
@@ -273,37 +285,21 @@ const std::vector<std::vector<std::string>> kCommands = {
 
 TEST_CASE("every derived result has an explanation", "[explain]") {
   // Inputs echoed as results (not derived) are the only rows without a formula.
-  const std::set<std::string> inputs = {"capacity.capacity_per_device_bytes",
-                                        "hardware.memory_bandwidth_bytes_per_s",
-                                        "hardware.memory_capacity_bytes",
-                                        "hardware.peak_flop_per_s",
-                                        "hardware.devices",
-                                        "params.published_params",
-                                        "layout.tensor_parallel",
-                                        "layout.pipeline_parallel",
-                                        "layout.pipeline_chunks",
-                                        "layout.fine_tuning",
-                                        "steady_state.concurrency_limit",
-                                        "plan_best.gpu",
-                                        "plan_best.layout",
-                                        "deployment.capacity_bytes_per_device",
-                                        "deployment.expert_parallel",
-                                        "deployment.micro_batches",
-                                        "steady_state.kv_block_tokens",
-                                        "steady_state.concurrency_sequences",
-                                        "speculative.draft",
-                                        "speculative.acceptance_fraction",
-                                        "speculative.draft_len_tokens",
-                                        "layout.shard_group",
-                                        "layout.data_parallel",
-                                        "layout.expert_parallel",
-                                        "layout.zero_stage",
-                                        "layout.optimizer",
-                                        "train_memory.reserve_bytes",
-                                        "train_memory.capacity_bytes",
-                                        "fit.basis",
-                                        "steady_state_layout.concurrency_limit",
-                                        "steady_state_layout.concurrency_sequences"};
+  const std::set<std::string> inputs = {
+      "capacity.capacity_per_device_bytes", "hardware.memory_bandwidth_bytes_per_s", "hardware.memory_capacity_bytes",
+      "hardware.peak_flop_per_s", "hardware.devices", "params.published_params", "layout.tensor_parallel",
+      "layout.pipeline_parallel", "layout.pipeline_chunks", "layout.fine_tuning", "steady_state.concurrency_limit",
+      "plan_best.gpu", "plan_best.layout", "deployment.capacity_bytes_per_device", "deployment.expert_parallel",
+      "deployment.micro_batches", "steady_state.kv_block_tokens", "steady_state.concurrency_sequences",
+      "speculative.draft", "speculative.acceptance_fraction", "speculative.draft_len_tokens", "layout.shard_group",
+      "layout.data_parallel", "layout.expert_parallel", "layout.zero_stage", "layout.optimizer",
+      "train_memory.reserve_bytes", "train_memory.capacity_bytes", "fit.basis", "steady_state_layout.concurrency_limit",
+      "steady_state_layout.concurrency_sequences",
+      // Inputs and the search's own counts (not formulas): --scaling-fit, the
+      // flags --best-layout held, how many points it tried.
+      "layout.context_parallel", "compute_optimal.scaling_fit", "layout_search.held",
+      "layout_search.global_batch_sequences", "layout_search.layouts_enumerated", "layout_search.memory_probes",
+      "layout_search.layouts_fitting", "layout_search.recipes_timed"};
   for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {

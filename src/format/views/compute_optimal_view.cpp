@@ -45,15 +45,15 @@ const std::vector<Field<B>> kBudget = {
      "N = sqrt(C / (6 r))",
      [](const B& x) { return cell(static_cast<std::int64_t>(x.params())); },
      [](const B& x) {
-       if (x.rule()) return fmt::format("sqrt({:.6g} / (6 x {}))", x.b.budget_flops, kChinchillaTokensPerParam);
+       if (x.rule()) return fmt::format("sqrt({:.9g} / (6 x {}))", x.b.budget_flops, kChinchillaTokensPerParam);
        const LossFit& f = x.fit();
-       return fmt::format("({} x {} / ({} x {}))^(1/{}) x ({:.6g} / 6)^{:.6g}", f.alpha, f.a, f.beta, f.b,
+       return fmt::format("({} x {} / ({} x {}))^(1/{}) x ({:.9g} / 6)^{:.9g}", f.alpha, f.a, f.beta, f.b,
                           f.alpha + f.beta, x.b.budget_flops, f.beta / (f.alpha + f.beta));
      },
      [](const B&) { return std::string("rounded to a whole parameter"); }},
     {"tokens", "training tokens D", "KA20-2.1", "D = C / (6 N)",
      [](const B& x) { return cell(units::TokenCount{static_cast<std::int64_t>(x.tokens())}); },
-     [](const B& x) { return fmt::format("{:.6g} / (6 x {})", x.b.budget_flops, x.params()); },
+     [](const B& x) { return fmt::format("{:.9g} / (6 x {})", x.b.budget_flops, x.params()); },
      [](const B&) { return std::string("the budget's tokens for N, rounded to a whole token"); }},
     {"tokens_per_param", "tokens a parameter", "HO22-3.3", "D / N",
      [](const B& x) { return number(x.tokens() / x.params()); }},
