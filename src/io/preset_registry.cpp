@@ -1,5 +1,6 @@
 #include "io/preset_registry.hpp"
 
+#include "io/builtin_json.hpp"
 #include "io/checkpoint.hpp"
 #include "io/embedded_presets.hpp"
 #include "io/text.hpp"
@@ -524,9 +525,19 @@ std::vector<std::string> PresetRegistry::aliases(const PresetEntry& e) const {
   return out;
 }
 
+namespace {
+
+// A preset's document: a built-in's text by the built-in reader (parse_builtin_json), a file's by
+// the hardened one.
+nlohmann::json read_entry(const PresetEntry& e, std::string_view where) {
+  return e.builtin ? parse_builtin_json(e.text, where) : parse_json_text(e.text, where);
+}
+
+}  // namespace
+
 ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {
   const std::string where = where_of(e);
-  const nlohmann::json j = parse_json_text(e.text, where);
+  const nlohmann::json j = read_entry(e, where);
   ModelPreset p = model_from_json(j, where, e.name);
   // A bare config.json has no name: its file names it. A preset (one wrapping an "hf_config"
   // too) states its name, which must be its file's (N26).
@@ -540,7 +551,7 @@ ModelPreset PresetRegistry::parse_model(const PresetEntry& e) const {
 
 HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
   const std::string where = where_of(e);
-  HardwareConfig h = hardware_from_json(parse_json_text(e.text, where), where);
+  HardwareConfig h = hardware_from_json(read_entry(e, where), where);
   if (h.name != e.name) {
     throw InputError(where + ": /name: " + quote(h.name) + " must equal the file name " + quote(e.name));
   }
@@ -549,7 +560,7 @@ HardwareConfig PresetRegistry::parse_gpu(const PresetEntry& e) const {
 
 SystemPreset PresetRegistry::parse_system(const PresetEntry& e) const {
   const std::string where = where_of(e);
-  SystemPreset p = system_from_json(parse_json_text(e.text, where), where);
+  SystemPreset p = system_from_json(read_entry(e, where), where);
   if (p.topology.name != e.name) {
     throw InputError(where + ": /name: " + quote(p.topology.name) + " must equal the file name " + quote(e.name));
   }

@@ -6,6 +6,7 @@
 #include "roofline/dtype.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
+#include "roofline/layer_stack.hpp"
 #include "roofline/scenario.hpp"
 #include "roofline/topology.hpp"
 #include "roofline/units.hpp"
@@ -13,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -182,7 +184,8 @@ struct TrainFitProbe {
   bool fits = false;
   units::Bytes total{};
 };
-TrainFitProbe train_fits(const Scenario& s);
+/// `kinds` is layer_kinds(s.model), which a search computes once for all its probes.
+TrainFitProbe train_fits(const Scenario& s, std::span<const LayerKind> kinds);
 
 // --- train --best-layout ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <vector>
 
 namespace roofline {
@@ -105,10 +106,11 @@ void model_states(const Scenario& s, TrainResult& r) {
 // Over the stack's kinds: dense_layer_bytes and moe_layer_bytes are the means over the kinds
 // without and with experts (one value each for a uniform transformer), and the layers with a state
 // mixer, whose tensors the activations leave out, are counted for the warning.
-void layer_kind_activations(const ModelConfig& m, const ActivationOptions& opts, TrainResult& r) {
+void layer_kind_activations(const ModelConfig& m, std::span<const LayerKind> kinds, const ActivationOptions& opts,
+                            TrainResult& r) {
   units::Bytes dense_sum{};
   units::Bytes moe_sum{};
-  for (const LayerKind& kind : layer_kinds(m)) {
+  for (const LayerKind& kind : kinds) {
     if (kind.cross_attention) continue;  // the L decoder layers, as before mllama's kind
     const auto n = static_cast<double>(kind.layers);
     const units::Bytes bytes = layer_activations(m, opts, kind).total() * n;
@@ -125,7 +127,8 @@ void layer_kind_activations(const ModelConfig& m, const ActivationOptions& opts,
   if (r.moe_layers > 0.0) r.moe_layer_bytes = moe_sum / r.moe_layers;
 }
 
-void memory(const Scenario& s, TrainResult& r) {
+// `kinds`: layer_kinds(s.model), computed once by the callers that probe many layouts.
+void memory(const Scenario& s, std::span<const LayerKind> kinds, TrainResult& r) {
   const ModelConfig& m = s.model;
   const Deployment& dep = s.deployment;
   const TrainingInputs& in = s.training;
@@ -161,7 +164,7 @@ void memory(const Scenario& s, TrainResult& r) {
   r.activations_known = s.architecture;
   if (s.architecture) {
     const auto layers = static_cast<double>(m.n_layers);
-    layer_kind_activations(m, opts, r);
+    layer_kind_activations(m, kinds, opts, r);
     // sum over the layers / L  [KO22 §4.1]
     r.activations_per_layer = (r.dense_layer_bytes * r.dense_layers + r.moe_layer_bytes * r.moe_layers) / layers;
     r.layer_terms_moe = m.moe.enabled();
@@ -499,7 +502,7 @@ void communication(const Scenario& s, TrainResult& r) {
   }
 }
 
-TrainResult train_at(const Scenario& s) {
+TrainResult train_at(const Scenario& s, std::span<const LayerKind> kinds) {
   const Deployment& dep = s.deployment;
   TrainResult r;
   r.devices = dep.devices;
@@ -514,18 +517,18 @@ TrainResult train_at(const Scenario& s) {
   r.zero = s.training.zero;
   r.recipe = &recipe_bytes(s.training.recipe);
   r.stage_layers = stage_layers_of(s);
-  memory(s, r);
+  memory(s, kinds, r);
   compute(s, r);
   communication(s, r);
   return r;
 }
 
 // Only the memory: what the fit searches probe.
-bool fits_at(const Scenario& s) {
+bool fits_at(const Scenario& s, std::span<const LayerKind> kinds) {
   TrainResult r;
   r.recipe = &recipe_bytes(s.training.recipe);
   r.stage_layers = stage_layers_of(s);
-  memory(s, r);
+  memory(s, kinds, r);
   return r.fits;
 }
 
@@ -550,34 +553,35 @@ std::optional<std::int64_t> largest_fitting(F fits, int cap_log2) {
 
 // The largest value of one training input (micro-batch, sequence length) that still fits.
 template <std::int64_t TrainingInputs::*Field>
-std::optional<std::int64_t> largest_fitting_input(const Scenario& s, int cap_log2) {
+std::optional<std::int64_t> largest_fitting_input(const Scenario& s, std::span<const LayerKind> kinds, int cap_log2) {
   Scenario probe = s;
   return largest_fitting(
       [&](std::int64_t v) {
         probe.training.*Field = v;
-        return fits_at(probe);
+        return fits_at(probe, kinds);
       },
       cap_log2);
 }
 
 }  // namespace
 
-TrainResult analyze_train_layout(const Scenario& s) { return train_at(s); }
+TrainResult analyze_train_layout(const Scenario& s) { return train_at(s, layer_kinds(s.model)); }
 
-TrainFitProbe train_fits(const Scenario& s) {
+TrainFitProbe train_fits(const Scenario& s, std::span<const LayerKind> kinds) {
   TrainResult r;
   r.recipe = &recipe_bytes(s.training.recipe);
   r.stage_layers = stage_layers_of(s);
-  memory(s, r);
+  memory(s, kinds, r);
   return {r.fits, r.total};
 }
 
 TrainResult analyze_train(const Scenario& s) {
-  TrainResult r = train_at(s);
+  const std::vector<LayerKind> kinds = layer_kinds(s.model);
+  TrainResult r = train_at(s, kinds);
   // A model known only by N has no activations: no batch or length limit can be said.
   if (s.architecture) {
-    r.max_micro_batch = largest_fitting_input<&TrainingInputs::micro_batch>(s, 20);
-    r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, 24);
+    r.max_micro_batch = largest_fitting_input<&TrainingInputs::micro_batch>(s, kinds, 20);
+    r.max_seq_len = largest_fitting_input<&TrainingInputs::seq_len>(s, kinds, 24);
   }
   // The smallest model-parallel size t p that fits (fewest devices per replica; among those, KV
   // heads split rather than replicated, then the fewest pipeline stages). The candidates divide
@@ -596,7 +600,7 @@ TrainResult analyze_train(const Scenario& s) {
     probe.deployment.tensor = c.tensor;
     probe.deployment.pipeline = c.pipeline;
     probe.deployment.data = g / tp;
-    if (fits_at(probe)) {
+    if (fits_at(probe, kinds)) {
       best = TrainResult::Layout{c.tensor, c.pipeline, g / tp};
       break;
     }

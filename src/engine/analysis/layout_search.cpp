@@ -95,13 +95,14 @@ struct Search {
   LayoutSearch out;
   std::vector<RankedLayout> timed;  // the best recipe of each t x c x p x d x e point so far
   Scenario probe;
+  std::vector<LayerKind> kinds;  // the model's, once for every probe
 
-  explicit Search(const Scenario& s) : base(s), probe(s) {}
+  explicit Search(const Scenario& s) : base(s), probe(s), kinds(layer_kinds(s.model)) {}
 
   bool fits(const TrainLayout& l) {
     ++out.probes;
     set_layout(probe, base, l);
-    const TrainFitProbe f = train_fits(probe);
+    const TrainFitProbe f = train_fits(probe, kinds);
     if (!f.fits && (!out.closest || f.total < out.closest_total)) {
       out.closest = l;
       out.closest_total = f.total;
