@@ -63,7 +63,8 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --dtype --weight-bits \
       --weight-format --kv-dtype --kv-format --compute-dtype --reserve --bw-efficiency --mfu \
-      --require-fit --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
+      --require-fit --cp --link-efficiency --micro-batches --system --domain-size --scale-out-bw \
+      --link-latency --flops-basis --attention --lm-head --decode-bytes --moe-decode --format \
       --explain --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     serve) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
@@ -179,8 +180,9 @@ _roofline_valued() {
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth \
       --gpu-peak -b --batch -p --prompt --dtype --weight-bits --weight-format --kv-dtype \
-      --kv-format --compute-dtype --reserve --bw-efficiency --mfu --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --kv-format --compute-dtype --reserve --bw-efficiency --mfu --cp --link-efficiency \
+      --micro-batches --system --domain-size --scale-out-bw --link-latency --flops-basis \
+      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
     serve) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
@@ -262,9 +264,9 @@ _roofline_value() {
       | *:-b | *:--batch | *:-c | *:--context | *:-p | *:--prompt | *:--reserve \
       | *:--bw-efficiency | *:--mfu | *:--params | *:--tp | *:--pp | *:--dp | *:--ep \
       | *:--link-efficiency | *:--micro-batches | *:--system | *:--domain-size \
-      | *:--scale-out-bw | *:--link-latency | *:--acceptance | *:--draft-len | *:--output \
-      | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft | *:--tokens \
-      | *:--measured-tokens-per-s | *:--measured-step-time | *:--cp | *:--compute-budget \
+      | *:--scale-out-bw | *:--link-latency | *:--acceptance | *:--draft-len | *:--cp \
+      | *:--output | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft \
+      | *:--tokens | *:--measured-tokens-per-s | *:--measured-step-time | *:--compute-budget \
       | *:--shard-group | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch \
       | *:--recompute-every | *:--pp-chunks | *:--pp-layers | *:--hfu | *:--lora | *:--price \
       | *:--users | *:--tokens-per-s | *:--gemm | *:--family)

@@ -8,6 +8,7 @@
 #include "roofline/units.hpp"
 #include "roofline/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -131,6 +132,23 @@ struct PrefillPass {
 /// Prefill of B prompts of S tokens: F = B F_prefill(S), Q = N_read b_w + B M_KV(S),
 /// t = max(F/P, Q/BW)  [S004]
 PrefillPass prefill_pass(const ModelConfig& m, const ParamCounts& c, const Workload& w, Machine hw);
+
+/// Ring attention in a prefill: each attention layer a rank receives the K, V block of each of the
+/// other c - 1 ranks once; a window of W tokens needs at most ceil(W / (s/c)) of them, so
+/// n_blk = min(c - 1, ceil(W c / s)) (W = 0: no window)  [LI23 §3] (derived)
+constexpr double cp_prefill_blocks(double c, double local_tokens, double window) {
+  const double all = c - 1.0;
+  if (window <= 0.0 || local_tokens <= 0.0) return all;
+  const double q = window / local_tokens;
+  const auto whole = static_cast<double>(static_cast<std::int64_t>(q));
+  return std::min(all, whole < q ? whole + 1.0 : whole);
+}
+
+/// A context-parallel prefill's floor on one rank: max(F/(c P), (N b_w + M_KV/c)/BW) + max(0, t_ring -
+/// t_attn), the ring's sends overlapping the attention core  [LI23 §3] (derived)
+constexpr units::Seconds cp_prefill_floor(units::Seconds compute, units::Seconds memory, units::Seconds exposed) {
+  return (compute > memory ? compute : memory) + exposed;
+}
 
 /// Paged KV: a cache of T tokens occupies ceil(T / k) blocks of k tokens: k ceil(T / k) (k <= 1:
 /// T)  [KW23 §4.2]

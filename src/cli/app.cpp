@@ -241,6 +241,7 @@ const char* group_title(InputGroup g) {
     case io::kParallel:
     case io::kLink:
     case io::kSystem:
+    case io::kCp:
       return "Parallelism";
     default:
       return "Workload";

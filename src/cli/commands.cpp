@@ -455,9 +455,10 @@ const Command kCommands[] = {
      kOwnNone, &format::kDecodeBrief, nullptr, run_decode, decode_cells,
      "  roofline decode llama3-8b --gpu mi300x --batch 32 --context 8192\n"},
     {"prefill", "Prefill FLOPs, bytes, intensity and time floor (TTFT floor)", Stage::model,
-     kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead, true, false, true, kOwnNone,
-     &format::kPrefillBrief, nullptr, run_prefill, prefill_cells,
-     "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"},
+     kWorkloadOnGpu | io::kPrompt | io::kAttentionMode | io::kLmHead | io::kCp | io::kLink | io::kSystem, true, false,
+     true, kOwnNone, &format::kPrefillBrief, nullptr, run_prefill, prefill_cells,
+     "  roofline prefill llama3-8b --gpu h100-sxm --prompt 2048\n"
+     "  roofline prefill llama3-70b --gpu h100-sxm --cp 8 --prompt 131072\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Stage::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
          io::kTargets | io::kParallel | io::kLink | io::kSystem,
@@ -474,7 +475,7 @@ const Command kCommands[] = {
     {"train", "Training on a cluster: memory per device, compute, time, cost and communication", Stage::model,
      kModelInputs | io::kParamsOnly | io::kGpu | io::kGpuMemory | io::kDevices | io::kComputeDtype | io::kReserve |
          io::kMfu | io::kFlopsBasis | io::kTrain | io::kParallel | io::kTraining | io::kRequireFit | io::kPrice |
-         io::kTokens | io::kSystem,
+         io::kTokens | io::kSystem | io::kCp,
      true, false, true, kOwnNone, &format::kTrainBrief, nullptr, run_train, train_cells,
      "  roofline train llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --zero 1 --seq 8192 --recompute selective "
      "--tokens 15T --mfu 0.4 --price 2.5\n"
@@ -492,7 +493,7 @@ const Command kCommands[] = {
      kModelInputs | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kOutput |
          io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
          io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets |
-         io::kParallel | io::kTrain,
+         io::kParallel | io::kTrain | io::kCp,
      true, true, false, kOwnPlot, nullptr, on_first_gpu, run_plot, nullptr,
      "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
      "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"

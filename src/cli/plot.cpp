@@ -72,7 +72,7 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
   // The training inputs draw only the training bars; --model-flops and --hfu change no memory.
   for (const std::string& name : req.given) {
     const io::InputDef& def = input_named(name);
-    if (def.group != io::kTrain) continue;
+    if (def.group != io::kTrain && def.group != io::kCp) continue;
     if (!train) {
       only(true, def.name, "train");
     } else if (name == "best-layout") {

@@ -650,6 +650,30 @@ void resolve_layout_search(const ScenarioSpec& spec, Scenario& sc, Diagnostics& 
   sc.training.layout_search = q;
 }
 
+// prefill --cp c: one context-parallel group of c devices, each prompt in 2c equal chunks, two a
+// rank (the causal attention's work even), ring attention over the attention layers.
+void resolve_context_group(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  Deployment& dep = sc.deployment;
+  dep.context = *spec.cp;
+  if (spec.devices && *spec.devices != dep.context) {
+    diag.input("--gpus: " + str(*spec.devices) + " is not --cp " + str(dep.context) +
+               "; a context-parallel prefill runs on one group of c devices");
+  }
+  dep.devices = dep.context;
+  if (sc.workload.prompt % (2 * dep.context) != 0) {
+    diag.input("--cp: the " + str(sc.workload.prompt) + "-token prompts do not split into 2 x " + str(dep.context) +
+               " equal chunks");
+  }
+  for (const LayerKind& k : layer_kinds(sc.model)) {
+    if (k.mix.state != StateMixer::none) {
+      diag.input(
+          "--cp: ring attention splits the attention layers; a state-space layer's scan across the ranks is "
+          "not modelled");
+      break;
+    }
+  }
+}
+
 // The training layout, recipe, schedule and run, each pass checking what it resolves.
 void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   resolve_layout(spec, sc, diag, true);
@@ -912,6 +936,8 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
   sc.training.measured_tokens_per_s = spec.measured_tokens_per_s;
   if (training) {
     resolve_training(spec, sc, diag);
+  } else if (spec.cp) {
+    resolve_context_group(spec, sc, diag);
   } else if (spec.tp || spec.pp || spec.dp || spec.ep) {
     // Serving on a real layout: a replica of t x p devices, d replicas.
     resolve_layout(spec, sc, diag, false);

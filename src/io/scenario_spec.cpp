@@ -471,8 +471,9 @@ const std::vector<InputDef> kInputs = {
     {"pp", nullptr, kParallel, "N", "Pipeline-parallel stages p; serving: a layout, not one ideal device",
      [](ScenarioSpec& s, const std::string& t) { s.pp = positive_count(t); }, false, Sweep::counts, ValueHint::text,
      nullptr, [] { return count_text(Deployment{}.pipeline); }},
-    {"cp", nullptr, kTrain, "N",
-     "Context-parallel degree c: each sequence split over c ranks (ring attention), G = t c p d",
+    {"cp", nullptr, kCp, "N",
+     "Context-parallel degree c: each sequence (train) or prompt (prefill) split over c ranks (ring attention); "
+     "train: G = t c p d",
      [](ScenarioSpec& s, const std::string& t) { s.cp = positive_count(t); }, false, Sweep::none, ValueHint::text,
      nullptr, [] { return count_text(Deployment{}.context); }},
     {"dp", nullptr, kParallel, "N", "Data-parallel degree d [default: --gpus / (t p c)]",

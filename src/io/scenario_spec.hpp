@@ -59,6 +59,7 @@ enum InputGroup : std::uint64_t {
   kTokens = std::uint64_t{1} << 29,  ///< --tokens: train's training tokens, layer's tokens per sequence in the pass
   kStrict = std::uint64_t{1} << 31,  ///< --strict: refuse a model the generic decoder reading counts
   kSystem = std::uint64_t{1} << 32,  ///< --system, --domain-size, --scale-out-bw (the layouts and plan)
+  kCp = std::uint64_t{1} << 33,      ///< --cp: train's context-parallel degree, prefill's group
 };
 
 /// Architecture overrides on a preset or a model from flags alone.

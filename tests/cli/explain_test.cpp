@@ -161,6 +161,8 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"serve", "gemma2-9b", "--gpu", "l4", "--prompt", "1000", "--output", "20000"},
     {"decode", "llama3-70b", "--gpu", "h100-sxm", "--batch", "64", "--context", "4096"},
     {"prefill", "qwen2.5-72b", "--gpu", "mi300x", "--batch", "8"},
+    {"prefill", "llama3-8b", "--gpu", "h100-sxm", "--cp", "16", "--prompt", "131072"},
+    {"prefill", "gemma2-9b", "--gpu", "h100-sxm", "--cp", "8", "--prompt", "65536", "--batch", "2"},
     {"flops", "gpt2", "--flops-basis", "non-embedding"},
     {"train", "gpt2", "--gpu", "a100-80gb-sxm", "--gpus", "64", "--tokens", "1T", "--measured-tokens-per-s", "1e5",
      "--recompute", "full"},
@@ -297,9 +299,10 @@ TEST_CASE("every derived result has an explanation", "[explain]") {
       "steady_state_layout.concurrency_sequences",
       // Inputs and the search's own counts (not formulas): --scaling-fit, the
       // flags --best-layout held, how many points it tried.
-      "layout.context_parallel", "compute_optimal.scaling_fit", "layout_search.held",
-      "layout_search.global_batch_sequences", "layout_search.layouts_enumerated", "layout_search.memory_probes",
-      "layout_search.layouts_fitting", "layout_search.recipes_timed"};
+      "layout.context_parallel", "context_parallel.cp_ranks", "context_parallel.cp_capacity_per_device_bytes",
+      "compute_optimal.scaling_fit", "layout_search.held", "layout_search.global_batch_sequences",
+      "layout_search.layouts_enumerated", "layout_search.memory_probes", "layout_search.layouts_fitting",
+      "layout_search.recipes_timed"};
   for (const auto& args : kCommands) {
     const nlohmann::json j = run_json(args);
     for (const auto& [section, rows] : j.at("results").items()) {

@@ -2,6 +2,7 @@
 // comment) and, where a paper prints it, the paper's figure at its printed precision.
 #include "roofline/training_memory.hpp"
 
+#include "roofline/decode.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/training.hpp"
 
@@ -236,6 +237,23 @@ TEST_CASE("ring attention: K, V blocks, sends per layer and the overlap [LI23-3]
   CHECK(cp_ring_sends(1.0, false) == 0.0);
   CHECK(cp_exposed_time(units::Seconds{0.6}, units::Seconds{2.2}).base() == 0.0);
   CHECK(cp_exposed_time(units::Seconds{3.0}, units::Seconds{2.0}).base() == 1.0);
+}
+
+TEST_CASE("ring attention in a prefill: blocks a rank receives and the floor [LI23-3]", "[training][prefill]") {
+  struct Row {
+    double c, local, window, blocks;
+  };
+  // No window: every other rank's block, c - 1. A window of W tokens reaches back at most
+  // ceil(W / (s/c)) blocks: W = 4096 over blocks of 16,384 tokens needs 1; 40,000 needs 3 (of 7).
+  const Row rows[] = {{8, 16384, 0, 7},     {8, 16384, 4096, 1}, {8, 16384, 16384, 1}, {8, 16384, 16385, 2},
+                      {8, 16384, 40000, 3}, {8, 1024, 1e6, 7},   {2, 4096, 0, 1},      {1, 8192, 0, 0}};
+  for (const Row& r : rows) {
+    INFO("c " << r.c << ", s/c " << r.local << ", W " << r.window);
+    CHECK(cp_prefill_blocks(r.c, r.local, r.window) == r.blocks);
+  }
+  // The floor: the rank's larger side plus what the ring leaves exposed.
+  CHECK(cp_prefill_floor(units::Seconds{1.6}, units::Seconds{0.006}, units::Seconds{0.0}).base() == 1.6);
+  CHECK(cp_prefill_floor(units::Seconds{0.0625}, units::Seconds{0.125}, units::Seconds{0.5}).base() == 0.625);
 }
 
 TEST_CASE("parameters per device: a tied head is copied to the last stage; GPT-3 [NA21-2]", "[training]") {

@@ -8,6 +8,7 @@
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/scenario.hpp"
+#include "roofline/topology.hpp"
 #include "roofline/units.hpp"
 
 #include <array>
@@ -90,6 +91,33 @@ DecodeResult analyze_decode(const Scenario& s, DecodeOptions o = {});
 
 // --- prefill -------------------------------------------------------------------------------------
 
+/// A prefill on a context-parallel group (--cp c): each of the c ranks holds the whole weights and
+/// s/c tokens of every prompt (2c chunks, two a rank, so that the causal attention's work is even),
+/// and ring attention passes each attention layer's K, V blocks around the group  [LI23 §3]
+struct ContextParallelPrefill {
+  std::int64_t ranks = 1;
+  double local_tokens = 0.0;  ///< s/c of each prompt
+  Machine rank;               ///< one device: P and BW
+  units::Flop flops{};        ///< F/c a rank
+  units::Bytes bytes{};       ///< N b_w + M_KV/c a rank
+  units::Bytes kv{};          ///< M_KV/c: the cache a rank keeps
+  units::Bytes required{};    ///< the weights, the cache share and the reserve a device
+  units::Bytes capacity{};    ///< a device's
+  bool fits = false;
+  units::Seconds t_compute{};
+  units::Seconds t_memory{};
+  double attention_layers = 0.0;
+  units::Bytes block{};  ///< one K, V block: s/c tokens of one layer
+  double blocks = 0.0;   ///< blocks a rank receives, over all attention layers
+  GroupLinks links;
+  units::Seconds ring{};  ///< n_blk sends of one block
+  units::Seconds ring_latency{};
+  units::Seconds attention{};  ///< the attention core a rank computes, which the sends overlap
+  units::Seconds exposed{};    ///< max(0, ring - attention)
+  units::Seconds t_floor{};
+  units::Seconds one_device{};  ///< the same prefill on one device
+};
+
 struct PrefillResult {
   Machine machine;
   bool has_peak = false;
@@ -103,8 +131,13 @@ struct PrefillResult {
   units::Seconds decode_step_at_prompt{};  ///< t_step(T = S), batch 1
   std::optional<units::Ratio> decode_prefill_ratio;
   CapacityResult capacity;  ///< at this batch, context = prompt
+  /// --cp c on a device with a peak: the group's prefill, each rank's share and the ring.
+  std::optional<ContextParallelPrefill> cp;
 };
 PrefillResult analyze_prefill(const Scenario& s);
+/// The prefill of s's prompts on its context-parallel group of s.deployment.context devices;
+/// nullopt for c = 1 or without a peak (the overlap needs the attention's time).
+std::optional<ContextParallelPrefill> context_parallel_prefill(const Scenario& s, const PrefillPass& pooled);
 
 // --- speculative decoding ----------------------------------------------------------------------
 

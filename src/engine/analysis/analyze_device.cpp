@@ -1,10 +1,14 @@
 // Analyses on an accelerator: hardware, capacity, decode, prefill, serve, gemm.
+#include "roofline/activations.hpp"
 #include "roofline/analysis/layer.hpp"
 #include "roofline/analysis/serving.hpp"
 #include "roofline/flops.hpp"
+#include "roofline/layer_stack.hpp"
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
 #include "roofline/roofline.hpp"
+#include "roofline/topology.hpp"
+#include "roofline/training_memory.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -106,6 +110,56 @@ DecodeResult analyze_decode(const Scenario& s, DecodeOptions o) {
   return r;
 }
 
+std::optional<ContextParallelPrefill> context_parallel_prefill(const Scenario& s, const PrefillPass& pooled) {
+  const Deployment& dep = s.deployment;
+  if (dep.context <= 1 || !s.accelerator || !device_peak(s)) return std::nullopt;
+  const ModelConfig& m = s.model;
+  const Workload& w = s.workload;
+  ContextParallelPrefill r;
+  r.ranks = dep.context;
+  const auto c = static_cast<double>(dep.context);
+  const Machine all = effective_machine(s);
+  const auto g = static_cast<double>(dep.devices);
+  r.rank = Machine{all.peak / g, all.bandwidth / g};
+  r.local_tokens = static_cast<double>(w.prompt) / c;
+  // Every rank runs every layer on its s/c tokens: the FLOPs split c ways (the 2c chunks even the
+  // causal attention's), the weights are read whole, the cache written is the rank's share.
+  r.flops = pooled.flops / c;
+  r.kv = pooled.kv_written / c;
+  r.bytes = pooled.weight_bytes + r.kv;
+  r.t_compute = r.flops / r.rank.peak;
+  r.t_memory = r.bytes / r.rank.bandwidth;
+  const CapacityResult cap = capacity_at(s, w.batch, w.prompt);
+  r.capacity = cap.device_capacity;
+  r.required = cap.weights + r.kv + cap.reserve_per_device;
+  r.fits = r.required <= r.capacity;
+  // The ring: each attention layer's blocks of s/c tokens' keys and values, in the activations' dtype.
+  const LayerWidths widths = layer_widths(m, false);
+  r.block = cp_kv_block_bytes(r.local_tokens, static_cast<double>(w.batch),
+                              static_cast<double>(widths.w_k + widths.w_v), dtype_bytes(w.activation_dtype), 1.0);
+  for (const LayerKind& k : layer_kinds(m)) {
+    if (!k.mix.attention || k.cross_attention) continue;
+    const auto n = static_cast<double>(k.layers);
+    r.attention_layers += n;
+    r.blocks += n * cp_prefill_blocks(c, r.local_tokens, static_cast<double>(k.window));
+  }
+  const Topology& topo = s.accelerator->system;
+  const LatencyModel lat =
+      dep.link_latency_source == LinkLatencySource::flag ? LatencyModel{false, dep.link_latency} : LatencyModel{};
+  r.links = group_links(topo, dep.context, 1, dep.link_efficiency);
+  const LinkKind kind = r.links.spans ? r.links.across : r.links.inside;
+  units::BytesPerSecond link = r.links.spans ? r.links.across_bandwidth : r.links.inside_bandwidth;
+  if (!r.links.spans && topo.mesh) link = mesh_group_bandwidth(link, 2.0, static_cast<double>(topo.domain));
+  const CollectiveTime one = send_time(kind, link, r.block, lat);
+  r.ring = one.time * r.blocks;
+  r.ring_latency = one.latency * r.blocks;
+  r.attention = pooled.attention_flops / c / r.rank.peak;
+  r.exposed = cp_exposed_time(r.ring, r.attention);
+  r.t_floor = cp_prefill_floor(r.t_compute, r.t_memory, r.exposed);
+  r.one_device = prefill_pass(m, s.counts, w, r.rank).t_floor;
+  return r;
+}
+
 PrefillResult analyze_prefill(const Scenario& s) {
   const ModelConfig& m = s.model;
   const Workload& w = s.workload;
@@ -130,6 +184,7 @@ PrefillResult analyze_prefill(const Scenario& s) {
     r.decode_prefill_ratio = units::Ratio{decode_prefill_cost_ratio(r.decode_step_at_prompt, r.pass.t_floor, tokens)};
   }
   r.capacity = capacity_at(s, w.batch, w.prompt);
+  r.cp = context_parallel_prefill(s, r.pass);
   return r;
 }
 

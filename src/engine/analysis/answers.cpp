@@ -61,6 +61,10 @@ PrefillAnswer answer_prefill(const Scenario& s) {
   a.hardware = analyze_hardware(s);
   a.prefill = analyze_prefill(s);
   a.fit = pooled(a.prefill.capacity);
+  // A context-parallel group holds the weights whole on each rank: the rank's fit binds.
+  if (const std::optional<ContextParallelPrefill>& cp = a.prefill.cp) {
+    a.fit = {cp->fits, FitBasis::per_device, cp->required, cp->capacity};
+  }
   return a;
 }
 

@@ -5,6 +5,8 @@
 #include "roofline/memory.hpp"
 #include "roofline/misc.hpp"
 
+#include <cmath>
+
 namespace roofline::format {
 namespace {
 
@@ -382,6 +384,82 @@ const std::vector<Field<PF>> kPrefill = {
      nullptr, [](const PF& p) { return p.r.has_peak; }},
 };
 
+// The prefill on a context-parallel group (--cp): one rank's share, the ring and the floor.
+const ContextParallelPrefill& cp_of(const PF& p) { return *p.r.cp; }
+
+const std::vector<Field<PF>> kContextParallel = {
+    {"cp_ranks", "ranks c", "", "", [](const PF& p) { return cell(cp_of(p).ranks); }, nullptr,
+     [](const PF&) { return std::string("one group; each prompt in 2c chunks, two a rank"); }},
+    {"cp_tokens_per_rank", "tokens of each prompt a rank", "LI23-3", "s / c",
+     [](const PF& p) { return cell(units::Tokens{cp_of(p).local_tokens}); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.prompt), num(cp_of(p).ranks)); }},
+    {"cp_flop_per_rank", "FLOPs a rank", "LI23-3", "F / c", [](const PF& p) { return cell(cp_of(p).flops); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.flops), num(cp_of(p).ranks)); }},
+    {"cp_kv_per_rank_bytes", "KV a rank keeps", "LI23-3", "B M_KV(S) / c",
+     [](const PF& p) { return cell(cp_of(p).kv); },
+     [](const PF& p) { return fmt::format("{} / {}", num(p.r.pass.kv_written), num(cp_of(p).ranks)); }},
+    {"cp_bytes_per_rank", "bytes a rank", "LI23-3", "N_read b_w / 8 + B M_KV(S) / c",
+     [](const PF& p) { return cell(cp_of(p).bytes); },
+     [](const PF& p) { return fmt::format("{} + {}", num(p.r.pass.weight_bytes), num(cp_of(p).kv)); },
+     [](const PF&) { return std::string("every rank reads the whole weights"); }},
+    {"cp_required_per_device_bytes", "needed per device", "LI23-3", "M_w + R + B M_KV(S) / c",
+     [](const PF& p) { return cell(cp_of(p).required); }, nullptr,
+     [](const PF&) { return std::string("the weights whole, the rank's cache"); }},
+    {"cp_capacity_per_device_bytes", "capacity per device", "", "",
+     [](const PF& p) { return cell(cp_of(p).capacity); }},
+    {"cp_fits", "fits on every rank", "S003-3.4", "required <= capacity",
+     [](const PF& p) { return cell(cp_of(p).fits); },
+     [](const PF& p) { return fmt::format("{} <= {}", num(cp_of(p).required), num(cp_of(p).capacity)); }},
+    {"cp_compute_time_s", "compute time a rank", "WI09", "F / (c P)",
+     [](const PF& p) { return cell(cp_of(p).t_compute); },
+     [](const PF& p) { return fmt::format("{} / {}", num(cp_of(p).flops), num(cp_of(p).rank.peak)); }},
+    {"cp_memory_time_s", "memory time a rank", "WI09", "Q_rank / BW",
+     [](const PF& p) { return cell(cp_of(p).t_memory); },
+     [](const PF& p) { return fmt::format("{} / {}", num(cp_of(p).bytes), num(cp_of(p).rank.bandwidth)); }},
+    {"cp_kv_block_bytes", "one K, V block", "LI23-3", "(s/c) B (w_k + w_v) e",
+     [](const PF& p) { return cell(cp_of(p).block); }},
+    {"cp_blocks", "blocks a rank receives", "LI23-3", "sum over attention layers of min(c - 1, ceil(W c / s))",
+     [](const PF& p) { return cell(static_cast<std::int64_t>(std::llround(cp_of(p).blocks))); }, nullptr,
+     [](const PF& p) {
+       return fmt::format("{} attention layers, c - 1 blocks each outside a window", num(cp_of(p).attention_layers));
+     }},
+    {"cp_ring_time_s", "  the ring's sends", "NC24", "n_blk (M_blk / B_link + latency): each ring step one send",
+     [](const PF& p) { return cell(cp_of(p).ring); },
+     [](const PF& p) {
+       const ContextParallelPrefill& c = cp_of(p);
+       const units::Seconds transfer = c.ring - c.ring_latency;
+       const units::Bytes moved = c.block * c.blocks;
+       const units::BytesPerSecond link{transfer.base() > 0.0 ? moved.base() / transfer.base() : 0.0};
+       return fmt::format("{} / {} + {}", num(moved), num(link), num(c.ring_latency));
+     },
+     [](const PF& p) {
+       return group_placement_text(p.in.scenario.accelerator->system, cp_of(p).links, "the context-parallel ring");
+     }},
+    {"cp_attention_time_s", "  attention core it overlaps", "LI23-3", "A / (c P)",
+     [](const PF& p) { return cell(cp_of(p).attention); },
+     [](const PF& p) {
+       return fmt::format("{} / {} / {}", num(p.r.pass.attention_flops), num(cp_of(p).ranks), num(cp_of(p).rank.peak));
+     }},
+    {"cp_exposed_s", "  exposed", "LI23-3", "max(0, t_ring - t_attn)",
+     [](const PF& p) { return cell(cp_of(p).exposed); },
+     [](const PF& p) {
+       return fmt::format("max(0, {:.9g} - {:.9g})", cp_of(p).ring.base(), cp_of(p).attention.base());
+     }},
+    in_brief<PF>(kBriefPrefill,
+                 {"cp_ttft_floor_s", "TTFT floor on the group", "LI23-3", "max(F/(c P), Q_rank/BW) + exposed",
+                  [](const PF& p) { return cell(cp_of(p).t_floor); },
+                  [](const PF& p) {
+                    return fmt::format("max({:.9g}, {:.9g}) + {:.9g}", cp_of(p).t_compute.base(),
+                                       cp_of(p).t_memory.base(), cp_of(p).exposed.base());
+                  }}),
+    {"cp_speedup_ratio", "  speed-up over one device", "LI23-3", "t_1 / t_c",
+     [](const PF& p) { return cell(units::Ratio{cp_of(p).one_device / cp_of(p).t_floor}); },
+     [](const PF& p) { return fmt::format("{:.9g} / {:.9g}", cp_of(p).one_device.base(), cp_of(p).t_floor.base()); },
+     [](const PF& p) {
+       return fmt::format("of {} ranks; one device takes {:.4g} s", num(cp_of(p).ranks), cp_of(p).one_device.base());
+     }},
+};
+
 // --- serve ---------------------------------------------------------------------------------------
 
 struct S {
@@ -654,6 +732,21 @@ void add_prefill(Report& rep, const Subject& in, const PrefillResult& r, const V
   append_fields(s, kFit, C{in, r.capacity}, view);
   rep.sections.push_back(std::move(s));
   note_fit(rep, r.capacity, "these prefill times");
+  if (r.cp) {
+    rep.sections.push_back(make_section(
+        "context_parallel",
+        view.values_only ? std::string()
+                         : fmt::format("On a context-parallel group of {} (ring attention)", grouped(r.cp->ranks)),
+        kContextParallel, PF{in, r}, view));
+    if (!r.cp->fits) {
+      rep.warnings.push_back(fmt::format("--cp {}: a rank needs {} of a device's {}", r.cp->ranks, num(r.cp->required),
+                                         num(r.cp->capacity)));
+    }
+  } else if (in.scenario.deployment.context > 1) {
+    rep.notes.emplace_back(
+        "--cp: the context-parallel group's floor needs the device's peak (the ring overlaps the "
+        "attention's compute); none is known");
+  }
 }
 
 void add_serve(Report& rep, const Subject& in, const ServeResult& r, const ViewOptions& view) {
