@@ -245,5 +245,8 @@ CollectiveTime gather_time(const Topology& t, const GroupLinks& g, units::Bytes 
 CollectiveTime alltoall_time(const GroupLinks& g, units::Bytes message, const LatencyModel& lat);
 /// One send of M bytes over a link of the given kind and bandwidth.
 CollectiveTime send_time(LinkKind kind, units::BytesPerSecond link, units::Bytes message, const LatencyModel& lat);
+/// One send of M bytes between neighbours of a ring on group g of t: over the scale-out link once
+/// the group spans domains, else the inside link (on a mesh, the one peer link of a pair).
+CollectiveTime ring_send_time(const Topology& t, const GroupLinks& g, units::Bytes message, const LatencyModel& lat);
 
 }  // namespace roofline

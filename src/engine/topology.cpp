@@ -117,4 +117,11 @@ CollectiveTime send_time(LinkKind kind, units::BytesPerSecond link, units::Bytes
   return with_latency(message / link, 1.0, kind, 0.0, kind, lat);
 }
 
+CollectiveTime ring_send_time(const Topology& t, const GroupLinks& g, units::Bytes message, const LatencyModel& lat) {
+  const LinkKind kind = g.spans ? g.across : g.inside;
+  units::BytesPerSecond link = g.spans ? g.across_bandwidth : g.inside_bandwidth;
+  if (!g.spans && t.mesh) link = mesh_group_bandwidth(link, 2.0, static_cast<double>(t.domain));
+  return send_time(kind, link, message, lat);
+}
+
 }  // namespace roofline

@@ -147,10 +147,7 @@ std::optional<ContextParallelPrefill> context_parallel_prefill(const Scenario& s
   const LatencyModel lat =
       dep.link_latency_source == LinkLatencySource::flag ? LatencyModel{false, dep.link_latency} : LatencyModel{};
   r.links = group_links(topo, dep.context, 1, dep.link_efficiency);
-  const LinkKind kind = r.links.spans ? r.links.across : r.links.inside;
-  units::BytesPerSecond link = r.links.spans ? r.links.across_bandwidth : r.links.inside_bandwidth;
-  if (!r.links.spans && topo.mesh) link = mesh_group_bandwidth(link, 2.0, static_cast<double>(topo.domain));
-  const CollectiveTime one = send_time(kind, link, r.block, lat);
+  const CollectiveTime one = ring_send_time(topo, r.links, r.block, lat);
   r.ring = one.time * r.blocks;
   r.ring_latency = one.latency * r.blocks;
   r.attention = pooled.attention_flops / c / r.rank.peak;

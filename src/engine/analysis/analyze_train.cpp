@@ -385,10 +385,7 @@ void place_on_topology(const Scenario& s, TrainResult& r, double repeat) {
   // Context parallelism: the ring's c ranks t apart; each send one K, V (or dK, dV) block.
   if (r.cp_sends > 0.0) {
     r.cp_links = group_links(topo, dep.context, t, eff);
-    const LinkKind kind = r.cp_links.spans ? r.cp_links.across : r.cp_links.inside;
-    units::BytesPerSecond link = r.cp_links.spans ? r.cp_links.across_bandwidth : r.cp_links.inside_bandwidth;
-    if (!r.cp_links.spans && topo.mesh) link = mesh_group_bandwidth(link, 2.0, static_cast<double>(topo.domain));
-    const CollectiveTime one = send_time(kind, link, r.cp_block_bytes, lat);
+    const CollectiveTime one = ring_send_time(topo, r.cp_links, r.cp_block_bytes, lat);
     r.cp_time = one.time * r.cp_sends;
     r.cp_latency = one.latency * r.cp_sends;
   }
