@@ -97,8 +97,9 @@ enum SweepOf : unsigned {
   kSweepServeLayout = 1U << 10U,
   kSweepTrain = 1U << 11U,
   kSweepTrainSearch = 1U << 12U,  ///< train --best-layout: the layout each point chose, then train's
+  kSweepPrefillCp = 1U << 13U,    ///< prefill --cp: the group's floor, not the pooled ideal device's
 };
-inline constexpr unsigned kSweepTables = 13;
+inline constexpr unsigned kSweepTables = 14;
 /// Train's columns, with and without --best-layout.
 inline constexpr unsigned kSweepTrains = kSweepTrain | kSweepTrainSearch;
 inline constexpr unsigned kSweepLayouts = kSweepMemoryLayout | kSweepDecodeLayout | kSweepServeLayout;

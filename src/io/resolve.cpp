@@ -820,7 +820,11 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   }
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;
-    if (sc.deployment.devices > 1 && !training && !sc.deployment.explicit_layout) {
+    if (sc.deployment.devices > 1 && !training && sc.deployment.context > 1) {
+      r.notes.push_back("the prompt runs on one context-parallel group of " + std::to_string(sc.deployment.context) +
+                        " devices (the group's rows and the verdict); the prefill rows above them pool the group "
+                        "into one ideal device whose communication is free");
+    } else if (sc.deployment.devices > 1 && !training && !sc.deployment.explicit_layout) {
       r.notes.push_back(std::to_string(sc.deployment.devices) +
                         " devices act as one ideal device: capacity, bandwidth and peak add up and communication "
                         "is free, so times are lower bounds");

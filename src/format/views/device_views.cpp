@@ -315,7 +315,7 @@ struct PF {
 };
 
 const std::vector<Field<PF>> kPrefill = {
-    in_sweep<PF>(kSweepPrefill, "FLOPs",
+    in_sweep<PF>(kSweepPrefill | kSweepPrefillCp, "FLOPs",
                  in_brief<PF>(kBriefPrefill, {"prefill_flop", "FLOPs", "S004", "B (S (C_fwd - H) + n_head H + A(S))",
                                               [](const PF& p) { return cell(p.r.pass.flops); },
                                               [](const PF& p) {
@@ -423,41 +423,49 @@ const std::vector<Field<PF>> kContextParallel = {
      [](const PF& p) {
        return fmt::format("{} attention layers, c - 1 blocks each outside a window", num(cp_of(p).attention_layers));
      }},
-    {"cp_ring_time_s", "  the ring's sends", "NC24", "n_blk (M_blk / B_link + latency): each ring step one send",
-     [](const PF& p) { return cell(cp_of(p).ring); },
-     [](const PF& p) {
-       const ContextParallelPrefill& c = cp_of(p);
-       const units::Seconds transfer = c.ring - c.ring_latency;
-       const units::Bytes moved = c.block * c.blocks;
-       const units::BytesPerSecond link{transfer.base() > 0.0 ? moved.base() / transfer.base() : 0.0};
-       return fmt::format("{} / {} + {}", num(moved), num(link), num(c.ring_latency));
-     },
-     [](const PF& p) {
-       return group_placement_text(p.in.scenario.accelerator->system, cp_of(p).links, "the context-parallel ring");
-     }},
+    in_sweep<PF>(
+        kSweepPrefillCp, "ring",
+        {"cp_ring_time_s", "  the ring's sends", "NC24", "n_blk (M_blk / B_link + latency): each ring step one send",
+         [](const PF& p) { return cell(cp_of(p).ring); },
+         [](const PF& p) {
+           const ContextParallelPrefill& c = cp_of(p);
+           const units::Seconds transfer = c.ring - c.ring_latency;
+           const units::Bytes moved = c.block * c.blocks;
+           const units::BytesPerSecond link{transfer.base() > 0.0 ? moved.base() / transfer.base() : 0.0};
+           return fmt::format("{} / {} + {}", num(moved), num(link), num(c.ring_latency));
+         },
+         [](const PF& p) {
+           return group_placement_text(p.in.scenario.accelerator->system, cp_of(p).links, "the context-parallel ring");
+         }}),
     {"cp_attention_time_s", "  attention core it overlaps", "LI23-3", "A / (c P)",
      [](const PF& p) { return cell(cp_of(p).attention); },
      [](const PF& p) {
        return fmt::format("{} / {} / {}", num(p.r.pass.attention_flops), num(cp_of(p).ranks), num(cp_of(p).rank.peak));
      }},
-    {"cp_exposed_s", "  exposed", "LI23-3", "max(0, t_ring - t_attn)",
-     [](const PF& p) { return cell(cp_of(p).exposed); },
-     [](const PF& p) {
-       return fmt::format("max(0, {:.9g} - {:.9g})", cp_of(p).ring.base(), cp_of(p).attention.base());
-     }},
-    in_brief<PF>(kBriefPrefill,
-                 {"cp_ttft_floor_s", "TTFT floor on the group", "LI23-3", "max(F/(c P), Q_rank/BW) + exposed",
-                  [](const PF& p) { return cell(cp_of(p).t_floor); },
+    in_sweep<PF>(kSweepPrefillCp, "exposed",
+                 {"cp_exposed_s", "  exposed", "LI23-3", "max(0, t_ring - t_attn)",
+                  [](const PF& p) { return cell(cp_of(p).exposed); },
                   [](const PF& p) {
-                    return fmt::format("max({:.9g}, {:.9g}) + {:.9g}", cp_of(p).t_compute.base(),
-                                       cp_of(p).t_memory.base(), cp_of(p).exposed.base());
+                    return fmt::format("max(0, {:.9g} - {:.9g})", cp_of(p).ring.base(), cp_of(p).attention.base());
                   }}),
-    {"cp_speedup_ratio", "  speed-up over one device", "LI23-3", "t_1 / t_c",
-     [](const PF& p) { return cell(units::Ratio{cp_of(p).one_device / cp_of(p).t_floor}); },
-     [](const PF& p) { return fmt::format("{:.9g} / {:.9g}", cp_of(p).one_device.base(), cp_of(p).t_floor.base()); },
-     [](const PF& p) {
-       return fmt::format("of {} ranks; one device takes {:.4g} s", num(cp_of(p).ranks), cp_of(p).one_device.base());
-     }},
+    in_sweep<PF>(kSweepPrefillCp, "group TTFT",
+                 in_brief<PF>(kBriefPrefill,
+                              {"cp_ttft_floor_s", "TTFT floor on the group", "LI23-3",
+                               "max(F/(c P), Q_rank/BW) + exposed", [](const PF& p) { return cell(cp_of(p).t_floor); },
+                               [](const PF& p) {
+                                 return fmt::format("max({:.9g}, {:.9g}) + {:.9g}", cp_of(p).t_compute.base(),
+                                                    cp_of(p).t_memory.base(), cp_of(p).exposed.base());
+                               }})),
+    in_sweep<PF>(kSweepPrefillCp, "speed-up",
+                 {"cp_speedup_ratio", "  speed-up over one device", "LI23-3", "t_1 / t_c",
+                  [](const PF& p) { return cell(units::Ratio{cp_of(p).one_device / cp_of(p).t_floor}); },
+                  [](const PF& p) {
+                    return fmt::format("{:.9g} / {:.9g}", cp_of(p).one_device.base(), cp_of(p).t_floor.base());
+                  },
+                  [](const PF& p) {
+                    return fmt::format("of {} ranks; one device takes {:.4g} s", num(cp_of(p).ranks),
+                                       cp_of(p).one_device.base());
+                  }}),
 };
 
 // --- serve ---------------------------------------------------------------------------------------
@@ -653,8 +661,9 @@ void sweep_figures(const Subject& in, const DecodeAnswer& a, SweepFigures& f) {
 }
 
 void sweep_figures(const Subject& in, const PrefillAnswer& a, SweepFigures& f) {
-  SweepCells s(kSweepPrefill, f);
+  SweepCells s(a.prefill.cp ? kSweepPrefillCp : kSweepPrefill, f);
   s.add("prefill", kPrefill, PF{in, a.prefill});
+  if (a.prefill.cp) s.add("context_parallel", kContextParallel, PF{in, a.prefill});
   sweep_cells(s, a.fit);
   f.fit = a.fit;
 }
