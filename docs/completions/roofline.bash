@@ -71,11 +71,12 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -p --prompt --output --dtype \
       --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
-      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --draft \
-      --acceptance --draft-len --require-fit --tp --pp --dp --ep --link-efficiency --micro-batches \
-      --system --domain-size --scale-out-bw --link-latency --flops-basis --attention --lm-head \
-      --decode-bytes --moe-decode --format --explain --brief --units --color --preset-dir -q \
-      --quiet --no-header --yes" ;;
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --rate \
+      --arrivals --trace --prompt-dist --output-dist --requests --seed --max-seqs --token-budget \
+      --step-overhead --draft --acceptance --draft-len --require-fit --tp --pp --dp --ep \
+      --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain --brief \
+      --units --color --preset-dir -q --quiet --no-header --yes" ;;
     layer) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
@@ -118,14 +119,15 @@ _roofline_options() {
       --params --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p \
       --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
       --compute-dtype --reserve --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time \
-      --concurrency --kv-block --shared-prefix --tpot --ttft --draft --acceptance --draft-len \
-      --require-fit --tp --pp --cp --dp --ep --link-efficiency --micro-batches --system \
-      --domain-size --scale-out-bw --link-latency --sp --best-layout --compute-budget \
-      --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum \
-      --global-batch --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu \
-      --lora --lora-targets --qlora --no-flash-attention --dropout --tokens --price --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --format --explain --brief --units --color \
-      --preset-dir -q --quiet --no-header --yes" ;;
+      --concurrency --kv-block --shared-prefix --tpot --ttft --rate --arrivals --trace \
+      --prompt-dist --output-dist --requests --seed --max-seqs --token-budget --step-overhead \
+      --draft --acceptance --draft-len --require-fit --tp --pp --cp --dp --ep --link-efficiency \
+      --micro-batches --system --domain-size --scale-out-bw --link-latency --sp --best-layout \
+      --compute-budget --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq \
+      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
+      --model-flops --hfu --lora --lora-targets --qlora --no-flash-attention --dropout --tokens \
+      --price --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --explain \
+      --brief --units --color --preset-dir -q --quiet --no-header --yes" ;;
     gemm) echo "-h --help --dtype --gpu --format --explain --brief --units --color --preset-dir -q \
       --quiet --no-header --yes" ;;
     gpus) echo "-h --help --names --format --explain --brief --units --color --preset-dir -q \
@@ -188,9 +190,11 @@ _roofline_valued() {
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
       --batch -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype --kv-format \
       --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block --shared-prefix \
-      --tpot --ttft --draft --acceptance --draft-len --tp --pp --dp --ep --link-efficiency \
-      --micro-batches --system --domain-size --scale-out-bw --link-latency --flops-basis \
-      --attention --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --tpot --ttft --rate --arrivals --trace --prompt-dist --output-dist --requests --seed \
+      --max-seqs --token-budget --step-overhead --draft --acceptance --draft-len --tp --pp --dp \
+      --ep --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --units --color \
+      --preset-dir" ;;
     layer) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len --mlp \
       --norm --window --global-every --experts --top-k --expert-ffn --shared-experts --shared-ffn \
       --first-dense --zero-expert-share --gpu --gpus --gpu-bandwidth --gpu-peak -b --batch -c \
@@ -227,12 +231,14 @@ _roofline_valued() {
       --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output --dtype \
       --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
       --bw-efficiency --mfu --measured-tokens-per-s --measured-step-time --concurrency --kv-block \
-      --shared-prefix --tpot --ttft --draft --acceptance --draft-len --tp --pp --cp --dp --ep \
-      --link-efficiency --micro-batches --system --domain-size --scale-out-bw --link-latency \
-      --compute-budget --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq \
-      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
-      --model-flops --hfu --lora --lora-targets --tokens --price --flops-basis --attention \
-      --lm-head --decode-bytes --moe-decode --format --units --color --preset-dir" ;;
+      --shared-prefix --tpot --ttft --rate --arrivals --trace --prompt-dist --output-dist \
+      --requests --seed --max-seqs --token-budget --step-overhead --draft --acceptance --draft-len \
+      --tp --pp --cp --dp --ep --link-efficiency --micro-batches --system --domain-size \
+      --scale-out-bw --link-latency --compute-budget --scaling-fit --zero --fsdp --shard-group \
+      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
+      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --tokens --price \
+      --flops-basis --attention --lm-head --decode-bytes --moe-decode --format --units --color \
+      --preset-dir" ;;
     gemm) echo "--dtype --gpu --format --units --color --preset-dir" ;;
     gpus) echo "--format --units --color --preset-dir" ;;
     systems) echo "--format --units --color --preset-dir" ;;
@@ -266,7 +272,9 @@ _roofline_value() {
       | *:--link-efficiency | *:--micro-batches | *:--system | *:--domain-size \
       | *:--scale-out-bw | *:--link-latency | *:--acceptance | *:--draft-len | *:--cp \
       | *:--output | *:--concurrency | *:--kv-block | *:--shared-prefix | *:--tpot | *:--ttft \
-      | *:--tokens | *:--measured-tokens-per-s | *:--measured-step-time | *:--compute-budget \
+      | *:--rate | *:--arrivals | *:--prompt-dist | *:--output-dist | *:--requests | *:--seed \
+      | *:--max-seqs | *:--token-budget | *:--step-overhead | *:--tokens \
+      | *:--measured-tokens-per-s | *:--measured-step-time | *:--compute-budget \
       | *:--shard-group | *:--micro-batch | *:--seq | *:--grad-accum | *:--global-batch \
       | *:--recompute-every | *:--pp-chunks | *:--pp-layers | *:--hfu | *:--lora | *:--price \
       | *:--users | *:--tokens-per-s | *:--gemm | *:--family)
@@ -323,6 +331,9 @@ _roofline_value() {
     *:--draft)
       _roofline_presets models "" "mtp"; _roofline_files
       ;;
+    *:--trace | *:-o | *:--svg)
+      _roofline_paths
+      ;;
     *:--phase)
       _roofline_words "prefill decode"
       ;;
@@ -350,9 +361,6 @@ _roofline_value() {
       ;;
     *:--kind)
       _roofline_words "roofline memory train decode serve"
-      ;;
-    *:-o | *:--svg)
-      _roofline_paths
       ;;
     *) return 1 ;;
   esac

@@ -77,6 +77,7 @@ struct ServeAnswer {
   /// (none when the targets allow no sequence); `serve.steady` stays the ideal device's.
   std::optional<LayoutSteadyState> layout_steady;
   std::optional<SpeculativeResult> speculative;
+  std::optional<LoadResult> load;  ///< --rate: the server simulated under the load
   Fit fit;
 };
 ServeAnswer answer_serve(const Scenario& s);

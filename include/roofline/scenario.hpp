@@ -9,6 +9,7 @@
 #include "roofline/model_config.hpp"
 #include "roofline/params.hpp"
 #include "roofline/scaling.hpp"
+#include "roofline/server_sim.hpp"
 #include "roofline/topology.hpp"
 #include "roofline/training.hpp"
 #include "roofline/training_memory.hpp"
@@ -93,6 +94,13 @@ struct TrainingInputs {
   std::optional<SizedBudget> budget;
 };
 
+/// serve --rate: the load and scheduler of a simulated server, and its per-step overhead.
+struct LoadInputs {
+  LoadSpec spec;
+  double step_overhead_s = 0.0;
+  bool search_saturation = false;  ///< with targets: the highest rate that meets them
+};
+
 /// A server at steady state (serve): continuous batching, paged KV, a shared prefix, targets.
 struct ServingInputs {
   std::optional<std::int64_t> concurrency;  ///< N; none: the most that fit
@@ -100,6 +108,7 @@ struct ServingInputs {
   std::int64_t shared_prefix = 0;           ///< P: prompt tokens every request shares, cached once
   std::optional<double> tpot_target_s;
   std::optional<double> ttft_target_s;
+  std::optional<LoadInputs> load;  ///< serve --rate: the server simulated under this load
 };
 
 /// Speculative decoding: a draft proposes γ tokens, the target verifies them in one step.

@@ -243,6 +243,8 @@ const char* group_title(InputGroup g) {
     case io::kSystem:
     case io::kCp:
       return "Parallelism";
+    case io::kLoad:
+      return "Load (serve --rate)";
     default:
       return "Workload";
   }

@@ -141,6 +141,22 @@ Run run_prefill(Request& req, const io::Resolved* in) {
   return o;
 }
 
+// A simulated server that cannot run its load is an error of the input, before any output.
+const LoadResult& checked_load(const LoadResult& l) {
+  if (!(l.pool_bytes.base() > 0.0)) {
+    throw InputError("--rate: the weights and the reserve leave no cache on the device; a server cannot run");
+  }
+  if (l.run.unservable_tokens > 0) {
+    throw InputError("--prompt/--output: a request of " + format::grouped(l.run.unservable_tokens) +
+                     " tokens needs more cache than the pool holds (" + format::grouped(l.run.pool_tokens) +
+                     " tokens); shorten it or add devices");
+  }
+  if (l.run.unfinished > 0 && !l.run.thrashing) {
+    throw std::logic_error("simulated server stalled with " + std::to_string(l.run.unfinished) + " requests left");
+  }
+  return l;
+}
+
 Run run_serve(Request& req, const io::Resolved* in) {
   const ServeAnswer a = answer_serve(in->scenario);
   const format::Subject s = subject(*in, req.spec, req.groups, req.view);
@@ -156,6 +172,7 @@ Run run_serve(Request& req, const io::Resolved* in) {
     }
   }
   if (a.speculative) format::add_speculative(o.report, s, *a.speculative, req.view);
+  if (a.load) format::add_load(o.report, s, checked_load(*a.load), req.view);
   format::add_fit(o.report, a.fit, req.view);
   o.fit = a.fit;
   return o;
@@ -461,9 +478,10 @@ const Command kCommands[] = {
      "  roofline prefill llama3-70b --gpu h100-sxm --cp 8 --prompt 131072\n"},
     {"serve", "A request's TTFT, TPOT and end-to-end floors, sized at its prompt + output tokens", Stage::model,
      kWorkloadOnGpu | io::kPrompt | io::kOutput | io::kAttentionMode | io::kLmHead | io::kSpeculative | io::kServing |
-         io::kTargets | io::kParallel | io::kLink | io::kSystem,
+         io::kTargets | io::kParallel | io::kLink | io::kSystem | io::kLoad,
      true, false, true, kOwnNone, &format::kServeBrief, nullptr, run_serve, serve_cells,
-     "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"},
+     "  roofline serve llama3-8b --gpu h100-sxm --prompt 1024 --output 256\n"
+     "  roofline serve llama3-8b --gpu h100-sxm --rate 20 --ttft 500ms --tpot 50ms\n"},
     {"layer", "One layer operator by operator: FLOPs, bytes, intensity, bound and time of each, unfused and fused",
      Stage::model,
      kModelInputs | io::kGpu | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kWeights | io::kKvDtype |

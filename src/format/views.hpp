@@ -26,6 +26,7 @@ void add_serve(Report& rep, const Subject& in, const ServeResult& r, const ViewO
 void add_deployment(Report& rep, const Subject& in, const DeploymentResult& r, const ViewOptions& view);
 void add_plan(Report& rep, const std::vector<PlanOption>& options, const PlanInputs& in, const ViewOptions& view);
 void add_speculative(Report& rep, const Subject& in, const SpeculativeResult& r, const ViewOptions& view);
+void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOptions& view);
 void add_train(Report& rep, const Subject& in, const TrainResult& r, const ViewOptions& view);
 /// train --compute-budget: the budget sized under every fit (section compute_optimal, table scaling_fits).
 void add_compute_optimal(Report& rep, const Subject& in, const SizedBudget& b, const ViewOptions& view);

@@ -1,6 +1,7 @@
 // resolve(): a ScenarioSpec becomes a Scenario. Every default lives here, in one place, and every
 // problem with the inputs is collected and reported together.
 #include "io/hf_import.hpp"
+#include "io/preset_registry.hpp"
 #include "io/scenario_spec.hpp"
 #include "io/text.hpp"
 
@@ -674,6 +675,113 @@ void resolve_context_group(const ScenarioSpec& spec, Scenario& sc, Diagnostics& 
   }
 }
 
+// --trace: one {"arrival_s", "prompt", "output"} object a line; blank lines skipped.
+std::vector<TraceRequest> read_trace(const std::string& path) {
+  const std::string text = read_file(path);
+  std::vector<TraceRequest> out;
+  std::size_t begin = 0;
+  std::int64_t line = 0;
+  while (begin < text.size()) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    ++line;
+    const std::string_view row(text.data() + begin, end - begin);
+    begin = end + 1;
+    if (row.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = path + ":" + std::to_string(line);
+    const nlohmann::json j = parse_json_text(row, where);
+    if (!j.is_object()) throw InputError(where + ": expected an object {\"arrival_s\", \"prompt\", \"output\"}");
+    TraceRequest q;
+    const auto count = [&](const char* key) {
+      const auto it = j.find(key);
+      if (it == j.end() || !it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+          it->get<std::int64_t>() > (std::int64_t{1} << 40)) {
+        throw InputError(where + ": \"" + key + "\" must be a whole number of tokens in [1, 2^40]");
+      }
+      return it->get<std::int64_t>();
+    };
+    const auto at = j.find("arrival_s");
+    if (at == j.end() || !at->is_number() || !(at->get<double>() >= 0.0) || !std::isfinite(at->get<double>())) {
+      throw InputError(where + ": \"arrival_s\" must be a finite number of seconds, 0 or more");
+    }
+    for (const auto& [key, value] : j.items()) {
+      if (key != "arrival_s" && key != "prompt" && key != "output") {
+        throw InputError(where + ": unknown key \"" + key + "\"; a line holds arrival_s, prompt and output");
+      }
+    }
+    q.arrival_s = at->get<double>();
+    q.prompt = count("prompt");
+    q.output = count("output");
+    out.push_back(q);
+    if (out.size() > 10'000'000) throw InputError(path + ": more than 10,000,000 requests");
+  }
+  if (out.empty()) throw InputError(path + ": no requests");
+  return out;
+}
+
+// serve --rate: the load, the lengths and the scheduler of the simulated server.
+void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
+  const bool closed = spec.arrivals && spec.arrivals->process == ArrivalProcess::closed;
+  const bool any = spec.rate || spec.arrivals || spec.trace || spec.prompt_dist || spec.output_dist || spec.requests ||
+                   spec.seed || spec.max_seqs || spec.token_budget || spec.step_overhead;
+  if (!any) return;
+  if (!spec.rate && !closed && !spec.trace) {
+    diag.usage("--rate: a simulated server needs --rate RATE, --arrivals closed:USERS or --trace FILE");
+    return;
+  }
+  if (spec.rate && closed) diag.usage("--rate: contradicts --arrivals closed, whose users set their own rate");
+  if (spec.trace && (spec.rate || spec.arrivals || spec.prompt_dist || spec.output_dist || spec.requests)) {
+    diag.usage(
+        "--trace: the trace gives the arrivals and lengths; drop --rate, --arrivals, --requests and the -dist "
+        "flags");
+  }
+  if (sc.deployment.explicit_layout || sc.deployment.context > 1 || spec.draft) {
+    diag.input(std::string("--rate: the simulated server runs on serve's ideal device; with ") +
+               (spec.draft                  ? "--draft"
+                : sc.deployment.context > 1 ? "--cp"
+                                            : "--tp/--pp/--dp/--ep") +
+               " it is not modelled yet");
+  }
+  if (spec.concurrency) diag.usage("--concurrency: a simulated server's concurrency follows from its load; drop it");
+  LoadInputs in;
+  LoadSpec& l = in.spec;
+  if (spec.arrivals) {
+    l.arrivals = spec.arrivals->process;
+    l.cv = spec.arrivals->cv;
+    l.users = spec.arrivals->users;
+    l.think_s = spec.arrivals->think_s;
+  }
+  l.rate = spec.rate.value_or(0.0);
+  if (spec.trace) {
+    l.arrivals = ArrivalProcess::trace;
+    l.trace = read_trace(*spec.trace);
+    l.requests = static_cast<std::int64_t>(l.trace.size());
+  }
+  const auto lengths = [](const std::optional<LengthSpec>& d, std::int64_t mean) {
+    LengthSpec x = d.value_or(LengthSpec{});
+    x.mean = static_cast<double>(mean);
+    return x;
+  };
+  l.prompt = lengths(spec.prompt_dist, sc.workload.prompt);
+  l.output = lengths(spec.output_dist, sc.workload.output);
+  if (sc.workload.output < 1 && l.output.dist != LengthDist::uniform)
+    diag.input("--output: a simulated request generates at least 1 token");
+  l.requests = spec.requests.value_or(l.requests);
+  l.seed = spec.seed.value_or(0);
+  l.max_seqs = spec.max_seqs.value_or(l.max_seqs);
+  l.token_budget = spec.token_budget.value_or(l.token_budget);
+  if (l.max_seqs > l.token_budget) {
+    diag.usage("--max-seqs: " + str(l.max_seqs) + " sequences exceed the --token-budget of " + str(l.token_budget) +
+               " tokens a step; every running sequence needs its token");
+  }
+  l.block = spec.kv_block.value_or(ServingInputs{}.kv_block);
+  l.shared_prefix = spec.shared_prefix.value_or(0);
+  l.ttft_target_s = spec.ttft_target;
+  l.tpot_target_s = spec.tpot_target;
+  in.step_overhead_s = spec.step_overhead.value_or(0.0);
+  in.search_saturation = spec.rate && (spec.ttft_target || spec.tpot_target);
+  sc.serving.load = std::move(in);
+}
+
 // The training layout, recipe, schedule and run, each pass checking what it resolves.
 void resolve_training(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   resolve_layout(spec, sc, diag, true);
@@ -957,7 +1065,9 @@ void resolve_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training, 
                 .kv_block = spec.kv_block.value_or(ServingInputs{}.kv_block),
                 .shared_prefix = spec.shared_prefix.value_or(ServingInputs{}.shared_prefix),
                 .tpot_target_s = spec.tpot_target,
-                .ttft_target_s = spec.ttft_target};
+                .ttft_target_s = spec.ttft_target,
+                .load = std::nullopt};
+  resolve_load(spec, sc, diag);
   if (spec.shared_prefix && *spec.shared_prefix > sc.workload.prompt) {
     diag.input("--shared-prefix: " + str(*spec.shared_prefix) + " tokens is longer than the " +
                str(sc.workload.prompt) + "-token prompt");

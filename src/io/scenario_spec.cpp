@@ -108,6 +108,57 @@ std::int64_t positive_count(const std::string& text) {
   return n;
 }
 
+ArrivalsFlag parse_arrivals(const std::string& text) {
+  const std::string t = lower(text);
+  const std::string allowed = "; expected poisson, gamma:CV or closed:USERS[:THINK]";
+  ArrivalsFlag a;
+  if (t == "poisson") return a;
+  if (t.starts_with("gamma:")) {
+    a.process = ArrivalProcess::gamma;
+    const double cv = parse_fraction(t.substr(6));
+    if (!(cv > 0.0) || cv > 100.0) throw InputError(quote(text) + ": the coefficient of variation must be in (0, 100]");
+    a.cv = cv;
+    return a;
+  }
+  if (t.starts_with("closed:")) {
+    a.process = ArrivalProcess::closed;
+    const std::string rest = t.substr(7);
+    const std::size_t colon = rest.find(':');
+    a.users = positive_count(rest.substr(0, colon));
+    if (a.users > 1'000'000) throw InputError(quote(text) + " is more than 1,000,000 users");
+    if (colon != std::string::npos) {
+      const std::string think = rest.substr(colon + 1);
+      a.think_s = think == "0" ? 0.0 : parse_seconds(think);
+    }
+    return a;
+  }
+  throw InputError(quote(text) + " is not an arrival process" + allowed);
+}
+
+LengthSpec parse_length_dist(const std::string& text) {
+  const std::string t = lower(text);
+  LengthSpec l;
+  if (t == "fixed") return l;
+  if (t.starts_with("uniform:")) {
+    const std::string rest = t.substr(8);
+    const std::size_t colon = rest.find(':');
+    if (colon == std::string::npos) throw InputError(quote(text) + ": expected uniform:LO:HI");
+    l.dist = LengthDist::uniform;
+    l.lo = positive_count(rest.substr(0, colon));
+    l.hi = positive_count(rest.substr(colon + 1));
+    if (l.hi < l.lo) throw InputError(quote(text) + ": HI is below LO");
+    if (l.hi > (std::int64_t{1} << 40)) throw InputError(quote(text) + ": HI is more than 2^40 tokens");
+    return l;
+  }
+  if (t.starts_with("lognormal:")) {
+    l.dist = LengthDist::lognormal;
+    l.sigma = parse_fraction(t.substr(10));
+    if (!(l.sigma > 0.0) || l.sigma > 4.0) throw InputError(quote(text) + ": SIGMA must be in (0, 4]");
+    return l;
+  }
+  throw InputError(quote(text) + " is not a length distribution; expected fixed, uniform:LO:HI or lognormal:SIGMA");
+}
+
 // --pp-layers: layers per stage, first to last, comma-separated; N*K is K stages of N layers.
 // At most 2^20 stages, so that a short text cannot ask for unbounded memory.
 std::vector<std::int64_t> stage_layer_list(const std::string& text) {
@@ -427,6 +478,60 @@ const std::vector<InputDef> kInputs = {
      [](ScenarioSpec& s, const std::string& t) { s.tpot_target = parse_seconds(t); }},
     {"ttft", nullptr, kTargets, "SECONDS", "Target time to first token (500ms), against the TTFT floor",
      [](ScenarioSpec& s, const std::string& t) { s.ttft_target = parse_seconds(t); }},
+    // serve --rate: a server simulated under load.
+    {"rate", nullptr, kLoad, "RATE|all",
+     "Requests a second arriving at a simulated continuous-batching server (all: every request at once); "
+     "latency percentiles, throughput, goodput and queues",
+     [](ScenarioSpec& s, const std::string& t) {
+       if (lower(t) == "all") {
+         s.rate = HUGE_VAL;
+         return;
+       }
+       const double r = parse_rate_count(t);
+       if (!(r > 0.0)) throw InputError(quote(t) + " must be a positive rate of requests a second, or all");
+       s.rate = r;
+     }},
+    {"arrivals", nullptr, kLoad, "PROCESS",
+     "How requests arrive: poisson, gamma:CV (burstier for CV > 1), or closed:USERS[:THINK] (each user sends its "
+     "next request a mean THINK after its last one ends)",
+     [](ScenarioSpec& s, const std::string& t) { s.arrivals = parse_arrivals(t); }, false, Sweep::none, ValueHint::text,
+     nullptr, [] { return std::string("poisson"); }},
+    {"trace", nullptr, kLoad, "FILE",
+     "JSONL requests to replay: one {\"arrival_s\", \"prompt\", \"output\"} object a line",
+     [](ScenarioSpec& s, const std::string& t) {
+       if (t.empty()) throw InputError("is empty; give a JSONL file");
+       s.trace = t;
+     },
+     false, Sweep::none, ValueHint::text},
+    {"prompt-dist", nullptr, kLoad, "DIST",
+     "Prompt lengths: fixed (--prompt), uniform:LO:HI, or lognormal:SIGMA of mean --prompt",
+     [](ScenarioSpec& s, const std::string& t) { s.prompt_dist = parse_length_dist(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return std::string("fixed"); }},
+    {"output-dist", nullptr, kLoad, "DIST",
+     "Output lengths: fixed (--output), uniform:LO:HI, or lognormal:SIGMA of mean --output",
+     [](ScenarioSpec& s, const std::string& t) { s.output_dist = parse_length_dist(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return std::string("fixed"); }},
+    {"requests", nullptr, kLoad, "N", "Requests simulated; the first and last 10 % are left out of the figures",
+     [](ScenarioSpec& s, const std::string& t) {
+       const std::int64_t n = positive_count(t);
+       if (n > 10'000'000) throw InputError(quote(t) + " is more than 10,000,000 requests");
+       s.requests = n;
+     },
+     false, Sweep::none, ValueHint::text, nullptr, [] { return count_text(LoadSpec{}.requests); }},
+    {"seed", nullptr, kLoad, "N", "Seed of the arrivals and lengths: the same seed, the same run",
+     [](ScenarioSpec& s, const std::string& t) { s.seed = static_cast<std::uint64_t>(parse_count(t)); }, false,
+     Sweep::none, ValueHint::text, nullptr, [] { return std::string("0"); }},
+    {"max-seqs", nullptr, kLoad, "N", "Sequences the server runs at once (vLLM's max_num_seqs)",
+     [](ScenarioSpec& s, const std::string& t) { s.max_seqs = positive_count(t); }, false, Sweep::none, ValueHint::text,
+     nullptr, [] { return count_text(LoadSpec{}.max_seqs); }},
+    {"token-budget", nullptr, kLoad, "N",
+     "Tokens one step computes at most, decodes first, then prefill chunks (vLLM's max_num_batched_tokens)",
+     [](ScenarioSpec& s, const std::string& t) { s.token_budget = positive_count(t); }, false, Sweep::none,
+     ValueHint::text, nullptr, [] { return count_text(LoadSpec{}.token_budget); }},
+    {"step-overhead", nullptr, kLoad, "SECONDS",
+     "Fixed time added to every simulated step: scheduling, sampling, launches (0: none)",
+     [](ScenarioSpec& s, const std::string& t) { s.step_overhead = t == "0" ? 0.0 : parse_seconds(t); }, false,
+     Sweep::none, ValueHint::text, nullptr, [] { return std::string("0"); }},
     {"users", nullptr, kPlan, "N", "Concurrent users the fleet serves",
      [](ScenarioSpec& s, const std::string& t) { s.users = positive_count(t); }},
     {"tokens-per-s", nullptr, kPlan, "RATE", "Decode rate each user gets (30): a step of at most 1/RATE",

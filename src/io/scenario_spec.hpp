@@ -60,6 +60,15 @@ enum InputGroup : std::uint64_t {
   kStrict = std::uint64_t{1} << 31,  ///< --strict: refuse a model the generic decoder reading counts
   kSystem = std::uint64_t{1} << 32,  ///< --system, --domain-size, --scale-out-bw (the layouts and plan)
   kCp = std::uint64_t{1} << 33,      ///< --cp: train's context-parallel degree, prefill's group
+  kLoad = std::uint64_t{1} << 34,    ///< serve --rate and the simulated server's load and scheduler
+};
+
+/// --arrivals: the process and its parameters (the rate comes from --rate).
+struct ArrivalsFlag {
+  ArrivalProcess process = ArrivalProcess::poisson;
+  double cv = 1.0;
+  std::int64_t users = 1;
+  double think_s = 0.0;
 };
 
 /// Architecture overrides on a preset or a model from flags alone.
@@ -138,6 +147,14 @@ struct ScenarioSpec {
   // a server at steady state
   std::optional<std::int64_t> concurrency, kv_block, shared_prefix;
   std::optional<double> tpot_target, ttft_target;
+  // serve --rate: the simulated server's load and scheduler.
+  std::optional<double> rate;  ///< requests/s; +inf: every request at once
+  std::optional<ArrivalsFlag> arrivals;
+  std::optional<std::string> trace;  ///< a JSONL file of arrival_s, prompt, output
+  std::optional<LengthSpec> prompt_dist, output_dist;
+  std::optional<std::int64_t> requests, max_seqs, token_budget;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> step_overhead;
   std::optional<double> link_latency, link_efficiency;
   std::string system;                       ///< --system: a system preset, alias or file
   bool uses_system = true;                  ///< the command places devices on a system (kSystem); else none is loaded

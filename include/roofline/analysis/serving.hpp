@@ -8,11 +8,13 @@
 #include "roofline/flops.hpp"
 #include "roofline/layer_ops.hpp"
 #include "roofline/scenario.hpp"
+#include "roofline/server_sim.hpp"
 #include "roofline/topology.hpp"
 #include "roofline/units.hpp"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +63,28 @@ struct ServeResult {
   std::optional<units::PerSecond> output_tokens_per_s_full;
 };
 ServeResult analyze_serve(const Scenario& s);
+
+// --- serve --rate (a server under load) -----------------------------------------------------------
+
+/// The simulated server's step model on the scenario's ideal device: a step of n tokens reads the
+/// weights n tokens touch, each decoding sequence's cache at its context and each prefill chunk's
+/// earlier cache, and computes C_fwd a decode token plus its attention and each chunk's
+/// F_pre(b) - F_pre(a): t = max(F/P, Q/BW) + t_overhead; the pool is C - M_w - R, blocks of k
+/// tokens at M_KV per token, a hybrid's state per sequence  [KW23] [VL25] [S003-2.5] (derived)
+std::unique_ptr<StepModel> scenario_step_model(const Scenario& s, double step_overhead_s);
+
+struct LoadResult {
+  LoadSpec spec;
+  double step_overhead_s = 0.0;
+  units::Bytes pool_bytes{};   ///< C - M_w - R: the cache pool of the ideal device
+  units::Bytes block_bytes{};  ///< k M_KV per token
+  LoadRun run;
+  std::optional<double> capacity_requests_per_s;  ///< completions/s with every request queued at once
+  std::optional<double> saturation_rate;          ///< the highest rate whose p99s meet the targets
+};
+/// The server of `serve` simulated under the scenario's load (serving.load), and with targets the
+/// highest rate that meets them at p99 (bisection under one seed)  (derived)
+LoadResult analyze_load(const Scenario& s);
 
 // --- deployment (inference on a parallel layout) --------------------------------------------------
 

@@ -85,6 +85,7 @@ ServeAnswer answer_serve(const Scenario& s) {
     const Workload& w = s.workload;
     a.speculative = analyze_speculative(s, w.prompt + w.output / 2);
   }
+  if (s.serving.load) a.load = analyze_load(s);
   return a;
 }
 

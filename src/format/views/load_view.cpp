@@ -1,0 +1,190 @@
+// serve --rate: the simulated server's latency distributions, throughput, goodput, queues and
+// cache, and the rate at which it saturates.
+#include "format/field.hpp"
+#include "format/views.hpp"
+
+#include <cmath>
+
+namespace roofline::format {
+namespace {
+
+struct L {
+  const Subject& in;
+  const LoadResult& r;
+};
+
+bool unsaturated(const L& x) { return !x.r.run.saturated && x.r.run.measured > 0; }
+bool has_targets(const L& x) { return unsaturated(x) && (x.r.spec.ttft_target_s || x.r.spec.tpot_target_s); }
+bool has_prefix(const L& x) { return x.r.spec.shared_prefix > 0; }
+bool has_window(const L& x) { return x.r.run.window_s > 0.0; }
+
+template <LatencyDistribution LoadRun::*M, double LatencyDistribution::*Q>
+Cell stat(const L& x) {
+  return cell(units::Seconds{(x.r.run.*M).*Q});
+}
+
+std::string p99_note(const LatencyDistribution& d) {
+  return fmt::format("95 % interval {} to {}, {} samples", display(d.p99_lo, Unit::seconds, UnitSystem::si),
+                     display(d.p99_hi, Unit::seconds, UnitSystem::si), grouped(d.samples));
+}
+
+const std::vector<Field<L>> kLoad = {
+    {"load_requests_measured", "requests measured", "", "", [](const L& x) { return cell(x.r.run.measured); }, nullptr,
+     [](const L& x) {
+       const std::int64_t left = (x.r.run.requests - x.r.run.measured) / 2;
+       return fmt::format("of {} simulated; the first and last {} left out", grouped(x.r.run.requests), grouped(left));
+     }},
+    {"load_window_s", "measured window", "", "", [](const L& x) { return cell(units::Seconds{x.r.run.window_s}); }},
+    {"load_saturated", "saturated", "LI61", "completions < 0.95 arrivals in the window",
+     [](const L& x) { return cell(x.r.run.saturated); },
+     [](const L& x) {
+       return fmt::format("{:.6g} x {:.6g} < 0.95 x {:.6g} x {:.6g}", x.r.run.requests_per_s, x.r.run.window_s,
+                          x.r.run.offered_rate, x.r.run.window_s);
+     },
+     [](const L& x) {
+       return std::string(x.r.run.saturated ? "the queue grows: latencies depend on the run's length, so none is shown"
+                                            : "");
+     },
+     [](const L& x) { return x.r.run.offered_rate > 0.0; }},
+    {"load_offered_rate_per_s", "arrivals/s", "", "", [](const L& x) { return number(x.r.run.offered_rate); }, nullptr,
+     nullptr, [](const L& x) { return x.r.run.offered_rate > 0.0; }},
+    {"load_requests_per_s", "completions/s", "", "", [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr,
+     nullptr, has_window},
+    {"load_output_tokens_per_s", "output tokens/s", "", "",
+     [](const L& x) { return cell(units::PerSecond{x.r.run.output_tokens_per_s}); }, nullptr, nullptr, has_window},
+    {"load_input_tokens_per_s", "prompt tokens/s", "", "",
+     [](const L& x) { return cell(units::PerSecond{x.r.run.input_tokens_per_s}); }, nullptr, nullptr, has_window},
+    {"load_goodput_per_s", "goodput, requests/s", "VL25", "requests meeting --ttft and --tpot / window",
+     [](const L& x) { return number(x.r.run.goodput); },
+     [](const L& x) {
+       return fmt::format("{:.6g} / {:.6g}", x.r.run.good_share * static_cast<double>(x.r.run.measured),
+                          x.r.run.window_s);
+     },
+     nullptr, has_targets},
+    {"load_good_fraction", "  of the requests", "", "",
+     [](const L& x) { return cell(units::Fraction{x.r.run.good_share}); }, nullptr, nullptr, has_targets},
+    {"load_ttft_mean_s", "TTFT mean", "KW23", "time of the first token - arrival",
+     stat<&LoadRun::ttft, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
+    {"load_ttft_p50_s", "  p50", "HY96", "linear between order statistics",
+     stat<&LoadRun::ttft, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
+    {"load_ttft_p90_s", "  p90", "HY96", "linear between order statistics",
+     stat<&LoadRun::ttft, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
+    {"load_ttft_p95_s", "  p95", "HY96", "linear between order statistics",
+     stat<&LoadRun::ttft, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
+    {"load_ttft_p99_s", "  p99", "HY96", "linear between order statistics",
+     stat<&LoadRun::ttft, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.ttft); },
+     unsaturated},
+    {"load_tpot_mean_s", "TPOT mean", "VL25", "(E2E - TTFT) / (O - 1), requests with O > 1",
+     stat<&LoadRun::tpot, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
+    {"load_tpot_p50_s", "  p50", "HY96", "linear between order statistics",
+     stat<&LoadRun::tpot, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
+    {"load_tpot_p90_s", "  p90", "HY96", "linear between order statistics",
+     stat<&LoadRun::tpot, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
+    {"load_tpot_p95_s", "  p95", "HY96", "linear between order statistics",
+     stat<&LoadRun::tpot, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
+    {"load_tpot_p99_s", "  p99", "HY96", "linear between order statistics",
+     stat<&LoadRun::tpot, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.tpot); },
+     unsaturated},
+    {"load_itl_mean_s", "inter-token latency mean", "VL25", "the gap before each token after the first",
+     stat<&LoadRun::itl, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
+    {"load_itl_p50_s", "  p50", "HY96", "linear between order statistics",
+     stat<&LoadRun::itl, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
+    {"load_itl_p90_s", "  p90", "HY96", "linear between order statistics",
+     stat<&LoadRun::itl, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
+    {"load_itl_p95_s", "  p95", "HY96", "linear between order statistics",
+     stat<&LoadRun::itl, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
+    {"load_itl_p99_s", "  p99", "HY96", "linear between order statistics",
+     stat<&LoadRun::itl, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.itl); },
+     unsaturated},
+    {"load_e2e_mean_s", "end to end mean", "VL25", "time of the last token - arrival",
+     stat<&LoadRun::e2e, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
+    {"load_e2e_p50_s", "  p50", "HY96", "linear between order statistics",
+     stat<&LoadRun::e2e, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
+    {"load_e2e_p90_s", "  p90", "HY96", "linear between order statistics",
+     stat<&LoadRun::e2e, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
+    {"load_e2e_p95_s", "  p95", "HY96", "linear between order statistics",
+     stat<&LoadRun::e2e, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
+    {"load_e2e_p99_s", "  p99", "HY96", "linear between order statistics",
+     stat<&LoadRun::e2e, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.e2e); },
+     unsaturated},
+    {"load_tpot_with_first_mean_s", "E2E / O mean", "VL25", "end to end / output tokens, the first token in",
+     stat<&LoadRun::tpot_with_first, &LatencyDistribution::mean>, nullptr,
+     [](const L&) { return std::string("TPOT's other convention"); }, unsaturated},
+    {"load_queue_wait_mean_s", "queue wait mean", "", "first scheduled - arrival",
+     stat<&LoadRun::queue_wait, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
+    {"load_queue_wait_p99_s", "  p99", "HY96", "linear between order statistics",
+     stat<&LoadRun::queue_wait, &LatencyDistribution::p99>, nullptr, nullptr, unsaturated},
+    {"load_mean_waiting", "waiting, time mean", "", "", [](const L& x) { return number(x.r.run.mean_waiting); },
+     nullptr, [](const L& x) { return fmt::format("at most {} at a step's start", grouped(x.r.run.max_waiting)); }},
+    {"load_mean_running", "running, time mean", "", "", [](const L& x) { return number(x.r.run.mean_running); },
+     nullptr, [](const L& x) { return fmt::format("at most {}", grouped(x.r.run.max_running)); }},
+    {"load_littles_law_ratio", "Little's law L / (λ W)", "LI61", "L / (λ W) = 1 in a stable run",
+     [](const L& x) {
+       const double lw = x.r.run.arrival_rate_run * x.r.run.mean_sojourn_s;
+       return number(lw > 0.0 ? x.r.run.mean_in_system / lw : 0.0);
+     },
+     [](const L& x) {
+       return fmt::format("{:.6g} / ({:.6g} x {:.6g})", x.r.run.mean_in_system, x.r.run.arrival_rate_run,
+                          x.r.run.mean_sojourn_s);
+     },
+     [](const L&) { return std::string("over the whole run; arrivals join at the next step"); }},
+    {"load_kv_use_mean_fraction", "cache in use, time mean", "", "",
+     [](const L& x) { return cell(units::Fraction{x.r.run.mean_kv_use}); }, nullptr,
+     [](const L& x) { return fmt::format("at most {:.1f} %", 100.0 * x.r.run.max_kv_use); }},
+    {"load_cache_pool_bytes", "cache pool", "S003-3.4", "C - M_w - R", [](const L& x) { return cell(x.r.pool_bytes); },
+     nullptr,
+     [](const L& x) {
+       return fmt::format("{} tokens in blocks of {}", grouped(x.r.run.pool_tokens), grouped(x.r.spec.block));
+     }},
+    {"load_preemptions", "preemptions", "VL25", "recompute: the newest running request freed",
+     [](const L& x) { return cell(x.r.run.preemptions); }, nullptr,
+     [](const L& x) { return fmt::format("{} tokens computed again", grouped(x.r.run.recomputed_tokens)); }},
+    {"load_prefix_hit_fraction", "prompt tokens from the prefix cache", "KW23", "min(P, S - 1) / S",
+     [](const L& x) { return cell(units::Fraction{x.r.run.prefix_hit_share}); }, nullptr, nullptr, has_prefix},
+    {"load_steps", "steps simulated", "", "", [](const L& x) { return cell(x.r.run.steps); }},
+    {"load_capacity_requests_per_s", "capacity, requests/s", "VL25", "completions/s with every request queued at once",
+     [](const L& x) { return number(x.r.capacity_requests_per_s.value_or(0.0)); }, nullptr, nullptr,
+     [](const L& x) { return x.r.capacity_requests_per_s.has_value(); }},
+    {"load_saturation_rate_per_s", "highest rate meeting the p99 targets", "", "bisection on the rate, one seed",
+     [](const L& x) { return number(x.r.saturation_rate.value_or(0.0)); }, nullptr,
+     [](const L&) { return std::string("requests/s: p99 TTFT and TPOT within --ttft and --tpot, unsaturated"); },
+     [](const L& x) { return x.r.saturation_rate.has_value(); }},
+};
+
+std::string arrivals_text(const LoadSpec& s) {
+  const std::string rate = std::isfinite(s.rate) ? fmt::format("{:.6g}/s", s.rate) : std::string("once (--rate all)");
+  switch (s.arrivals) {
+    case ArrivalProcess::poisson:
+      return "Poisson arrivals at " + rate;
+    case ArrivalProcess::gamma:
+      return fmt::format("gamma arrivals (cv {:.3g}) at {}", s.cv, rate);
+    case ArrivalProcess::closed:
+      return fmt::format("{} closed-loop users, think {:.3g} s", grouped(s.users), s.think_s);
+    case ArrivalProcess::trace:
+      return "a trace's arrivals";
+  }
+  return {};
+}
+
+}  // namespace
+
+void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOptions& view) {
+  const L x{in, r};
+  rep.sections.push_back(make_section("load",
+                                      fmt::format("Under load (simulated): {}, {} requests, seed {}",
+                                                  arrivals_text(r.spec), grouped(r.run.requests), r.spec.seed),
+                                      kLoad, x, view));
+  rep.notes.push_back(fmt::format(
+      "simulated server: continuous batching, at most {} sequences and {} tokens a step (decodes first, then prefill "
+      "chunks first come first served), KV blocks of {} tokens, preemption by recompute of the newest request; each "
+      "step's time is its roofline floor{}, so latencies are lower bounds",
+      grouped(r.spec.max_seqs), grouped(r.spec.token_budget), grouped(r.spec.block),
+      r.step_overhead_s > 0.0 ? fmt::format(" plus {:.4g} s of overhead (--step-overhead)", r.step_overhead_s)
+                              : std::string(" with no per-step overhead (--step-overhead)")));
+  if (in.scenario.model.sliding_window > 0) {
+    rep.notes.emplace_back(
+        "the simulated cache pool holds every layer's blocks for the whole context, sliding-window layers too");
+  }
+}
+
+}  // namespace roofline::format
