@@ -50,7 +50,7 @@ struct LoadSpec {
   std::uint64_t seed = 0;
   double left_out_share = 0.1;       ///< of the requests, left out at the start (warm-up) and the end (drain) each
   std::int64_t token_budget = 8192;  ///< tokens a step computes at most (max_num_batched_tokens)
-  std::int64_t max_seqs = 256;       ///< sequences running at once (max_num_seqs)
+  std::int64_t max_seqs = 1024;      ///< sequences running at once (max_num_seqs)
   std::int64_t block = 16;           ///< tokens per KV block
   std::int64_t shared_prefix = 0;    ///< P: the first P tokens of every prompt, cached once and never recomputed
   std::optional<double> ttft_target_s, tpot_target_s;  ///< goodput: requests meeting both
@@ -90,11 +90,12 @@ class StepModel {
 };
 
 /// A latency's distribution over the measured requests: percentiles interpolated linearly between
-/// order statistics (numpy's default); p99's order-statistic interval at 95 %, ranks
+/// order statistics (numpy's default)  [HY96]; p99's order-statistic interval at 95 %, ranks
 /// n p ± 1.96 sqrt(n p (1 - p)), which assumes independent requests  [CO99]
 struct LatencyDistribution {
   std::int64_t samples = 0;
   double mean = 0.0, p50 = 0.0, p90 = 0.0, p95 = 0.0, p99 = 0.0;
+  bool p99_interval = false;  ///< false: too few samples (s > n) for the interval
   double p99_lo = 0.0, p99_hi = 0.0;
 };
 
@@ -114,11 +115,15 @@ struct LoadRun {
   std::int64_t preemptions = 0;
   std::int64_t recomputed_tokens = 0;
   std::int64_t steps = 0;
-  double duration_s = 0.0;             ///< the whole run
-  double mean_sojourn_s = 0.0;         ///< over every request: finish - arrival
-  double arrival_rate_run = 0.0;       ///< requests / duration
-  double prefix_hit_share = 0.0;       ///< of prompt tokens, served from the prefix cache
-  bool saturated = false;              ///< completions fell short of arrivals in the window: the queue grows
+  double duration_s = 0.0;               ///< the whole run
+  double mean_sojourn_s = 0.0;           ///< over every request: finish - arrival
+  double arrival_rate_run = 0.0;         ///< requests / duration
+  double prefix_hit_share = 0.0;         ///< of prompt tokens, served from the prefix cache
+  double capacity_requests_per_s = 0.0;  ///< open arrivals: completions/s with the same requests all at once
+  /// λ >= the capacity (ρ >= 1) and more than 2 % of the window's arrivals still in the system at
+  /// its end: no steady state, the queue grows without bound
+  bool saturated = false;
+  double backlog_share = 0.0;          ///< of the window's arrivals, not completed in it (a transient or saturation)
   bool thrashing = false;              ///< preemptions recomputed more than 20x the workload's tokens; stopped
   std::int64_t unservable_tokens = 0;  ///< a request whose whole cache exceeds the pool alone (not run)
   std::int64_t pool_tokens = 0;        ///< the pool in tokens of cache, for that message
@@ -126,6 +131,8 @@ struct LoadRun {
 };
 
 /// Simulates the server: every step's work as the scheduler forms it, its time from the model.
+/// Open arrivals at a finite rate also run the same requests all at once, for the capacity that
+/// decides saturation.
 /// A step's cost is O(prefill chunks + events), independent of the decoding batch: the decode
 /// contexts' sums, their block needs and window crossings are kept incrementally  (derived)
 LoadRun simulate_server(const StepModel& model, const LoadSpec& spec);

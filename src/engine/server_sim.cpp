@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -149,11 +150,15 @@ double weighted_percentile(const std::vector<std::pair<double, double>>& sorted,
   return a + (h - lo) * (b - a);
 }
 
-// The 95 % order-statistic interval of p99: ranks n p ± 1.96 sqrt(n p (1 - p)), clamped  [CO99]
-std::pair<double, double> p99_ranks(double n) {
+// The 95 % order-statistic interval of p99: the r-th and s-th smallest of n, r = floor(n p - z
+// sqrt(n p (1 - p))), s = ceil(n p + z sqrt(n p (1 - p))), z = 1.96 (1-based ranks); none when s > n  [CO99]
+std::optional<std::pair<double, double>> p99_ranks(double n) {
   const double mid = n * 0.99;
   const double half = 1.96 * std::sqrt(n * 0.99 * 0.01);
-  return {std::clamp(std::floor(mid - half), 0.0, n - 1.0), std::clamp(std::ceil(mid + half), 0.0, n - 1.0)};
+  const double r = std::floor(mid - half);
+  const double s = std::ceil(mid + half);
+  if (r < 1.0 || s > n) return std::nullopt;
+  return std::pair{r - 1.0, s - 1.0};
 }
 
 LatencyDistribution distribution(std::vector<double> x) {
@@ -168,9 +173,11 @@ LatencyDistribution distribution(std::vector<double> x) {
   d.p90 = percentile_sorted(x, 0.90);
   d.p95 = percentile_sorted(x, 0.95);
   d.p99 = percentile_sorted(x, 0.99);
-  const auto [lo, hi] = p99_ranks(static_cast<double>(x.size()));
-  d.p99_lo = x[static_cast<std::size_t>(lo)];
-  d.p99_hi = x[static_cast<std::size_t>(hi)];
+  if (const auto ranks = p99_ranks(static_cast<double>(x.size()))) {
+    d.p99_interval = true;
+    d.p99_lo = x[static_cast<std::size_t>(ranks->first)];
+    d.p99_hi = x[static_cast<std::size_t>(ranks->second)];
+  }
   return d;
 }
 
@@ -184,9 +191,11 @@ LatencyDistribution distribution(Weighted w) {
   d.p90 = weighted_percentile(w.v, w.total, 0.90);
   d.p95 = weighted_percentile(w.v, w.total, 0.95);
   d.p99 = weighted_percentile(w.v, w.total, 0.99);
-  const auto [lo, hi] = p99_ranks(w.total);
-  d.p99_lo = weighted_rank(w.v, lo);
-  d.p99_hi = weighted_rank(w.v, hi);
+  if (const auto ranks = p99_ranks(w.total)) {
+    d.p99_interval = true;
+    d.p99_lo = weighted_rank(w.v, ranks->first);
+    d.p99_hi = weighted_rank(w.v, ranks->second);
+  }
   return d;
 }
 
@@ -612,9 +621,9 @@ class Server {
       for (const Request& q : reqs_) hit += static_cast<double>(cached(q));
       return hit / prompt_tokens;
     }() : 0.0;
-    // Open arrivals: the server kept up if it completed (nearly) what arrived in the window.
-    const bool open = s_.arrivals == ArrivalProcess::poisson || s_.arrivals == ArrivalProcess::gamma;
-    r_.saturated = r_.thrashing || (open && std::isfinite(s_.rate) && window > 0.0 && window_done_ < 0.95 * arrived);
+    r_.backlog_share =
+        arrived > 0.0 && std::isfinite(window_start_) ? std::max(0.0, 1.0 - window_done_ / arrived) : 0.0;
+    r_.saturated = r_.thrashing;
   }
 
   const StepModel& m_;
@@ -657,6 +666,18 @@ double percentile_sorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-LoadRun simulate_server(const StepModel& model, const LoadSpec& spec) { return Server(model, spec).run(); }
+LoadRun simulate_server(const StepModel& model, const LoadSpec& spec) {
+  LoadRun run = Server(model, spec).run();
+  const bool open = spec.arrivals == ArrivalProcess::poisson || spec.arrivals == ArrivalProcess::gamma;
+  if (!open || !std::isfinite(spec.rate) || run.unservable_tokens > 0) return run;
+  // The capacity: the same requests all at once, completions a second at the most sequences that
+  // fit. Open arrivals at λ >= it (ρ >= 1) have no steady state: the queue grows without bound.
+  LoadSpec flood = spec;
+  flood.rate = HUGE_VAL;
+  run.capacity_requests_per_s = Server(model, flood).run().requests_per_s;
+  // A flood can thrash where a steadier load does not, so the queue must also have grown in the window.
+  run.saturated = run.thrashing || (spec.rate >= run.capacity_requests_per_s && run.backlog_share > 0.02);
+  return run;
+}
 
 }  // namespace roofline

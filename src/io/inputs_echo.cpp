@@ -35,6 +35,57 @@ nlohmann::json gpu_json(const Scenario& sc, const std::string& requested) {
           {"compute_peak_flop_per_s", peak ? nlohmann::json(peak->base()) : nlohmann::json()}};
 }
 
+const char* length_dist_name(LengthDist d) {
+  switch (d) {
+    case LengthDist::fixed:
+      return "fixed";
+    case LengthDist::uniform:
+      return "uniform";
+    case LengthDist::lognormal:
+      return "lognormal";
+  }
+  return "";
+}
+
+nlohmann::json length_json(const LengthSpec& l) {
+  nlohmann::json j = {{"dist", length_dist_name(l.dist)}, {"mean_tokens", l.mean}};
+  if (l.dist == LengthDist::uniform) {
+    j["lo_tokens"] = l.lo;
+    j["hi_tokens"] = l.hi;
+  }
+  if (l.dist == LengthDist::lognormal) j["sigma"] = l.sigma;
+  return j;
+}
+
+// serve --rate: every input of the simulated load and scheduler.
+nlohmann::json load_json(const LoadInputs& in) {
+  const LoadSpec& l = in.spec;
+  constexpr std::array kProcess = {"poisson", "gamma", "closed", "trace"};
+  nlohmann::json j = {{"arrivals", kProcess.at(static_cast<std::size_t>(l.arrivals))},
+                      {"rate_per_s", std::isfinite(l.rate) ? nlohmann::json(l.rate) : nlohmann::json("all")},
+                      {"requests", l.requests},
+                      {"seed", l.seed},
+                      {"max_seqs", l.max_seqs},
+                      {"token_budget_tokens", l.token_budget},
+                      {"kv_block_tokens", l.block},
+                      {"shared_prefix_tokens", l.shared_prefix},
+                      {"step_overhead_s", in.step_overhead_s},
+                      {"left_out_fraction", l.left_out_share}};
+  if (l.arrivals == ArrivalProcess::gamma) j["cv"] = l.cv;
+  if (l.arrivals == ArrivalProcess::closed) {
+    j["users"] = l.users;
+    j["think_s"] = l.think_s;
+    j.erase("rate_per_s");
+  }
+  if (l.arrivals != ArrivalProcess::trace) {
+    j["prompt"] = length_json(l.prompt);
+    j["output"] = length_json(l.output);
+  } else {
+    j.erase("rate_per_s");
+  }
+  return j;
+}
+
 // A serving layout's degrees and how its collectives are costed.
 nlohmann::json layout_json(const Deployment& d) {
   const bool flag = d.link_latency_source == LinkLatencySource::flag;
@@ -166,6 +217,7 @@ nlohmann::json inputs_json(const ScenarioSpec& spec, const Resolved& in, std::ui
                     {"tpot_target_s", optional_json(s.tpot_target_s)},
                     {"ttft_target_s", optional_json(s.ttft_target_s)}};
   }
+  if (sc.serving.load) j["load"] = load_json(*sc.serving.load);
   if (reads(kParallel) && !reads(kTrain)) j["layout"] = layout_json(sc.deployment);
   if (reads(kPlan)) {
     j["plan"] = {{"users", spec.users ? nlohmann::json(*spec.users) : nlohmann::json()},

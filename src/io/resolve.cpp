@@ -718,6 +718,27 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
   return out;
 }
 
+bool contains_a100(const std::string& name) {
+  std::string l = name;
+  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return l.find("a100") != std::string::npos;
+}
+
+// The scheduler's limits, on the accelerator (compare and plot resolve each one): vLLM V1's `vllm
+// serve` defaults, 8,192 tokens and 1,024 sequences on a GPU of 70 GiB or more other than an A100,
+// else 2,048 and 256 (vllm/engine/arg_utils.py, _set_default_args)  [VL25]
+void scheduler_defaults(const ScenarioSpec& spec, Scenario& sc) {
+  LoadSpec& l = sc.serving.load->spec;
+  const bool large = sc.accelerator && sc.accelerator->hw.memory_capacity.base() >= 70.0 * 1073741824.0 &&
+                     !contains_a100(sc.accelerator->hw.name);
+  l.max_seqs = spec.max_seqs.value_or(large ? 1024 : 256);
+  l.token_budget = spec.token_budget.value_or(large ? 8192 : 2048);
+  if (l.max_seqs > l.token_budget) {
+    throw UsageError("--max-seqs: " + std::to_string(l.max_seqs) + " sequences exceed the --token-budget of " +
+                     std::to_string(l.token_budget) + " tokens a step; every running sequence needs its token");
+  }
+}
+
 // serve --rate: the load, the lengths and the scheduler of the simulated server.
 void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   const bool closed = spec.arrivals && spec.arrivals->process == ArrivalProcess::closed;
@@ -753,7 +774,11 @@ void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   l.rate = spec.rate.value_or(0.0);
   if (spec.trace) {
     l.arrivals = ArrivalProcess::trace;
-    l.trace = read_trace(*spec.trace);
+    try {
+      l.trace = read_trace(*spec.trace);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--trace: ") + e.what());
+    }
     l.requests = static_cast<std::int64_t>(l.trace.size());
   }
   const auto lengths = [](const std::optional<LengthSpec>& d, std::int64_t mean) {
@@ -767,12 +792,6 @@ void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
     diag.input("--output: a simulated request generates at least 1 token");
   l.requests = spec.requests.value_or(l.requests);
   l.seed = spec.seed.value_or(0);
-  l.max_seqs = spec.max_seqs.value_or(l.max_seqs);
-  l.token_budget = spec.token_budget.value_or(l.token_budget);
-  if (l.max_seqs > l.token_budget) {
-    diag.usage("--max-seqs: " + str(l.max_seqs) + " sequences exceed the --token-budget of " + str(l.token_budget) +
-               " tokens a step; every running sequence needs its token");
-  }
   l.block = spec.kv_block.value_or(ServingInputs{}.kv_block);
   l.shared_prefix = spec.shared_prefix.value_or(0);
   l.ttft_target_s = spec.ttft_target;
@@ -1111,6 +1130,7 @@ void apply_point_inputs(const ScenarioSpec& spec, Resolved& r, bool training) {
     }
     if (spec.reserve && spec.reserve->fraction) sc.workload.reserve = h.memory_capacity * *spec.reserve->fraction;
   }
+  if (sc.serving.load) scheduler_defaults(spec, sc);
   // The collectives' latency: --link-latency per step with no fixed cost, else NCCL's protocol
   // costs (baseLat and hwLat by link) on the topology.
   Deployment& dep = sc.deployment;

@@ -527,7 +527,8 @@ const std::vector<InputDef> kInputs = {
     {"token-budget", nullptr, kLoad, "N",
      "Tokens one step computes at most, decodes first, then prefill chunks (vLLM's max_num_batched_tokens)",
      [](ScenarioSpec& s, const std::string& t) { s.token_budget = positive_count(t); }, false, Sweep::none,
-     ValueHint::text, nullptr, [] { return count_text(LoadSpec{}.token_budget); }},
+     ValueHint::text, nullptr,
+     [] { return std::string("vllm serve's: 8192 on 70 GiB or more but an A100, else 2048"); }},
     {"step-overhead", nullptr, kLoad, "SECONDS",
      "Fixed time added to every simulated step: scheduling, sampling, launches (0: none)",
      [](ScenarioSpec& s, const std::string& t) { s.step_overhead = t == "0" ? 0.0 : parse_seconds(t); }, false,
@@ -826,8 +827,10 @@ namespace {
 // comma) are exempt.
 void check_one_value(const InputDef& def, const std::string& text) {
   if (def.hint == ValueHint::list || def.hint == ValueHint::gpu || def.hint == ValueHint::model) return;
-  // --weight-format's class=format pairs and --pp-layers' stages are one value each (their parsers read the commas).
-  if (std::string_view(def.name) == "weight-format" || std::string_view(def.name) == "pp-layers") return;
+  // --weight-format's class=format pairs and --pp-layers' stages are one value each (their parsers read the commas);
+  // --trace and --system take a path, which may hold ".." or a comma.
+  const std::string_view name(def.name);
+  if (name == "weight-format" || name == "pp-layers" || name == "trace" || name == "system") return;
   const char* shape = text.find(',') != std::string::npos    ? "list"
                       : text.find("..") != std::string::npos ? "range"
                                                              : "";

@@ -36,6 +36,9 @@ class Arithmetic {
     if (s_.compare(i_, 2, "<=") == 0) {
       i_ += 2;
       v = v <= sum() ? 1.0 : 0.0;
+    } else if (s_.compare(i_, 1, "<") == 0) {
+      i_ += 1;
+      v = v < sum() ? 1.0 : 0.0;
     }
     skip();
     if (i_ != s_.size()) throw std::runtime_error("unexpected text at " + s_.substr(i_));
@@ -204,6 +207,10 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"decode", "jamba-v0.1", "--gpu", "h100-sxm", "--gpus", "2", "--batch", "8", "--context", "256k"},
     {"memory", "falcon-h1-7b", "--gpu", "h100-sxm", "--context", "32k", "--batch", "16"},
     {"serve", "nemotron-h-8b", "--gpu", "h100-sxm", "--prompt", "2k", "--output", "256"},
+    // Issue 25: the simulated server, with targets (the saturation search) and past its capacity.
+    {"serve", "llama3-8b", "--gpu", "h100-sxm", "--rate", "5", "--ttft", "500ms", "--tpot", "50ms", "--shared-prefix",
+     "100", "--requests", "300"},
+    {"serve", "llama3-8b", "--gpu", "h100-sxm", "--rate", "40", "--requests", "300"},
     {"params", "llama3.2-11b-vision"},
     {"decode", "llama4-scout", "--gpu", "h200-sxm", "--gpus", "2", "--batch", "4", "--context", "32k"},
     {"gemm", "1", "4096", "4096", "--gpu", "mi300x"},

@@ -79,8 +79,7 @@ struct LoadResult {
   units::Bytes pool_bytes{};   ///< C - M_w - R: the cache pool of the ideal device
   units::Bytes block_bytes{};  ///< k M_KV per token
   LoadRun run;
-  std::optional<double> capacity_requests_per_s;  ///< completions/s with every request queued at once
-  std::optional<double> saturation_rate;          ///< the highest rate whose p99s meet the targets
+  std::optional<double> saturation_rate;  ///< the highest rate whose p99s meet the targets
 };
 /// The server of `serve` simulated under the scenario's load (serving.load), and with targets the
 /// highest rate that meets them at p99 (bisection under one seed)  (derived)

@@ -123,11 +123,6 @@ LoadResult analyze_load(const Scenario& s) {
   r.run = simulate_server(model, in.spec);
   const bool open = in.spec.arrivals == ArrivalProcess::poisson || in.spec.arrivals == ArrivalProcess::gamma;
   if (!in.search_saturation || !open || r.run.unservable_tokens > 0) return r;
-  // The server's capacity: every request at once, its completions a second between warm-up and drain.
-  LoadSpec flood = in.spec;
-  flood.rate = HUGE_VAL;
-  const LoadRun all = simulate_server(model, flood);
-  r.capacity_requests_per_s = all.requests_per_s;
   // The highest rate whose p99 TTFT and TPOT meet the targets and that does not saturate: bisection
   // on the rate under one seed, so the arrivals scale with 1/λ and the p99s move with the rate.
   const auto meets = [&](double rate) {
@@ -138,7 +133,7 @@ LoadResult analyze_load(const Scenario& s) {
            (!in.spec.tpot_target_s || run.tpot.p99 <= *in.spec.tpot_target_s);
   };
   double lo = 0.0;
-  double hi = all.requests_per_s;
+  double hi = r.run.capacity_requests_per_s;
   if (!(hi > 0.0)) return r;
   if (meets(hi)) {
     r.saturation_rate = hi;

@@ -24,35 +24,38 @@ Cell stat(const L& x) {
 }
 
 std::string p99_note(const LatencyDistribution& d) {
+  if (!d.p99_interval) {
+    return fmt::format("{} samples: too few for a 95 % interval of p99 (about 400 needed)", grouped(d.samples));
+  }
   return fmt::format("95 % interval {} to {}, {} samples", display(d.p99_lo, Unit::seconds, UnitSystem::si),
                      display(d.p99_hi, Unit::seconds, UnitSystem::si), grouped(d.samples));
 }
 
 const std::vector<Field<L>> kLoad = {
-    {"load_requests_measured", "requests measured", "", "", [](const L& x) { return cell(x.r.run.measured); }, nullptr,
+    {"load_requests_measured", "requests measured", "VL25", "arrivals after the warm-up and before the drain",
+     [](const L& x) { return cell(x.r.run.measured); }, nullptr,
      [](const L& x) {
        const std::int64_t left = (x.r.run.requests - x.r.run.measured) / 2;
+       if (left == 0) return fmt::format("of {} simulated; none left out", grouped(x.r.run.requests));
        return fmt::format("of {} simulated; the first and last {} left out", grouped(x.r.run.requests), grouped(left));
      }},
-    {"load_window_s", "measured window", "", "", [](const L& x) { return cell(units::Seconds{x.r.run.window_s}); }},
-    {"load_saturated", "saturated", "LI61", "completions < 0.95 arrivals in the window",
-     [](const L& x) { return cell(x.r.run.saturated); },
+    {"load_window_s", "measured window", "VL25", "first drain arrival - first measured arrival",
+     [](const L& x) { return cell(units::Seconds{x.r.run.window_s}); }},
+    {"load_saturated", "saturated", "LI61", "λ >= capacity and backlog > 2 % of the window's arrivals",
+     [](const L& x) { return cell(x.r.run.saturated); }, nullptr,
      [](const L& x) {
-       return fmt::format("{:.6g} x {:.6g} < 0.95 x {:.6g} x {:.6g}", x.r.run.requests_per_s, x.r.run.window_s,
-                          x.r.run.offered_rate, x.r.run.window_s);
-     },
-     [](const L& x) {
-       return std::string(x.r.run.saturated ? "the queue grows: latencies depend on the run's length, so none is shown"
+       return std::string(x.r.run.saturated ? "no steady state: the queue grows without bound, so no latency is shown"
                                             : "");
      },
+     [](const L& x) { return x.r.run.capacity_requests_per_s > 0.0; }},
+    {"load_offered_rate_per_s", "arrivals/s", "VL25", "arrivals in the window / window",
+     [](const L& x) { return number(x.r.run.offered_rate); }, nullptr, nullptr,
      [](const L& x) { return x.r.run.offered_rate > 0.0; }},
-    {"load_offered_rate_per_s", "arrivals/s", "", "", [](const L& x) { return number(x.r.run.offered_rate); }, nullptr,
-     nullptr, [](const L& x) { return x.r.run.offered_rate > 0.0; }},
-    {"load_requests_per_s", "completions/s", "", "", [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr,
-     nullptr, has_window},
-    {"load_output_tokens_per_s", "output tokens/s", "", "",
+    {"load_requests_per_s", "completions/s", "VL25", "completions in the window / window",
+     [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr, nullptr, has_window},
+    {"load_output_tokens_per_s", "output tokens/s", "VL25", "tokens emitted in the window / window",
      [](const L& x) { return cell(units::PerSecond{x.r.run.output_tokens_per_s}); }, nullptr, nullptr, has_window},
-    {"load_input_tokens_per_s", "prompt tokens/s", "", "",
+    {"load_input_tokens_per_s", "prompt tokens/s", "VL25", "prompt tokens first answered in the window / window",
      [](const L& x) { return cell(units::PerSecond{x.r.run.input_tokens_per_s}); }, nullptr, nullptr, has_window},
     {"load_goodput_per_s", "goodput, requests/s", "VL25", "requests meeting --ttft and --tpot / window",
      [](const L& x) { return number(x.r.run.goodput); },
@@ -61,7 +64,7 @@ const std::vector<Field<L>> kLoad = {
                           x.r.run.window_s);
      },
      nullptr, has_targets},
-    {"load_good_fraction", "  of the requests", "", "",
+    {"load_good_fraction", "  of the requests", "VL25", "good / measured",
      [](const L& x) { return cell(units::Fraction{x.r.run.good_share}); }, nullptr, nullptr, has_targets},
     {"load_ttft_mean_s", "TTFT mean", "KW23", "time of the first token - arrival",
      stat<&LoadRun::ttft, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
@@ -110,14 +113,16 @@ const std::vector<Field<L>> kLoad = {
     {"load_tpot_with_first_mean_s", "E2E / O mean", "VL25", "end to end / output tokens, the first token in",
      stat<&LoadRun::tpot_with_first, &LatencyDistribution::mean>, nullptr,
      [](const L&) { return std::string("TPOT's other convention"); }, unsaturated},
-    {"load_queue_wait_mean_s", "queue wait mean", "", "first scheduled - arrival",
+    {"load_queue_wait_mean_s", "queue wait mean", "KW23", "first scheduled - arrival",
      stat<&LoadRun::queue_wait, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
     {"load_queue_wait_p99_s", "  p99", "HY96", "linear between order statistics",
      stat<&LoadRun::queue_wait, &LatencyDistribution::p99>, nullptr, nullptr, unsaturated},
-    {"load_mean_waiting", "waiting, time mean", "", "", [](const L& x) { return number(x.r.run.mean_waiting); },
-     nullptr, [](const L& x) { return fmt::format("at most {} at a step's start", grouped(x.r.run.max_waiting)); }},
-    {"load_mean_running", "running, time mean", "", "", [](const L& x) { return number(x.r.run.mean_running); },
-     nullptr, [](const L& x) { return fmt::format("at most {}", grouped(x.r.run.max_running)); }},
+    {"load_mean_waiting", "waiting, time mean", "LI61", "integral of the waiting count dt / T",
+     [](const L& x) { return number(x.r.run.mean_waiting); }, nullptr,
+     [](const L& x) { return fmt::format("at most {} at a step's start", grouped(x.r.run.max_waiting)); }},
+    {"load_mean_running", "running, time mean", "LI61", "integral of the running count dt / T",
+     [](const L& x) { return number(x.r.run.mean_running); }, nullptr,
+     [](const L& x) { return fmt::format("at most {}", grouped(x.r.run.max_running)); }},
     {"load_littles_law_ratio", "Little's law L / (λ W)", "LI61", "L / (λ W) = 1 in a stable run",
      [](const L& x) {
        const double lw = x.r.run.arrival_rate_run * x.r.run.mean_sojourn_s;
@@ -128,7 +133,7 @@ const std::vector<Field<L>> kLoad = {
                           x.r.run.mean_sojourn_s);
      },
      [](const L&) { return std::string("over the whole run; arrivals join at the next step"); }},
-    {"load_kv_use_mean_fraction", "cache in use, time mean", "", "",
+    {"load_kv_use_mean_fraction", "cache in use, time mean", "KW23", "integral of the blocks held dt / (T pool)",
      [](const L& x) { return cell(units::Fraction{x.r.run.mean_kv_use}); }, nullptr,
      [](const L& x) { return fmt::format("at most {:.1f} %", 100.0 * x.r.run.max_kv_use); }},
     {"load_cache_pool_bytes", "cache pool", "S003-3.4", "C - M_w - R", [](const L& x) { return cell(x.r.pool_bytes); },
@@ -141,11 +146,13 @@ const std::vector<Field<L>> kLoad = {
      [](const L& x) { return fmt::format("{} tokens computed again", grouped(x.r.run.recomputed_tokens)); }},
     {"load_prefix_hit_fraction", "prompt tokens from the prefix cache", "KW23", "min(P, S - 1) / S",
      [](const L& x) { return cell(units::Fraction{x.r.run.prefix_hit_share}); }, nullptr, nullptr, has_prefix},
-    {"load_steps", "steps simulated", "", "", [](const L& x) { return cell(x.r.run.steps); }},
-    {"load_capacity_requests_per_s", "capacity, requests/s", "VL25", "completions/s with every request queued at once",
-     [](const L& x) { return number(x.r.capacity_requests_per_s.value_or(0.0)); }, nullptr, nullptr,
-     [](const L& x) { return x.r.capacity_requests_per_s.has_value(); }},
-    {"load_saturation_rate_per_s", "highest rate meeting the p99 targets", "", "bisection on the rate, one seed",
+    {"load_steps", "steps simulated", "KW23", "one a scheduler iteration",
+     [](const L& x) { return cell(x.r.run.steps); }},
+    {"load_capacity_requests_per_s", "capacity, requests/s", "VL25", "completions/s with the same requests all at once",
+     [](const L& x) { return number(x.r.run.capacity_requests_per_s); }, nullptr,
+     [](const L& x) { return fmt::format("ρ = {:.3g}", x.r.spec.rate / x.r.run.capacity_requests_per_s); },
+     [](const L& x) { return x.r.run.capacity_requests_per_s > 0.0; }},
+    {"load_saturation_rate_per_s", "highest rate meeting the p99 targets", "VL25", "bisection on the rate, one seed",
      [](const L& x) { return number(x.r.saturation_rate.value_or(0.0)); }, nullptr,
      [](const L&) { return std::string("requests/s: p99 TTFT and TPOT within --ttft and --tpot, unsaturated"); },
      [](const L& x) { return x.r.saturation_rate.has_value(); }},
@@ -181,6 +188,12 @@ void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOpt
       grouped(r.spec.max_seqs), grouped(r.spec.token_budget), grouped(r.spec.block),
       r.step_overhead_s > 0.0 ? fmt::format(" plus {:.4g} s of overhead (--step-overhead)", r.step_overhead_s)
                               : std::string(" with no per-step overhead (--step-overhead)")));
+  if (!r.run.saturated && r.run.backlog_share > 0.05) {
+    rep.notes.push_back(fmt::format(
+        "{:.1f} % of the measured window's arrivals were still in the system at its end: the run may not have reached "
+        "steady state (more --requests gives steadier figures)",
+        100.0 * r.run.backlog_share));
+  }
   if (in.scenario.model.sliding_window > 0) {
     rep.notes.emplace_back(
         "the simulated cache pool holds every layer's blocks for the whole context, sliding-window layers too");
