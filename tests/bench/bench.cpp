@@ -223,5 +223,35 @@ int main() {
                 model, s * 1e3, static_cast<long long>(found.layouts), static_cast<long long>(found.probes),
                 static_cast<long long>(found.timed));
   }
+
+  // 9. serve --rate (issue 25: 100,000 requests of 1k prompt / 256 output on one H100 under 1 CPU-s,
+  //    a saturation search under 5): the simulated server on serve's step model.
+  {
+    io::ScenarioSpec spec;
+    spec.model = "llama3-8b";
+    spec.gpu = "h100-sxm";
+    spec.prompt = 1024;
+    spec.output = 256;
+    spec.rate = 40.0;
+    spec.requests = 100000;
+    io::Resolved r = io::resolve(spec, reg, no_stdin, true);
+    auto t0 = Clock::now();
+    LoadResult run = analyze_load(r.scenario);
+    double s = seconds_since(t0);
+    std::printf(
+        "serve --rate 40, 100,000 requests (and the capacity run beside it): %.3f s, %lld steps, p99 TTFT "
+        "%.4g s\n",
+        s, static_cast<long long>(run.run.steps), run.run.ttft.p99);
+    r.scenario.serving.load->spec.requests = 1000;
+    r.scenario.serving.load->spec.ttft_target_s = 0.5;
+    r.scenario.serving.load->spec.tpot_target_s = 0.05;
+    r.scenario.serving.load->search_saturation = true;
+    t0 = Clock::now();
+    run = analyze_load(r.scenario);
+    s = seconds_since(t0);
+    std::printf(
+        "serve --rate 40 --ttft 500ms --tpot 50ms, 1,000 requests, the saturation search: %.3f s (%.4g req/s)\n", s,
+        run.saturation_rate.value_or(0.0));
+  }
   return 0;
 }
