@@ -229,7 +229,7 @@ complete -c roofline -n '__roofline_using serve plot compare' -l kv-block -x -d 
 complete -c roofline -n '__roofline_using serve plot compare' -l shared-prefix -x -d 'Prompt tokens every request shares (a system prompt), cached once and not prefilled again [default: 0]'
 complete -c roofline -n '__roofline_using serve plan plot compare' -l tpot -x -d 'Target time per output token (50ms): the concurrency that meets it'
 complete -c roofline -n '__roofline_using serve plan plot compare' -l ttft -x -d 'Target time to first token (500ms), against the TTFT floor'
-complete -c roofline -n '__roofline_using serve compare' -l rate -x -d 'Requests a second arriving at a simulated continuous-batching server (all: every request at once); latency percentiles, throughput, goodput and queues'
+complete -c roofline -n '__roofline_using serve compare' -l rate -x -d 'Requests a second arriving at a simulated continuous-batching server (all: every request at once); latency percentiles, throughput, goodput and queues; a list or range sweeps it'
 complete -c roofline -n '__roofline_using serve compare' -l arrivals -x -d 'How requests arrive: poisson, gamma:CV (burstier for CV > 1), or closed:USERS[:THINK] (each user sends its next request a mean THINK after its last one ends) [default: poisson]'
 complete -c roofline -n '__roofline_using serve compare' -l trace -r -F -d 'JSONL requests to replay: one {"arrival_s", "prompt", "output"} object a line'
 complete -c roofline -n '__roofline_using serve compare' -l prompt-dist -x -d 'Prompt lengths: fixed (--prompt), uniform:LO:HI, or lognormal:SIGMA of mean --prompt [default: fixed]'

@@ -54,6 +54,9 @@ struct LoadSpec {
   std::int64_t block = 16;           ///< tokens per KV block
   std::int64_t shared_prefix = 0;    ///< P: the first P tokens of every prompt, cached once and never recomputed
   std::optional<double> ttft_target_s, tpot_target_s;  ///< goodput: requests meeting both
+  /// The server's capacity in requests/s where the caller knows it in closed form (serve's steady
+  /// state at the most sequences), echoed in the run; it decides nothing.
+  std::optional<double> capacity_requests_per_s;
 };
 
 /// The work of one step: decoding sequences at their contexts, and prefill chunks.
@@ -104,10 +107,13 @@ struct LoadRun {
   std::int64_t measured = 0;  ///< after the warm-up and before the drain
   double window_s = 0.0;      ///< from the first measured arrival to the first drain arrival
   LatencyDistribution ttft, tpot, tpot_with_first, itl, e2e, queue_wait;
-  double offered_rate = 0.0;                                   ///< arrivals/s in the window
-  double requests_per_s = 0.0;                                 ///< completions/s in the window
-  double output_tokens_per_s = 0.0, input_tokens_per_s = 0.0;  ///< computed in the window
-  double goodput = 0.0;     ///< measured requests meeting both targets, per second of the window
+  double offered_rate = 0.0;  ///< arrivals/s in the window
+  // As vLLM's benchmark counts them: every completion over the run's duration, from the first
+  // arrival to the last completion.
+  double run_duration_s = 0.0;
+  double requests_per_s = 0.0;
+  double output_tokens_per_s = 0.0, input_tokens_per_s = 0.0;
+  double goodput = 0.0;     ///< requests meeting both targets, per second of the run
   double good_share = 0.0;  ///< of the measured requests
   double mean_waiting = 0.0, mean_running = 0.0, mean_in_system = 0.0;  ///< time averages over the run
   std::int64_t max_waiting = 0, max_running = 0;
@@ -119,10 +125,11 @@ struct LoadRun {
   double mean_sojourn_s = 0.0;           ///< over every request: finish - arrival
   double arrival_rate_run = 0.0;         ///< requests / duration
   double prefix_hit_share = 0.0;         ///< of prompt tokens, served from the prefix cache
-  double capacity_requests_per_s = 0.0;  ///< open arrivals: completions/s with the same requests all at once
-  /// λ >= the capacity (ρ >= 1) and more than 2 % of the window's arrivals still in the system at
-  /// its end: no steady state, the queue grows without bound
+  double capacity_requests_per_s = 0.0;  ///< the spec's closed-form capacity, echoed (0: none)
+  /// Over the arrival window's second half (past the start-up): completions below 0.95 of the
+  /// arrivals (20 or more), so the number in the system grows with the run: no steady state
   bool saturated = false;
+  double second_half_arrivals = 0.0, second_half_completions = 0.0;
   double backlog_share = 0.0;          ///< of the window's arrivals, not completed in it (a transient or saturation)
   bool thrashing = false;              ///< preemptions recomputed more than 20x the workload's tokens; stopped
   std::int64_t unservable_tokens = 0;  ///< a request whose whole cache exceeds the pool alone (not run)
@@ -131,8 +138,7 @@ struct LoadRun {
 };
 
 /// Simulates the server: every step's work as the scheduler forms it, its time from the model.
-/// Open arrivals at a finite rate also run the same requests all at once, for the capacity that
-/// decides saturation.
+/// Open arrivals are saturated when the window's second half completes under 0.95 of its arrivals.
 /// A step's cost is O(prefill chunks + events), independent of the decoding batch: the decode
 /// contexts' sums, their block needs and window crossings are kept incrementally  (derived)
 LoadRun simulate_server(const StepModel& model, const LoadSpec& spec);

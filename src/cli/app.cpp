@@ -636,7 +636,7 @@ std::vector<Bound> add_command_options(const Command& cmd, CLI::App* sub, Reques
     const io::InputDef& d = *b.def;
     if (!holds(only, d.name, d.short_name)) continue;
     std::string help = io::input_help(d);
-    if (d.sweep == io::Sweep::counts) help += "; a list or range sweeps it";
+    if (d.sweep == io::Sweep::counts || d.sweep == io::Sweep::numbers) help += "; a list or range sweeps it";
     if (d.sweep == io::Sweep::names) help += "; a list sweeps it";
     std::string names = std::string("--") + d.name;
     if (d.short_name != nullptr) names = std::string("-") + d.short_name + "," + names;

@@ -451,7 +451,6 @@ class Server {
       ++r_.steps;
       // The decoders each emitted a token; their gap is the step.
       itl_.add(dt, static_cast<double>(n_dec_measured_));
-      if (in_window()) window_out_ += static_cast<double>(n_dec_);
       sum_t_ += n_dec_;
       sum_lo_ += n_below_;
       const std::int64_t next = k + 1;
@@ -475,11 +474,9 @@ class Server {
         if (q.computed < q.prompt + q.gen) continue;
         if (q.gen == 0) {
           q.first_token = now_;
-          if (in_window()) window_in_ += static_cast<double>(q.prompt);
         } else {
           itl_.add(now_ - q.last_token, q.measured ? 1.0 : 0.0);  // across a preemption
         }
-        if (in_window()) window_out_ += 1.0;
         q.last_token = now_;
         ++q.gen;
         if (q.gen >= q.output) {
@@ -542,6 +539,13 @@ class Server {
     }
   }
 
+  // vLLM's goodput: TTFT and TPOT ((E2E - TTFT)/(O - 1), 0 for one token) within their targets  [VL25]
+  [[nodiscard]] bool meets_targets(const Request& q) const {
+    const double t1 = q.first_token - q.arrival;
+    const double per = q.output > 1 ? (q.finish - q.first_token) / static_cast<double>(q.output - 1) : 0.0;
+    return (!s_.ttft_target_s || t1 <= *s_.ttft_target_s) && (!s_.tpot_target_s || per <= *s_.tpot_target_s);
+  }
+
   void finish_run() {
     const std::size_t n = reqs_.size();
     r_.requests = static_cast<std::int64_t>(n);
@@ -561,11 +565,8 @@ class Server {
       e2e.push_back(all);
       tpot1.push_back(all / static_cast<double>(q.output));
       wait.push_back(q.first_scheduled - q.arrival);
-      const double per = q.output > 1 ? (all - t1) / static_cast<double>(q.output - 1) : 0.0;
-      if (q.output > 1) tpot.push_back(per);
-      const bool meets = (!s_.ttft_target_s || t1 <= *s_.ttft_target_s) &&
-                         (!s_.tpot_target_s || q.output <= 1 || per <= *s_.tpot_target_s);
-      if (meets) ++good;
+      if (q.output > 1) tpot.push_back((all - t1) / static_cast<double>(q.output - 1));
+      if (meets_targets(q)) ++good;
     }
     r_.measured = static_cast<std::int64_t>(ttft.size());
     r_.ttft = distribution(std::move(ttft));
@@ -575,37 +576,35 @@ class Server {
     r_.queue_wait = distribution(std::move(wait));
     r_.itl = distribution(std::move(itl_));
     if (!std::isfinite(window_end_)) window_end_ = now_;
-    double window = std::isfinite(window_start_) ? window_end_ - window_start_ : 0.0;
+    const double window = std::isfinite(window_start_) ? window_end_ - window_start_ : 0.0;
     const auto arrived = static_cast<double>(end_measured_ - first_measured_);
-    if (window > 0.0) {
-      r_.offered_rate = arrived / window;
-      r_.requests_per_s = window_done_ / window;
-      r_.output_tokens_per_s = window_out_ / window;
-      r_.input_tokens_per_s = window_in_ / window;
-    } else {
-      // Every request at once (--rate inf): the rates between the warm-up's last completion and the
-      // drain's first, over the measured requests' tokens.
-      std::vector<double> ends;
-      for (const Request& q : reqs_) ends.push_back(q.finish);
-      std::sort(ends.begin(), ends.end());
-      const auto a = static_cast<std::size_t>(first_measured_);
-      const auto b = static_cast<std::size_t>(std::min<std::int64_t>(end_measured_, static_cast<std::int64_t>(n)) - 1);
-      const double start = a > 0 ? ends[a - 1] : 0.0;
-      window = b < ends.size() ? ends[b] - start : 0.0;
-      if (window > 0.0) {
-        double out = 0.0, in = 0.0;
-        for (const Request& q : reqs_) {
-          if (!q.measured) continue;
-          out += static_cast<double>(q.output);
-          in += static_cast<double>(q.prompt);
-        }
-        r_.requests_per_s = arrived / window;
-        r_.output_tokens_per_s = out / window;
-        r_.input_tokens_per_s = in / window;
-      }
-    }
     r_.window_s = window;
-    if (window > 0.0) r_.goodput = static_cast<double>(good) / window;
+    if (window > 0.0) r_.offered_rate = arrived / window;
+    // Throughput as vLLM's benchmark counts it: every completed request over the run's duration,
+    // from the first arrival to the last completion (ramp-up and drain included).
+    double first_arrival = HUGE_VAL;
+    double last_finish = 0.0;
+    double out = 0.0;
+    double in = 0.0;
+    std::int64_t completed = 0;
+    std::int64_t good_all = 0;
+    for (const Request& q : reqs_) {
+      if (q.phase != Phase::done) continue;
+      first_arrival = std::min(first_arrival, q.arrival);
+      last_finish = std::max(last_finish, q.finish);
+      out += static_cast<double>(q.output);
+      in += static_cast<double>(q.prompt);
+      ++completed;
+      if (meets_targets(q)) ++good_all;
+    }
+    const double duration = last_finish - first_arrival;
+    if (completed > 0 && duration > 0.0) {
+      r_.run_duration_s = duration;
+      r_.requests_per_s = static_cast<double>(completed) / duration;
+      r_.output_tokens_per_s = out / duration;
+      r_.input_tokens_per_s = in / duration;
+      r_.goodput = static_cast<double>(good_all) / duration;
+    }
     r_.unfinished = static_cast<std::int64_t>(n - done_);
     r_.good_share = r_.measured > 0 ? static_cast<double>(good) / static_cast<double>(r_.measured) : 0.0;
     if (now_ > 0.0) {
@@ -623,7 +622,21 @@ class Server {
     }() : 0.0;
     r_.backlog_share =
         arrived > 0.0 && std::isfinite(window_start_) ? std::max(0.0, 1.0 - window_done_ / arrived) : 0.0;
-    r_.saturated = r_.thrashing;
+    // Saturated: over the window's second half, past the start-up, completions fall short of
+    // arrivals by more than 5 %, so the number in the system grows with the run.
+    double arrived2 = 0.0;
+    double done2 = 0.0;
+    if (std::isfinite(window_start_) && window > 0.0) {
+      const double mid = 0.5 * (window_start_ + window_end_);
+      for (const Request& q : reqs_) {
+        if (q.arrival >= mid && q.arrival < window_end_) arrived2 += 1.0;
+        if (q.phase == Phase::done && q.finish >= mid && q.finish < window_end_) done2 += 1.0;
+      }
+    }
+    r_.second_half_arrivals = arrived2;
+    r_.second_half_completions = done2;
+    const bool open = s_.arrivals == ArrivalProcess::poisson || s_.arrivals == ArrivalProcess::gamma;
+    r_.saturated = r_.thrashing || (open && std::isfinite(s_.rate) && arrived2 >= 20.0 && done2 < 0.95 * arrived2);
   }
 
   const StepModel& m_;
@@ -650,7 +663,7 @@ class Server {
   Weighted itl_;
   std::int64_t first_measured_ = 0, end_measured_ = 0;
   double window_start_ = std::numeric_limits<double>::infinity(), window_end_ = std::numeric_limits<double>::infinity();
-  double window_done_ = 0.0, window_out_ = 0.0, window_in_ = 0.0;
+  double window_done_ = 0.0;
   double area_waiting_ = 0.0, area_running_ = 0.0, area_kv_ = 0.0;
   std::int64_t alloc_step_ = -1;
   std::size_t alloc_residue_ = 0;
@@ -668,15 +681,7 @@ double percentile_sorted(const std::vector<double>& sorted, double q) {
 
 LoadRun simulate_server(const StepModel& model, const LoadSpec& spec) {
   LoadRun run = Server(model, spec).run();
-  const bool open = spec.arrivals == ArrivalProcess::poisson || spec.arrivals == ArrivalProcess::gamma;
-  if (!open || !std::isfinite(spec.rate) || run.unservable_tokens > 0) return run;
-  // The capacity: the same requests all at once, completions a second at the most sequences that
-  // fit. Open arrivals at λ >= it (ρ >= 1) have no steady state: the queue grows without bound.
-  LoadSpec flood = spec;
-  flood.rate = HUGE_VAL;
-  run.capacity_requests_per_s = Server(model, flood).run().requests_per_s;
-  // A flood can thrash where a steadier load does not, so the queue must also have grown in the window.
-  run.saturated = run.thrashing || (spec.rate >= run.capacity_requests_per_s && run.backlog_share > 0.02);
+  run.capacity_requests_per_s = spec.capacity_requests_per_s.value_or(0.0);
   return run;
 }
 

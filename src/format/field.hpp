@@ -98,8 +98,9 @@ enum SweepOf : unsigned {
   kSweepTrain = 1U << 11U,
   kSweepTrainSearch = 1U << 12U,  ///< train --best-layout: the layout each point chose, then train's
   kSweepPrefillCp = 1U << 13U,    ///< prefill --cp: the group's floor, not the pooled ideal device's
+  kSweepServeLoad = 1U << 14U,    ///< serve --rate: the simulated server's percentiles and throughput
 };
-inline constexpr unsigned kSweepTables = 14;
+inline constexpr unsigned kSweepTables = 15;
 /// Train's columns, with and without --best-layout.
 inline constexpr unsigned kSweepTrains = kSweepTrain | kSweepTrainSearch;
 inline constexpr unsigned kSweepLayouts = kSweepMemoryLayout | kSweepDecodeLayout | kSweepServeLayout;

@@ -132,6 +132,7 @@ void add_layout_search_cells(SweepCells& s, const Subject& in, const LayoutSearc
 void sweep_cells(SweepCells& s, const Subject& in, const KvResult& r);
 void sweep_cells(SweepCells& s, const Subject& in, const DeploymentResult& r);
 void sweep_cells(SweepCells& s, const Subject& in, const std::optional<LayoutSteadyState>& r);
+void sweep_cells(SweepCells& s, const Subject& in, const LoadResult& r);
 void sweep_cells(SweepCells& s, const Fit& fit);
 void sweep_cells(SweepCells& s, const std::optional<Fit>& fit);  ///< n/a cells without a verdict
 

@@ -490,7 +490,8 @@ const std::vector<InputDef> kInputs = {
        const double r = parse_rate_count(t);
        if (!(r > 0.0)) throw InputError(quote(t) + " must be a positive rate of requests a second, or all");
        s.rate = r;
-     }},
+     },
+     false, Sweep::numbers},
     {"arrivals", nullptr, kLoad, "PROCESS",
      "How requests arrive: poisson, gamma:CV (burstier for CV > 1), or closed:USERS[:THINK] (each user sends its "
      "next request a mean THINK after its last one ends)",

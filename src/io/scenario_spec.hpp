@@ -217,7 +217,9 @@ class Diagnostics {
 };
 
 /// Whether an input takes a sweep (io/sweep.hpp): a list or range of counts, or a list of names.
-enum class Sweep : unsigned char { none, counts, names };
+/// How an input sweeps: not at all, counts (lists and ranges of whole numbers), names (lists), or
+/// numbers (lists of any numbers, and ranges of whole ones: --rate 0.5,1..64*2).
+enum class Sweep : unsigned char { none, counts, names, numbers };
 
 /// What an input's value can be, for shell completion (`roofline completion`).
 enum class ValueHint : unsigned char {

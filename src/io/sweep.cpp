@@ -134,6 +134,23 @@ std::vector<std::int64_t> expand_counts(std::string_view text, std::int64_t limi
   return values;
 }
 
+// A list of numbers as their texts, each range of whole numbers expanded: "0.5,1..8*2" gives
+// 0.5, 1, 2, 4, 8 (each value then read by its input's own parser).
+std::vector<std::string> expand_numbers(std::string_view text) {
+  std::vector<std::string> out;
+  for (const std::string_view item : items_of(text)) {
+    if (item.find("..") == std::string_view::npos) {
+      out.emplace_back(item);
+    } else {
+      for (const std::int64_t v : expand_counts(item)) out.push_back(std::to_string(v));
+    }
+    if (static_cast<std::int64_t>(out.size()) > kMaxSweepPoints) {
+      throw InputError(too_many(text, static_cast<std::int64_t>(out.size())));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> expand_names(std::string_view text) {
   std::vector<std::string> names;
   for (const std::string_view item : items_of(text)) {
@@ -157,6 +174,8 @@ SweepAxis sweep_axis(const InputDef& def, std::string_view text, Diagnostics& di
       axis.counts = expand_counts(text);
       axis.texts.reserve(axis.counts.size());
       for (const std::int64_t v : axis.counts) axis.texts.push_back(std::to_string(v));
+    } else if (def.sweep == Sweep::numbers) {
+      axis.texts = expand_numbers(text);
     } else {
       axis.texts = expand_names(text);
     }

@@ -34,6 +34,8 @@ std::vector<std::int64_t> expand_counts(std::string_view text, std::int64_t limi
 
 /// The names of a list ("bf16,fp8"), trimmed. Throws InputError for an empty item or a range.
 std::vector<std::string> expand_names(std::string_view text);
+/// A list of numbers as texts, ranges of whole numbers expanded ("0.5,1..8*2"); throws InputError.
+std::vector<std::string> expand_numbers(std::string_view text);
 
 /// One swept input: its definition, and each value as the text the flag takes alone ("1000", "fp8").
 struct SweepAxis {

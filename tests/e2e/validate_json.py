@@ -79,9 +79,10 @@ if suite == "sweeps":
             sys.exit(1)
     values = {"batch": "1,2", "context": "1k,2k", "prompt": "512,1024", "output": "16,32", "gpus": "1,2",
               "tp": "1,2", "pp": "1,2", "dp": "1,2", "micro-batch": "1,2", "seq": "1024,2048", "dtype": "bf16,fp8",
-              "kv-dtype": "bf16,fp8", "concurrency": "64,300"}
+              "kv-dtype": "bf16,fp8", "concurrency": "64,300", "rate": "2,40"}
     # What a command (or one of its flags) needs beside the model and the accelerator.
-    needs = {"plan": ["--users", "100", "--tokens-per-s", "20"], ("layer", "prompt"): ["--phase", "prefill"]}
+    needs = {"plan": ["--users", "100", "--tokens-per-s", "20"], ("layer", "prompt"): ["--phase", "prefill"],
+             ("serve", "rate"): ["--requests", "300"]}
     documents = {}
     for command, flags in sweeps.items():
         for flag in flags:
@@ -105,6 +106,10 @@ if suite == "sweeps":
         ["decode", "mamba-2.8b", "--gpu", "mi325x", "--tp", "1"],
         ["layer", "llama3-8b", "--gpu", "h100-sxm", "--batch", "1,2"],
         ["serve", "llama3-8b", "--gpu", "h100-sxm", "--concurrency", "64,300"],
+        # Issue 25: a simulated server with every load row (targets, a prefix), and one saturated.
+        ["serve", "llama3-8b", "--gpu", "h100-sxm", "--rate", "5", "--ttft", "500ms", "--tpot", "50ms",
+         "--shared-prefix", "100", "--requests", "300"],
+        ["serve", "llama3-8b", "--gpu", "h100-sxm", "--rate", "40", "--requests", "300"],
         # N3 and N14 through the schema: a pure Mamba model on layouts, a model known by N alone.
         ["memory", "mamba-codestral-7b", "--gpu", "h100-sxm", "--tp", "1"],
         ["serve", "mamba-2.8b", "--gpu", "h100-sxm", "--tp", "2", "--pp", "2"],

@@ -80,6 +80,7 @@ struct LoadResult {
   units::Bytes block_bytes{};  ///< k M_KV per token
   LoadRun run;
   std::optional<double> saturation_rate;  ///< the highest rate whose p99s meet the targets
+  double capacity_sequences = 0.0;        ///< N of the closed-form capacity: min(KV budget, --max-seqs)
 };
 /// The server of `serve` simulated under the scenario's load (serving.load), and with targets the
 /// highest rate that meets them at p99 (bisection under one seed)  (derived)

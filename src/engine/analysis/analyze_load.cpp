@@ -120,19 +120,34 @@ LoadResult analyze_load(const Scenario& s) {
   const ScenarioStepModel model(s, in.step_overhead_s);
   r.pool_bytes = units::Bytes{model.pool_bytes()};
   r.block_bytes = units::Bytes{model.block_bytes(in.spec.block)};
-  r.run = simulate_server(model, in.spec);
+  // The capacity in closed form: serve's steady state at the most sequences the KV budget and
+  // --max-seqs allow, N / (O (t_step + t_overhead)), at the mean prompt and output.
+  LoadSpec spec = in.spec;
+  const ServeResult serve = analyze_serve(s);
+  if (serve.max_concurrency && *serve.max_concurrency >= 1) {
+    const auto n = static_cast<double>(std::min(*serve.max_concurrency, in.spec.max_seqs));
+    Workload w = s.workload;
+    w.prompt = static_cast<std::int64_t>(std::llround(in.spec.prompt.mean));
+    w.output = static_cast<std::int64_t>(std::llround(in.spec.output.mean));
+    const SteadyState at = steady_state(s.model, s.counts, w, effective_machine(s), n,
+                                        static_cast<double>(std::min(in.spec.shared_prefix, w.prompt)));
+    r.capacity_sequences = n;
+    spec.capacity_requests_per_s = n / (std::max(1.0, in.spec.output.mean) * (at.t_step.base() + in.step_overhead_s));
+  }
+  r.run = simulate_server(model, spec);
   const bool open = in.spec.arrivals == ArrivalProcess::poisson || in.spec.arrivals == ArrivalProcess::gamma;
   if (!in.search_saturation || !open || r.run.unservable_tokens > 0) return r;
   // The highest rate whose p99 TTFT and TPOT meet the targets and that does not saturate: bisection
   // on the rate under one seed, so the arrivals scale with 1/λ and the p99s move with the rate.
   const auto meets = [&](double rate) {
-    LoadSpec at = in.spec;
+    LoadSpec at = spec;
     at.rate = rate;
     const LoadRun run = simulate_server(model, at);
     return !run.saturated && (!in.spec.ttft_target_s || run.ttft.p99 <= *in.spec.ttft_target_s) &&
            (!in.spec.tpot_target_s || run.tpot.p99 <= *in.spec.tpot_target_s);
   };
   double lo = 0.0;
+  // The closed-form capacity bounds the simulated one from above.
   double hi = r.run.capacity_requests_per_s;
   if (!(hi > 0.0)) return r;
   if (meets(hi)) {

@@ -670,6 +670,14 @@ void sweep_figures(const Subject& in, const PrefillAnswer& a, SweepFigures& f) {
 
 void sweep_figures(const Subject& in, const ServeAnswer& a, SweepFigures& f) {
   const S x{in, a.serve};
+  if (a.load) {
+    // A rate sweep: the simulated server's columns.
+    SweepCells s(kSweepServeLoad, f);
+    sweep_cells(s, in, *a.load);
+    sweep_cells(s, a.fit);
+    f.fit = a.fit;
+    return;
+  }
   SweepCells s(a.layout ? kSweepServeLayout : kSweepServe, f);
   s.add("latency", kLatency, x).add("capacity", kCapacity, C{in, a.serve.capacity});
   if (a.layout) {

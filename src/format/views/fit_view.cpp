@@ -40,7 +40,7 @@ std::string fits_label(const F& x) { return x.fit.activations_excluded ? "fits, 
 const std::vector<Field<F>> kFitFields = {
     in_sweep<F>(
         kSweepReport | kSweepMemory | kSweepMemoryLayout | kSweepDecode | kSweepDecodeLayout | kSweepPrefill |
-            kSweepPrefillCp | kSweepServe | kSweepServeLayout | kSweepTrains,
+            kSweepPrefillCp | kSweepServe | kSweepServeLayout | kSweepServeLoad | kSweepTrains,
         "fits",
         in_brief<F>(kBriefReport | kBriefMemory | kBriefDecode | kBriefPrefill | kBriefServe | kBriefTrain,
                     {"fits", "fits", "S003-3.4", "needed <= capacity, on the basis below",

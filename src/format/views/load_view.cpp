@@ -3,7 +3,10 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <array>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 namespace roofline::format {
 namespace {
@@ -31,7 +34,7 @@ std::string p99_note(const LatencyDistribution& d) {
                      display(d.p99_hi, Unit::seconds, UnitSystem::si), grouped(d.samples));
 }
 
-const std::vector<Field<L>> kLoad = {
+const std::vector<Field<L>> kLoadRows = {
     {"load_requests_measured", "requests measured", "VL25", "arrivals after the warm-up and before the drain",
      [](const L& x) { return cell(x.r.run.measured); }, nullptr,
      [](const L& x) {
@@ -39,31 +42,30 @@ const std::vector<Field<L>> kLoad = {
        if (left == 0) return fmt::format("of {} simulated; none left out", grouped(x.r.run.requests));
        return fmt::format("of {} simulated; the first and last {} left out", grouped(x.r.run.requests), grouped(left));
      }},
-    {"load_window_s", "measured window", "VL25", "first drain arrival - first measured arrival",
+    {"load_window_s", "arrival window", "VL25", "first drain arrival - first measured arrival",
      [](const L& x) { return cell(units::Seconds{x.r.run.window_s}); }},
-    {"load_saturated", "saturated", "LI61", "λ >= capacity and backlog > 2 % of the window's arrivals",
-     [](const L& x) { return cell(x.r.run.saturated); }, nullptr,
+    {"load_saturated", "saturated", "LI61", "second half of the window: completions < 0.95 arrivals",
+     [](const L& x) { return cell(x.r.run.saturated); },
      [](const L& x) {
-       return std::string(x.r.run.saturated ? "no steady state: the queue grows without bound, so no latency is shown"
+       return fmt::format("{:.9g} < 0.95 x {:.9g}", x.r.run.second_half_completions, x.r.run.second_half_arrivals);
+     },
+     [](const L& x) {
+       return std::string(x.r.run.saturated ? "no steady state: the queue grows with the run, so no latency is shown"
                                             : "");
      },
-     [](const L& x) { return x.r.run.capacity_requests_per_s > 0.0; }},
+     [](const L& x) { return x.r.run.second_half_arrivals >= 20.0; }},
     {"load_offered_rate_per_s", "arrivals/s", "VL25", "arrivals in the window / window",
      [](const L& x) { return number(x.r.run.offered_rate); }, nullptr, nullptr,
      [](const L& x) { return x.r.run.offered_rate > 0.0; }},
-    {"load_requests_per_s", "completions/s", "VL25", "completions in the window / window",
+    {"load_requests_per_s", "completions/s", "VL25", "completed / (last completion - first arrival)",
      [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr, nullptr, has_window},
-    {"load_output_tokens_per_s", "output tokens/s", "VL25", "tokens emitted in the window / window",
+    {"load_output_tokens_per_s", "output tokens/s", "VL25", "output tokens / (last completion - first arrival)",
      [](const L& x) { return cell(units::PerSecond{x.r.run.output_tokens_per_s}); }, nullptr, nullptr, has_window},
-    {"load_input_tokens_per_s", "prompt tokens/s", "VL25", "prompt tokens first answered in the window / window",
+    {"load_input_tokens_per_s", "prompt tokens/s", "VL25", "prompt tokens / (last completion - first arrival)",
      [](const L& x) { return cell(units::PerSecond{x.r.run.input_tokens_per_s}); }, nullptr, nullptr, has_window},
-    {"load_goodput_per_s", "goodput, requests/s", "VL25", "requests meeting --ttft and --tpot / window",
-     [](const L& x) { return number(x.r.run.goodput); },
-     [](const L& x) {
-       return fmt::format("{:.6g} / {:.6g}", x.r.run.good_share * static_cast<double>(x.r.run.measured),
-                          x.r.run.window_s);
-     },
-     nullptr, has_targets},
+    {"load_goodput_per_s", "goodput, requests/s", "VL25",
+     "completed meeting --ttft and --tpot / (last completion - first arrival)",
+     [](const L& x) { return number(x.r.run.goodput); }, nullptr, nullptr, has_targets},
     {"load_good_fraction", "  of the requests", "VL25", "good / measured",
      [](const L& x) { return cell(units::Fraction{x.r.run.good_share}); }, nullptr, nullptr, has_targets},
     {"load_ttft_mean_s", "TTFT mean", "KW23", "time of the first token - arrival",
@@ -148,15 +150,42 @@ const std::vector<Field<L>> kLoad = {
      [](const L& x) { return cell(units::Fraction{x.r.run.prefix_hit_share}); }, nullptr, nullptr, has_prefix},
     {"load_steps", "steps simulated", "KW23", "one a scheduler iteration",
      [](const L& x) { return cell(x.r.run.steps); }},
-    {"load_capacity_requests_per_s", "capacity, requests/s", "VL25", "completions/s with the same requests all at once",
+    {"load_capacity_requests_per_s", "steady-state capacity, requests/s", "KW23", "N / (O (t_step + t_overhead))",
      [](const L& x) { return number(x.r.run.capacity_requests_per_s); }, nullptr,
-     [](const L& x) { return fmt::format("ρ = {:.3g}", x.r.spec.rate / x.r.run.capacity_requests_per_s); },
+     [](const L& x) {
+       return fmt::format(
+           "at N = {:.0f} sequences, one step of mean work: an upper bound (steps that alternate "
+           "between memory- and compute-bound lose the overlap)",
+           x.r.capacity_sequences);
+     },
      [](const L& x) { return x.r.run.capacity_requests_per_s > 0.0; }},
     {"load_saturation_rate_per_s", "highest rate meeting the p99 targets", "VL25", "bisection on the rate, one seed",
      [](const L& x) { return number(x.r.saturation_rate.value_or(0.0)); }, nullptr,
      [](const L&) { return std::string("requests/s: p99 TTFT and TPOT within --ttft and --tpot, unsaturated"); },
      [](const L& x) { return x.r.saturation_rate.has_value(); }},
 };
+
+// The rows a rate sweep shows as columns, in the table's order.
+std::vector<Field<L>> swept(std::vector<Field<L>> rows) {
+  constexpr std::array<std::pair<std::string_view, const char*>, 8> kColumns = {{{"load_saturated", "saturated"},
+                                                                                 {"load_requests_per_s", "req/s"},
+                                                                                 {"load_output_tokens_per_s", "output"},
+                                                                                 {"load_goodput_per_s", "goodput"},
+                                                                                 {"load_ttft_p50_s", "TTFT p50"},
+                                                                                 {"load_ttft_p99_s", "TTFT p99"},
+                                                                                 {"load_tpot_p50_s", "TPOT p50"},
+                                                                                 {"load_tpot_p99_s", "TPOT p99"}}};
+  for (Field<L>& f : rows) {
+    for (const auto& [key, column] : kColumns) {
+      if (key != f.key) continue;
+      f.sweep |= kSweepServeLoad;
+      f.column = column;
+    }
+  }
+  return rows;
+}
+
+const std::vector<Field<L>> kLoad = swept(kLoadRows);
 
 std::string arrivals_text(const LoadSpec& s) {
   const std::string rate = std::isfinite(s.rate) ? fmt::format("{:.6g}/s", s.rate) : std::string("once (--rate all)");
@@ -175,12 +204,17 @@ std::string arrivals_text(const LoadSpec& s) {
 
 }  // namespace
 
+void sweep_cells(SweepCells& s, const Subject& in, const LoadResult& r) { s.add("load", kLoad, L{in, r}); }
+
 void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOptions& view) {
   const L x{in, r};
   rep.sections.push_back(make_section("load",
                                       fmt::format("Under load (simulated): {}, {} requests, seed {}",
                                                   arrivals_text(r.spec), grouped(r.run.requests), r.spec.seed),
                                       kLoad, x, view));
+  rep.notes.emplace_back(
+      "throughput and goodput count every completed request over the run, from the first arrival to the last "
+      "completion, as vLLM's benchmark does; the latencies count the measured requests");
   rep.notes.push_back(fmt::format(
       "simulated server: continuous batching, at most {} sequences and {} tokens a step (decodes first, then prefill "
       "chunks first come first served), KV blocks of {} tokens, preemption by recompute of the newest request; each "
@@ -188,7 +222,13 @@ void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOpt
       grouped(r.spec.max_seqs), grouped(r.spec.token_budget), grouped(r.spec.block),
       r.step_overhead_s > 0.0 ? fmt::format(" plus {:.4g} s of overhead (--step-overhead)", r.step_overhead_s)
                               : std::string(" with no per-step overhead (--step-overhead)")));
-  if (!r.run.saturated && r.run.backlog_share > 0.05) {
+  if (!r.run.saturated && r.run.measured > 0 && r.run.window_s < 3.0 * r.run.e2e.mean) {
+    rep.notes.push_back(fmt::format(
+        "the arrival window ({}) is shorter than three mean end-to-end latencies ({}): the run ends before the server "
+        "reaches steady state, so its figures describe a start-up; raise --requests",
+        display(r.run.window_s, Unit::seconds, UnitSystem::si),
+        display(3.0 * r.run.e2e.mean, Unit::seconds, UnitSystem::si)));
+  } else if (!r.run.saturated && r.run.backlog_share > 0.05) {
     rep.notes.push_back(fmt::format(
         "{:.1f} % of the measured window's arrivals were still in the system at its end: the run may not have reached "
         "steady state (more --requests gives steadier figures)",
