@@ -106,13 +106,14 @@ _roofline_options() {
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict --gpu \
       --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b --batch -c --context -p --prompt --output \
       --dtype --weight-bits --weight-format --kv-dtype --kv-format --compute-dtype --reserve \
-      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --tp --pp --cp \
-      --dp --ep --sp --best-layout --compute-budget --scaling-fit --zero --fsdp --shard-group \
-      --optimizer --micro-batch --seq --grad-accum --global-batch --recompute --recompute-every \
-      --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets --qlora \
-      --no-flash-attention --dropout --flops-basis --attention --lm-head --decode-bytes \
-      --moe-decode --kind -o --svg --gemm --format --explain --brief --units --color --preset-dir \
-      -q --quiet --no-header --yes" ;;
+      --bw-efficiency --mfu --concurrency --kv-block --shared-prefix --tpot --ttft --rate \
+      --arrivals --trace --prompt-dist --output-dist --requests --seed --max-seqs --token-budget \
+      --step-overhead --tp --pp --cp --dp --ep --sp --best-layout --compute-budget --scaling-fit \
+      --zero --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch \
+      --recompute --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora \
+      --lora-targets --qlora --no-flash-attention --dropout --flops-basis --attention --lm-head \
+      --decode-bytes --moe-decode --kind -o --svg --gemm --format --explain --brief --units \
+      --color --preset-dir -q --quiet --no-header --yes" ;;
     compare) echo "-h --help --layers --hidden --heads --kv-heads --head-dim --ffn --vocab \
       --max-seq-len --mlp --norm --tied --untied --window --global-every --experts --top-k \
       --expert-ffn --shared-experts --shared-ffn --first-dense --zero-expert-share --strict \
@@ -220,11 +221,12 @@ _roofline_valued() {
       --first-dense --zero-expert-share --gpu --gpus --gpu-memory --gpu-bandwidth --gpu-peak -b \
       --batch -c --context -p --prompt --output --dtype --weight-bits --weight-format --kv-dtype \
       --kv-format --compute-dtype --reserve --bw-efficiency --mfu --concurrency --kv-block \
-      --shared-prefix --tpot --ttft --tp --pp --cp --dp --ep --compute-budget --scaling-fit --zero \
-      --fsdp --shard-group --optimizer --micro-batch --seq --grad-accum --global-batch --recompute \
-      --recompute-every --pp-chunks --pp-layers --model-flops --hfu --lora --lora-targets \
-      --flops-basis --attention --lm-head --decode-bytes --moe-decode --kind -o --svg --gemm \
-      --format --units --color --preset-dir" ;;
+      --shared-prefix --tpot --ttft --rate --arrivals --trace --prompt-dist --output-dist \
+      --requests --seed --max-seqs --token-budget --step-overhead --tp --pp --cp --dp --ep \
+      --compute-budget --scaling-fit --zero --fsdp --shard-group --optimizer --micro-batch --seq \
+      --grad-accum --global-batch --recompute --recompute-every --pp-chunks --pp-layers \
+      --model-flops --hfu --lora --lora-targets --flops-basis --attention --lm-head --decode-bytes \
+      --moe-decode --kind -o --svg --gemm --format --units --color --preset-dir" ;;
     compare) echo "--layers --hidden --heads --kv-heads --head-dim --ffn --vocab --max-seq-len \
       --mlp --norm --window --global-every --experts --top-k --expert-ffn --shared-experts \
       --shared-ffn --first-dense --zero-expert-share --params --gpu --gpus --gpu-memory \
@@ -360,7 +362,7 @@ _roofline_value() {
       _roofline_list "q k v o gate up down qv attention mlp all no-experts"
       ;;
     *:--kind)
-      _roofline_words "roofline memory train decode serve"
+      _roofline_words "roofline memory train decode serve load"
       ;;
     *) return 1 ;;
   esac

@@ -1043,6 +1043,10 @@ int run_cli(const std::vector<std::string>& given, std::istream& in, std::ostrea
     if ((cmd->own & kOwnPlot) != 0U) {
       // plot draws its lists as one picture: no sweep.
       order_axes(axes, bound);
+      // A list of rates makes a simulated server (plot --kind load): the scenario resolves at the first.
+      for (const io::SweepAxis& a : axes) {
+        if (std::string_view(a.def->name) == "rate" && !a.texts.empty()) a.def->set(inv.spec, a.texts.front());
+      }
       inv.plot.axes = std::move(axes);
       axes.clear();
       for (const Bound& b : bound) {

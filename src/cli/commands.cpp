@@ -511,7 +511,7 @@ const Command kCommands[] = {
      kModelInputs | io::kGpu | io::kGpuMemory | io::kDevices | io::kBatch | io::kContext | io::kPrompt | io::kOutput |
          io::kWeights | io::kKvDtype | io::kComputeDtype | io::kReserve | io::kMfu | io::kBwEfficiency |
          io::kFlopsBasis | io::kAttentionMode | io::kLmHead | io::kDecodeBytes | io::kServing | io::kTargets |
-         io::kParallel | io::kTrain | io::kCp,
+         io::kParallel | io::kTrain | io::kCp | io::kLoad,
      true, true, false, kOwnPlot, nullptr, on_first_gpu, run_plot, nullptr,
      "  roofline plot llama3-8b --gpu h100-sxm,mi300x --batch 1,8,64,512\n"
      "  roofline plot llama3-8b --gpu h100-sxm --kind memory --batch 1,64,512 --context 8k\n"

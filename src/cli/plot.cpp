@@ -28,10 +28,10 @@ namespace plot = format::plot;
 const io::InputDef& input_named(std::string_view name) { return *io::input_def(name); }
 
 // The pictures plot draws: --kind's names, declared once (its check, its help's list, the code).
-enum class Kind { roofline, memory, train, decode, serve };
-constexpr text::EnumTable<Kind, 5> kKinds = {std::pair{"roofline", Kind::roofline}, std::pair{"memory", Kind::memory},
-                                             std::pair{"train", Kind::train}, std::pair{"decode", Kind::decode},
-                                             std::pair{"serve", Kind::serve}};
+enum class Kind { roofline, memory, train, decode, serve, load };
+constexpr text::EnumTable<Kind, 6> kKinds = {std::pair{"roofline", Kind::roofline}, std::pair{"memory", Kind::memory},
+                                             std::pair{"train", Kind::train},       std::pair{"decode", Kind::decode},
+                                             std::pair{"serve", Kind::serve},       std::pair{"load", Kind::load}};
 
 // --kind as given: CLI11 checks it against kKinds, so it is one of them.
 Kind kind_of(const PlotRequest& req) { return text::find_enum(kKinds, req.options.kind).value_or(Kind::roofline); }
@@ -48,9 +48,14 @@ void check_kind_flags(const PlotRequest& req, const io::ScenarioSpec& spec) {
     if (given) diag.usage(fmt::format("--{}: applies to plot --kind {}, not --kind {}", flag, kinds, kind));
   };
   const Kind k = kind_of(req);
-  const bool serve = k == Kind::serve;
+  const bool load = k == Kind::load;
+  const bool serve = k == Kind::serve || load;
   const bool roofline = k == Kind::roofline;
   const bool train = k == Kind::train;
+  if (load) only(spec.concurrency.has_value() || listed("concurrency"), "concurrency", "serve");
+  for (const std::string& name : req.given) {
+    if (!load && input_named(name).group == io::kLoad) only(true, input_named(name).name, "load");
+  }
   if (!serve) {
     only(spec.output.has_value() || listed("output"), "output", "serve");
     only(spec.concurrency.has_value() || listed("concurrency"), "concurrency", "serve");
@@ -98,7 +103,8 @@ Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
   const Kind k = kind_of(req);
   const bool serve = k == Kind::serve;
   const bool train = k == Kind::train;
-  const char* flag = serve ? "concurrency" : train ? "micro-batch" : "batch";
+  const bool load = k == Kind::load;
+  const char* flag = load ? "rate" : serve ? "concurrency" : train ? "micro-batch" : "batch";
   Values v{&input_named(flag), {}};
   for (const io::SweepAxis& a : req.axes) {
     if (a.def != v.def) {
@@ -108,6 +114,15 @@ Values x_values(const PlotRequest& req, const io::ScenarioSpec& spec) {
     v.texts = a.texts;
   }
   if (!v.texts.empty()) return v;
+  if (load) {
+    // One rate given, or the default ladder 1, 2, 4, ... 64 requests a second.
+    if (spec.rate) {
+      v.texts = {fmt::format("{}", *spec.rate)};
+    } else {
+      for (const std::int64_t n : io::expand_counts("1..64*2")) v.texts.push_back(std::to_string(n));
+    }
+    return v;
+  }
   const std::optional<std::int64_t> given = serve ? spec.concurrency : train ? spec.micro_batch : spec.batch;
   if (given) {
     v.texts = {std::to_string(*given)};
@@ -179,8 +194,8 @@ void add_plot_options(CLI::App* sub, PlotOptions& o) {
   sub->add_option(
          "--kind", o.kind,
          "What to draw: roofline (workloads on each accelerator's roofs), memory (capacity bars), train (a training "
-         "device's memory bars, per --micro-batch), decode (tokens/s against --batch) or serve (TPOT against "
-         "--concurrency) [default: roofline]")
+         "device's memory bars, per --micro-batch), decode (tokens/s against --batch), serve (TPOT against "
+         "--concurrency) or load (a simulated server's TTFT and TPOT p50 and p99 against --rate) [default: roofline]")
       ->check(CLI::IsMember(text::canonical_names(kKinds)))
       ->type_name("KIND")
       ->group(grp);
@@ -228,6 +243,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
   std::vector<plot::MemorySeries> bars;
   std::vector<plot::DecodeCurve> decodes;
   std::vector<plot::ServeCurve> serves;
+  std::vector<plot::LoadCurve> loads;
   std::vector<plot::TrainMemorySeries> trains;
   const bool train = kind == Kind::train;
   for (io::Resolved& r : gpus) {
@@ -237,6 +253,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     plot::DecodeCurve decode{name, {}};
     plot::ServeCurve serve{name, {}};
     plot::TrainMemorySeries trained{name, {}};
+    plot::LoadCurve loaded{name, {}};
     for (std::size_t i = 0; i < x.texts.size(); ++i) {
       resolve_at(x, i, spec, r, train);
       add_warnings(r, out.warnings);
@@ -261,6 +278,9 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
         trained.checks.emplace_back(s.training.micro_batch, train_memory_breakdown(analyze_train(s)));
       } else if (kind == Kind::decode) {
         decode.steps.push_back(analyze_decode(s));
+      } else if (kind == Kind::load) {
+        if (!s.serving.load) throw UsageError("plot --kind load: needs --rate (a list or range draws each)");
+        loaded.points.push_back(analyze_load(s));
       } else {
         serve.points.push_back(analyze_serve(s));
       }
@@ -270,6 +290,7 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     decodes.push_back(std::move(decode));
     serves.push_back(std::move(serve));
     trains.push_back(std::move(trained));
+    loads.push_back(std::move(loaded));
   }
   if (kind == Kind::roofline) {
     out.chart = plot::roofline_chart(subject(first), roofs);
@@ -279,6 +300,8 @@ PlotOutput plot_picture(const PlotRequest& req, io::ScenarioSpec spec, const io:
     out.chart = plot::train_memory_chart(subject(gpus.front()), trains, req.units);
   } else if (kind == Kind::decode) {
     out.chart = plot::decode_chart(subject(first), decodes);
+  } else if (kind == Kind::load) {
+    out.chart = plot::load_chart(subject(first), loads);
   } else {
     out.chart = plot::serve_chart(subject(first), serves);
   }

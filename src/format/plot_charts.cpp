@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -488,6 +489,87 @@ Chart serve_chart(const Subject& first, const std::vector<ServeCurve>& gpus) {
   }
   if (past) c.legend.push_back({"past the KV budget", -1, Mark::circle, false, false, true, -1});
   c.notes.push_back("each point is serve --concurrency N: the steady-state step every user sees (a floor)");
+  return c;
+}
+
+Chart load_chart(const Subject& first, const std::vector<LoadCurve>& gpus) {
+  Chart c;
+  std::vector<std::string> names;
+  for (const LoadCurve& g : gpus) names.push_back(g.gpu);
+  c.title = "Under load: " + first.model_label + " on " + joined_names(names);
+  const Workload& w = first.scenario.workload;
+  c.subtitle = fmt::format("prompt {}, output {} tokens, simulated continuous batching; {}", grouped(w.prompt),
+                           grouped(w.output), types_line(first));
+  Range xr;
+  Range yr;
+  const LoadSpec* spec = nullptr;
+  for (const LoadCurve& g : gpus) {
+    for (const LoadResult& r : g.points) {
+      spec = &r.spec;
+      xr.add(r.spec.rate);
+      if (r.run.saturated || r.run.measured == 0) continue;
+      for (const double v : {r.run.ttft.p50, r.run.ttft.p99, r.run.tpot.p50, r.run.tpot.p99}) {
+        if (v > 0.0) yr.add(v);
+      }
+    }
+  }
+  if (spec && spec->ttft_target_s) yr.add(*spec->ttft_target_s);
+  if (spec && spec->tpot_target_s) yr.add(*spec->tpot_target_s);
+  c.x = log_axis("requests a second", xr.empty() ? 1.0 : xr.lo, xr.empty() ? 10.0 : xr.hi);
+  c.y = log_axis("latency (ms)", yr.empty() ? 1e-3 : yr.lo / 1.3, yr.empty() ? 1e-2 : yr.hi * 1.3, 1e-3);
+  bool saturated = false;
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    const int col = static_cast<int>(gi);
+    // TTFT with circles, TPOT with squares; p50 solid, p99 dashed.
+    struct Metric {
+      double LatencyDistribution::*q;
+      const LatencyDistribution LoadRun::*d;
+      Mark mark;
+      bool dashed;
+    };
+    constexpr std::array<Metric, 4> kMetrics = {{{&LatencyDistribution::p50, &LoadRun::ttft, Mark::circle, false},
+                                                 {&LatencyDistribution::p99, &LoadRun::ttft, Mark::circle, true},
+                                                 {&LatencyDistribution::p50, &LoadRun::tpot, Mark::square, false},
+                                                 {&LatencyDistribution::p99, &LoadRun::tpot, Mark::square, true}}};
+    for (const Metric& m : kMetrics) {
+      // One label an accelerator, at the end of its TTFT p50 line.
+      const bool first_line = &m == kMetrics.data();
+      Series line{{}, col, m.dashed, false, m.mark, false, "", first_line ? gpus[gi].gpu : std::string()};
+      for (const LoadResult& r : gpus[gi].points) {
+        if (r.run.saturated || r.run.measured == 0) continue;
+        const double v = (r.run.*m.d).*m.q;
+        if (v > 0.0) line.xy.emplace_back(r.spec.rate, v);
+      }
+      if (!line.xy.empty()) c.series.push_back(line);
+    }
+    for (const LoadResult& r : gpus[gi].points) {
+      if (!r.run.saturated) continue;
+      saturated = true;
+      c.points.push_back({r.spec.rate, c.y.min, col, Mark::cross, false, "", -1});
+    }
+    c.legend.push_back({names[gi], col, Mark::none, true, false, false, -1});
+  }
+  c.legend.push_back({"TTFT", -1, Mark::circle, false, false, false, -1});
+  c.legend.push_back({"TPOT", -1, Mark::square, false, false, false, -1});
+  c.legend.push_back({"p50", -1, Mark::none, true, false, false, -1});
+  c.legend.push_back({"p99", -1, Mark::none, true, true, false, -1});
+  if (saturated) c.legend.push_back({"saturated: no steady state", -1, Mark::cross, false, false, false, -1});
+  const auto target = [&](std::optional<double> t, const char* what) {
+    if (!t) return;
+    c.series.push_back({{{c.x.min, *t}, {c.x.max, *t}},
+                        -1,
+                        true,
+                        true,
+                        Mark::none,
+                        false,
+                        fmt::format("{} target {}", what, show(*t, Unit::seconds)),
+                        fmt::format("{} target", what)});
+  };
+  if (spec) {
+    target(spec->ttft_target_s, "TTFT");
+    target(spec->tpot_target_s, "TPOT");
+  }
+  c.notes.push_back("each point is serve --rate R: a simulated server's percentiles over its measured requests");
   return c;
 }
 

@@ -68,4 +68,14 @@ struct ServeCurve {
 /// marks past the KV budget; the --tpot target as a line.
 Chart serve_chart(const Subject& first, const std::vector<ServeCurve>& gpus);
 
+/// One accelerator's simulated server at each request rate (serve --rate).
+struct LoadCurve {
+  std::string gpu;
+  std::vector<LoadResult> points;
+};
+
+/// TTFT and TPOT at p50 (solid) and p99 (dashed) against the request rate; a saturated rate has no
+/// latency and is marked on the axis; the --ttft and --tpot targets as lines.
+Chart load_chart(const Subject& first, const std::vector<LoadCurve>& gpus);
+
 }  // namespace roofline::format::plot
