@@ -208,10 +208,9 @@ void sweep_cells(SweepCells& s, const Subject& in, const LoadResult& r) { s.add(
 
 void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOptions& view) {
   const L x{in, r};
-  rep.sections.push_back(make_section("load",
-                                      fmt::format("Under load (simulated): {}, {} requests, seed {}",
-                                                  arrivals_text(r.spec), grouped(r.run.requests), r.spec.seed),
-                                      kLoad, x, view));
+  rep.sections.push_back(make_section("load", "Under load (simulated)", kLoad, x, view));
+  rep.notes.push_back(fmt::format("the simulated load: {}, {} requests, seed {}", arrivals_text(r.spec),
+                                  grouped(r.run.requests), r.spec.seed));
   rep.notes.emplace_back(
       "throughput and goodput count every completed request over the run, from the first arrival to the last "
       "completion, as vLLM's benchmark does; the latencies count the measured requests");
