@@ -19,7 +19,7 @@ struct L {
 bool unsaturated(const L& x) { return !x.r.run.saturated && x.r.run.measured > 0; }
 bool has_targets(const L& x) { return unsaturated(x) && (x.r.spec.ttft_target_s || x.r.spec.tpot_target_s); }
 bool has_prefix(const L& x) { return x.r.spec.shared_prefix > 0; }
-bool has_window(const L& x) { return x.r.run.window_s > 0.0; }
+bool has_run(const L& x) { return x.r.run.run_duration_s > 0.0; }
 
 template <LatencyDistribution LoadRun::*M, double LatencyDistribution::*Q>
 Cell stat(const L& x) {
@@ -58,11 +58,11 @@ const std::vector<Field<L>> kLoadRows = {
      [](const L& x) { return number(x.r.run.offered_rate); }, nullptr, nullptr,
      [](const L& x) { return x.r.run.offered_rate > 0.0; }},
     {"load_requests_per_s", "completions/s", "VL25", "completed / (last completion - first arrival)",
-     [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr, nullptr, has_window},
+     [](const L& x) { return number(x.r.run.requests_per_s); }, nullptr, nullptr, has_run},
     {"load_output_tokens_per_s", "output tokens/s", "VL25", "output tokens / (last completion - first arrival)",
-     [](const L& x) { return cell(units::PerSecond{x.r.run.output_tokens_per_s}); }, nullptr, nullptr, has_window},
+     [](const L& x) { return cell(units::PerSecond{x.r.run.output_tokens_per_s}); }, nullptr, nullptr, has_run},
     {"load_input_tokens_per_s", "prompt tokens/s", "VL25", "prompt tokens / (last completion - first arrival)",
-     [](const L& x) { return cell(units::PerSecond{x.r.run.input_tokens_per_s}); }, nullptr, nullptr, has_window},
+     [](const L& x) { return cell(units::PerSecond{x.r.run.input_tokens_per_s}); }, nullptr, nullptr, has_run},
     {"load_goodput_per_s", "goodput, requests/s", "VL25",
      "completed meeting --ttft and --tpot / (last completion - first arrival)",
      [](const L& x) { return number(x.r.run.goodput); }, nullptr, nullptr, has_targets},
