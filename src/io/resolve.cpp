@@ -755,11 +755,13 @@ void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
         "--trace: the trace gives the arrivals and lengths; drop --rate, --arrivals, --requests and the -dist "
         "flags");
   }
-  if (sc.deployment.explicit_layout || sc.deployment.context > 1 || spec.draft) {
-    diag.input(std::string("--rate: the simulated server runs on serve's ideal device; with ") +
+  const bool replicas = sc.deployment.data > 1 || sc.deployment.expert > sc.deployment.tensor;
+  if (replicas || sc.deployment.context > 1 || spec.draft) {
+    diag.input(std::string("--rate: the simulated server runs on serve's ideal device or one replica's --tp x --pp "
+                           "layout; with ") +
                (spec.draft                  ? "--draft"
                 : sc.deployment.context > 1 ? "--cp"
-                                            : "--tp/--pp/--dp/--ep") +
+                                            : "--dp or --ep across replicas") +
                " it is not modelled yet");
   }
   if (spec.concurrency) diag.usage("--concurrency: a simulated server's concurrency follows from its load; drop it");

@@ -2,6 +2,7 @@
 // preset: a step of B decodes at context T is decode_step's, a whole prompt in one chunk is
 // prefill_pass's, and one request alone takes prefill + the decode steps of its other tokens.
 #include "io/preset_registry.hpp"
+#include "io/scenario_spec.hpp"
 
 #include "roofline/analysis/serving.hpp"
 #include "roofline/decode.hpp"
@@ -106,5 +107,33 @@ TEST_CASE("serve --rate: one request alone takes its prefill and O - 1 decode st
     CHECK_THAT(run.ttft.mean, WithinRel(ttft, 1e-9));
     CHECK_THAT(run.e2e.mean, WithinRel(ttft + decode, 1e-9));
     CHECK_THAT(run.tpot.mean, WithinRel(decode / 49.0, 1e-9));
+  }
+}
+
+TEST_CASE("serve --rate on a layout: B decodes at T take the layout's decode step", "[load]") {
+  const io::PresetRegistry registry({});
+  struct Layout {
+    const char* model;
+    std::int64_t tp, pp;
+  };
+  for (const Layout& l : {Layout{"llama3-70b", 4, 1}, Layout{"llama3-70b", 2, 2}, Layout{"mixtral-8x7b", 2, 1},
+                          Layout{"qwen3-32b", 8, 1}}) {
+    for (const std::int64_t batch : {1, 16, 200}) {
+      for (const std::int64_t t : {100, 4096, 20000}) {
+        io::ScenarioSpec spec;
+        spec.model = l.model;
+        spec.gpu = "h100-sxm";
+        spec.tp = l.tp;
+        spec.pp = l.pp;
+        spec.batch = batch;
+        spec.context = t;
+        std::istringstream none;
+        const io::Resolved r = io::resolve(spec, registry, none, true);
+        CAPTURE(l.model, l.tp, l.pp, batch, t);
+        const DeploymentResult d = analyze_deployment(r.scenario, false);
+        const auto model = scenario_step_model(r.scenario, 0.0);
+        CHECK_THAT(model->step_time(decodes_at(*model, batch, t)), WithinRel(d.t_step.base(), 1e-9));
+      }
+    }
   }
 }

@@ -4,6 +4,7 @@
 #include "roofline/decode.hpp"
 #include "roofline/flops.hpp"
 #include "roofline/memory.hpp"
+#include "roofline/parallel.hpp"
 #include "roofline/roofline.hpp"
 #include "roofline/scenario.hpp"
 #include "roofline/server_sim.hpp"
@@ -56,6 +57,23 @@ class ScenarioStepModel final : public StepModel {
     state_ = kv_bytes_per_sequence(m, 0.0, kv_).base();
     const CapacityResult cap = analyze_capacity(s);
     pool_ = cap.free.base();
+    if (s.deployment.explicit_layout) {
+      // One replica on its layout: the device's own rates, and the pool its binding device's free
+      // memory holds at its cache share.
+      layout_ = true;
+      const HardwareConfig& hw = s.accelerator->hw;
+      machine_ = Machine{.peak = device_peak(s).value_or(units::FlopPerSecond{HUGE_VAL}) * s.workload.mfu,
+                         .bandwidth = hw.memory_bandwidth * s.workload.bw_efficiency};
+      devices_ = static_cast<double>(s.deployment.tensor * s.deployment.pipeline);
+      stages_ = static_cast<double>(s.deployment.pipeline);
+      Scenario one = s;
+      one.workload.batch = 1;
+      one.workload.context = 4096;
+      const DeploymentResult d = analyze_deployment(one, false);
+      cache_share_ = d.kv_per_sequence.base() > 0.0 ? d.kv_per_sequence_per_device / d.kv_per_sequence : 0.0;
+      const double free = (d.capacity_per_device - d.weights_per_device - d.reserve_per_device).base();
+      pool_ = cache_share_ > 0.0 ? std::max(0.0, free) / cache_share_ : 0.0;
+    }
   }
 
   [[nodiscard]] std::int64_t window() const override {
@@ -74,9 +92,21 @@ class ScenarioStepModel final : public StepModel {
     const auto n = static_cast<double>(w.decodes);
     const auto lo = static_cast<double>(w.context_lo);
     const auto hi = static_cast<double>(w.context_hi);
-    const units::Flop flops{n * token_flops_ + at(attention_, n, lo, hi) + w.chunk_flops};
-    const units::Bytes bytes{weights(w.tokens) + at(kv_read_, n, lo, hi) + w.chunk_bytes};
-    return roofline_time(flops, bytes, machine_.peak, machine_.bandwidth).base() + overhead_;
+    const double flops = n * token_flops_ + at(attention_, n, lo, hi) + w.chunk_flops;
+    const double cache = at(kv_read_, n, lo, hi) + w.chunk_bytes;
+    if (!layout_) {
+      return roofline_time(units::Flop{flops}, units::Bytes{weights(w.tokens) + cache}, machine_.peak,
+                           machine_.bandwidth)
+                 .base() +
+             overhead_;
+    }
+    // Through the layout: the binding device computes F / (t p) and reads its weights and its share
+    // of the cache; each stage all-reduces (and all-to-alls) the step's tokens, then hands them on.
+    const LayoutTerms& l = layout_terms(w.tokens);
+    const double stage = roofline_time(units::Flop{flops / devices_}, units::Bytes{l.weights + cache * cache_share_},
+                                       machine_.peak, machine_.bandwidth)
+                             .base();
+    return pipeline_latency(stages_, units::Seconds{stage + l.collectives}, units::Seconds{l.hop}).base() + overhead_;
   }
   [[nodiscard]] double pool_bytes() const override { return pool_; }
   [[nodiscard]] double block_bytes(std::int64_t block) const override {
@@ -99,8 +129,33 @@ class ScenarioStepModel final : public StepModel {
     return memo_[i];
   }
 
+  struct LayoutTerms {
+    double weights = -1.0;     ///< bytes the binding device reads for n tokens
+    double collectives = 0.0;  ///< one stage's all-reduces and all-to-alls of n tokens
+    double hop = 0.0;          ///< one stage hand-off of n tokens
+  };
+  // The layout's token-dependent terms at n tokens, memoised: its decode step at batch n.
+  [[nodiscard]] const LayoutTerms& layout_terms(std::int64_t n) const {
+    const auto i = static_cast<std::size_t>(std::max<std::int64_t>(1, n));
+    if (i >= layout_memo_.size()) layout_memo_.resize(i + 1);
+    LayoutTerms& t = layout_memo_[i];
+    if (t.weights < 0.0) {
+      Scenario at = s_;
+      at.workload.batch = static_cast<std::int64_t>(i);
+      at.workload.context = 0;
+      const DeploymentResult d = analyze_deployment(at, false);
+      t.weights = d.weights_read_per_device.base();
+      t.collectives = (d.t_allreduce + d.t_alltoall).base();
+      t.hop = d.t_hop.base();
+    }
+    return t;
+  }
+
   const Scenario& s_;
   double overhead_ = 0.0;
+  bool layout_ = false;
+  double devices_ = 1.0, stages_ = 1.0, cache_share_ = 1.0;
+  mutable std::vector<LayoutTerms> layout_memo_;
   Machine machine_;
   CacheBytes kv_{1.0, 1.0};
   std::int64_t window_ = 0;
