@@ -2,6 +2,7 @@
 #include "roofline/server_sim.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -48,9 +49,15 @@ class Random {
     const double r = std::sqrt(-2.0 * std::log(open01()));
     return r * std::cos(2.0 * 3.14159265358979323846 * open01());
   }
-  /// Gamma of shape k and scale 1: Marsaglia and Tsang's method, boosted below k = 1  [MT00]
+  /// Gamma of shape k and scale 1: Marsaglia and Tsang's method, boosted below k = 1 by
+  /// G(k) = G(k + 1) U^(1/k)  [MT00]
   double gamma(double k) {
-    if (k < 1.0) return gamma(k + 1.0) * std::pow(open01(), 1.0 / k);
+    if (k >= 1.0) return gamma_at_least_one(k);
+    return gamma_at_least_one(k + 1.0) * std::pow(open01(), 1.0 / k);
+  }
+
+ private:
+  double gamma_at_least_one(double k) {
     const double d = k - 1.0 / 3.0;
     const double c = 1.0 / std::sqrt(9.0 * d);
     for (;;) {  // accepts with probability above 0.95 each try
@@ -63,11 +70,10 @@ class Random {
     }
   }
 
- private:
   static std::uint64_t rotl(std::uint64_t x, int k) {
     return (x << static_cast<unsigned>(k)) | (x >> static_cast<unsigned>(64 - k));
   }
-  std::uint64_t s_[4]{};
+  std::array<std::uint64_t, 4> s_{};
 };
 
 std::int64_t sample_length(const LengthSpec& l, Random& rng) {
@@ -201,15 +207,18 @@ LatencyDistribution distribution(Weighted w) {
 
 class Server {
  public:
-  Server(const StepModel& m, const LoadSpec& s) : m_(m), s_(s), rng_(s.seed) {
-    window_ = std::max<std::int64_t>(1, m.window());
-    block_ = std::max<std::int64_t>(1, s.block);
+  Server(const StepModel& m, const LoadSpec& s)
+      : m_(m),
+        s_(s),
+        rng_(s.seed),
+        window_(std::max<std::int64_t>(1, m.window())),
+        block_(std::max<std::int64_t>(1, s.block)),
+        prefix_(std::max<std::int64_t>(0, s.shared_prefix)),
+        block_bytes_(m.block_bytes(block_)),
+        state_bytes_(m.state_bytes()),
+        pool_(m.pool_bytes()),
+        used_(static_cast<double>(ceil_div(prefix_, block_)) * block_bytes_) {
     residue_.assign(static_cast<std::size_t>(block_), 0);
-    block_bytes_ = m.block_bytes(block_);
-    state_bytes_ = m.state_bytes();
-    pool_ = m.pool_bytes();
-    prefix_ = std::max<std::int64_t>(0, s.shared_prefix);
-    used_ = static_cast<double>(ceil_div(prefix_, block_)) * block_bytes_;
     r_.pool_tokens = block_bytes_ > 0.0 ? static_cast<std::int64_t>((pool_ - used_) / block_bytes_) * block_ : 0;
   }
 
@@ -368,12 +377,146 @@ class Server {
     std::int64_t take;
   };
 
+  // Decoders needing a block this step; the newest running request preempted while the pool is short.
+  void allocate_decode_blocks(std::int64_t k) {
+    const auto due = static_cast<std::size_t>(((-k) % block_ + block_) % block_);
+    while (n_running_ > 0 && used_ + static_cast<double>(residue_[due]) * block_bytes_ > pool_) preempt_last(k);
+    used_ += static_cast<double>(residue_[due]) * block_bytes_;
+    alloc_step_ = k;
+    alloc_residue_ = due;
+  }
+
+  // Running requests still prefilling, oldest first, each taking min(what it needs, budget left).
+  void continue_prefills(std::int64_t k, std::int64_t& budget, std::vector<Chunk>& chunks) {
+    for (std::size_t i = 0; i < prefilling_.size() && budget > 0; ++i) {
+      const std::size_t id = prefilling_[i];
+      Request& q = reqs_[id];
+      if (!q.running || q.phase != Phase::prefill) continue;
+      const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
+      const double more = bytes_for(q.computed + take) - q.held;
+      while (used_ + more > pool_ && q.running) preempt_last(k);
+      if (!q.running) continue;
+      used_ += more;
+      q.held += more;
+      chunks.push_back({id, take});
+      budget -= take;
+    }
+  }
+
+  // Waiting requests, first come first served, while nothing was preempted this step; the first that
+  // finds no room stops the admissions (head of line).
+  void admit_waiting(std::int64_t& budget, std::vector<Chunk>& chunks) {
+    while (!preempted_ && budget > 0 && n_running_ < s_.max_seqs && !waiting_.empty()) {
+      const std::size_t id = waiting_.front();
+      Request& q = reqs_[id];
+      const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
+      const double need = bytes_for(q.computed + take);
+      if (used_ + need > pool_) break;
+      waiting_.pop_front();
+      used_ += need;
+      q.held = need;
+      q.running = true;
+      q.phase = Phase::prefill;
+      if (q.first_scheduled < 0.0) q.first_scheduled = now_;
+      ++n_running_;
+      running_.push_back(id);
+      prefilling_.push_back(id);
+      chunks.push_back({id, take});
+      budget -= take;
+    }
+  }
+
+  [[nodiscard]] StepWork work_of(const std::vector<Chunk>& chunks) const {
+    StepWork w;
+    w.decodes = n_dec_;
+    w.context_lo = sum_lo_;
+    w.context_hi = sum_t_ - sum_lo_;
+    w.tokens = n_dec_;
+    for (const Chunk& c : chunks) {
+      const Request& q = reqs_[c.id];
+      const bool last = q.computed + c.take == q.prompt + q.gen;
+      w.chunk_flops += m_.chunk_flops(q.computed, q.computed + c.take, last);
+      w.chunk_bytes += m_.chunk_bytes(q.computed, q.computed + c.take);
+      w.tokens += c.take;
+    }
+    return w;
+  }
+
+  // After step k: the decoders' sums advance, their window crossings and finishes take effect.
+  void advance_decoders(std::int64_t k) {
+    sum_t_ += n_dec_;
+    sum_lo_ += n_below_;
+    const std::int64_t next = k + 1;
+    while (!crossings_.empty() && crossings_.top().step <= next) {
+      const Event e = crossings_.top();
+      crossings_.pop();
+      if (reqs_[e.id].epoch == e.epoch && reqs_[e.id].phase == Phase::decode) --n_below_;
+    }
+    while (!finishes_.empty() && finishes_.top().step <= k) {
+      const Event e = finishes_.top();
+      finishes_.pop();
+      const Request& q = reqs_[e.id];
+      if (q.epoch != e.epoch || q.phase != Phase::decode) continue;
+      leave_decode(e.id, next);
+      complete(e.id);
+    }
+  }
+
+  // After step k: each chunk's tokens are cached; a prefill that completes emits a token.
+  void finish_chunks(std::int64_t k, const std::vector<Chunk>& chunks) {
+    for (const Chunk& c : chunks) {
+      Request& q = reqs_[c.id];
+      if (!q.running) continue;
+      q.computed += c.take;
+      if (q.computed < q.prompt + q.gen) continue;
+      if (q.gen == 0) {
+        q.first_token = now_;
+      } else {
+        itl_.add(now_ - q.last_token, q.measured ? 1.0 : 0.0);  // across a preemption
+      }
+      q.last_token = now_;
+      ++q.gen;
+      if (q.gen >= q.output) {
+        complete(c.id);
+      } else {
+        enter_decode(c.id, k + 1);
+      }
+    }
+    std::erase_if(prefilling_, [&](std::size_t id) { return reqs_[id].phase != Phase::prefill || !reqs_[id].running; });
+    if (running_.size() > 64 && running_.size() > 2 * static_cast<std::size_t>(n_running_)) {
+      std::erase_if(running_, [&](std::size_t id) { return !reqs_[id].running; });
+    }
+  }
+
+  // One scheduler step at index k; false when nothing could run and no arrival is left.
+  bool step(std::int64_t k, std::vector<Chunk>& chunks) {
+    preempted_ = false;
+    chunks.clear();
+    std::int64_t budget = s_.token_budget;
+    allocate_decode_blocks(k);
+    budget -= n_dec_;
+    continue_prefills(k, budget, chunks);
+    admit_waiting(budget, chunks);
+    std::erase_if(chunks, [&](const Chunk& c) { return !reqs_[c.id].running; });
+    if (n_dec_ == 0 && chunks.empty()) {
+      // Nothing could run: every request fits alone, so only an arrival can change that.
+      if (pending_.empty()) return false;
+      idle(pending_.top().first - now_);
+      return true;
+    }
+    const double dt = m_.step_time(work_of(chunks));
+    account(dt);
+    now_ += dt;
+    ++r_.steps;
+    itl_.add(dt, static_cast<double>(n_dec_measured_));  // each decoder's gap is the step
+    advance_decoders(k);
+    finish_chunks(k, chunks);
+    return true;
+  }
+
   void loop() {
-    const double total_tokens = [&] {
-      double sum = 0.0;
-      for (const Request& q : reqs_) sum += static_cast<double>(q.prompt + q.output);
-      return sum;
-    }();
+    double total_tokens = 0.0;
+    for (const Request& q : reqs_) total_tokens += static_cast<double>(q.prompt + q.output);
     std::int64_t k = 0;
     std::vector<Chunk> chunks;
     while (done_ < reqs_.size()) {
@@ -383,114 +526,9 @@ class Server {
         idle(pending_.top().first - now_);
         continue;
       }
-      preempted_ = false;
-      StepWork w;
-      chunks.clear();
-      std::int64_t budget = s_.token_budget;
-      // Decoders needing a block this step; preempt the newest while the pool is short.
-      const auto due = static_cast<std::size_t>(((-k) % block_ + block_) % block_);
-      while (n_running_ > 0 && used_ + static_cast<double>(residue_[due]) * block_bytes_ > pool_) preempt_last(k);
-      used_ += static_cast<double>(residue_[due]) * block_bytes_;
-      alloc_step_ = k;
-      alloc_residue_ = due;
-      budget -= n_dec_;
-      // Running requests still prefilling, oldest first.
-      for (std::size_t i = 0; i < prefilling_.size() && budget > 0; ++i) {
-        const std::size_t id = prefilling_[i];
-        Request& q = reqs_[id];
-        if (!q.running || q.phase != Phase::prefill) continue;
-        const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
-        const double more = bytes_for(q.computed + take) - q.held;
-        while (used_ + more > pool_ && q.running) preempt_last(k);
-        if (!q.running) continue;
-        used_ += more;
-        q.held += more;
-        chunks.push_back({id, take});
-        budget -= take;
-      }
-      // Waiting requests, first come first served, while nothing was preempted this step.
-      while (!preempted_ && budget > 0 && n_running_ < s_.max_seqs && !waiting_.empty()) {
-        const std::size_t id = waiting_.front();
-        Request& q = reqs_[id];
-        const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
-        const double need = bytes_for(q.computed + take);
-        if (used_ + need > pool_) break;
-        waiting_.pop_front();
-        used_ += need;
-        q.held = need;
-        q.running = true;
-        q.phase = Phase::prefill;
-        if (q.first_scheduled < 0.0) q.first_scheduled = now_;
-        ++n_running_;
-        running_.push_back(id);
-        prefilling_.push_back(id);
-        chunks.push_back({id, take});
-        budget -= take;
-      }
-      std::erase_if(chunks, [&](const Chunk& c) { return !reqs_[c.id].running; });
-      if (n_dec_ == 0 && chunks.empty()) {
-        // Nothing could run: the pool is held by none (every request fits alone), so only an arrival helps.
-        if (pending_.empty()) break;
-        idle(pending_.top().first - now_);
-        continue;
-      }
-      w.decodes = n_dec_;
-      w.context_lo = sum_lo_;
-      w.context_hi = sum_t_ - sum_lo_;
-      w.tokens = n_dec_;
-      for (const Chunk& c : chunks) {
-        const Request& q = reqs_[c.id];
-        const bool last = q.computed + c.take == q.prompt + q.gen;
-        w.chunk_flops += m_.chunk_flops(q.computed, q.computed + c.take, last);
-        w.chunk_bytes += m_.chunk_bytes(q.computed, q.computed + c.take);
-        w.tokens += c.take;
-      }
-      const double dt = m_.step_time(w);
-      account(dt);
-      now_ += dt;
-      ++r_.steps;
-      // The decoders each emitted a token; their gap is the step.
-      itl_.add(dt, static_cast<double>(n_dec_measured_));
-      sum_t_ += n_dec_;
-      sum_lo_ += n_below_;
-      const std::int64_t next = k + 1;
-      while (!crossings_.empty() && crossings_.top().step <= next) {
-        const Event e = crossings_.top();
-        crossings_.pop();
-        if (reqs_[e.id].epoch == e.epoch && reqs_[e.id].phase == Phase::decode) --n_below_;
-      }
-      while (!finishes_.empty() && finishes_.top().step <= k) {
-        const Event e = finishes_.top();
-        finishes_.pop();
-        Request& q = reqs_[e.id];
-        if (q.epoch != e.epoch || q.phase != Phase::decode) continue;
-        leave_decode(e.id, next);
-        complete(e.id);
-      }
-      for (const Chunk& c : chunks) {
-        Request& q = reqs_[c.id];
-        if (!q.running) continue;
-        q.computed += c.take;
-        if (q.computed < q.prompt + q.gen) continue;
-        if (q.gen == 0) {
-          q.first_token = now_;
-        } else {
-          itl_.add(now_ - q.last_token, q.measured ? 1.0 : 0.0);  // across a preemption
-        }
-        q.last_token = now_;
-        ++q.gen;
-        if (q.gen >= q.output) {
-          complete(c.id);
-        } else {
-          enter_decode(c.id, next);
-        }
-      }
-      std::erase_if(prefilling_,
-                    [&](std::size_t id) { return reqs_[id].phase != Phase::prefill || !reqs_[id].running; });
-      if (running_.size() > 64 && running_.size() > 2 * static_cast<std::size_t>(n_running_)) {
-        std::erase_if(running_, [&](std::size_t id) { return !reqs_[id].running; });
-      }
-      k = next;
+      const std::int64_t before = r_.steps;
+      if (!step(k, chunks)) break;
+      if (r_.steps > before) ++k;
       if (static_cast<double>(r_.recomputed_tokens) > 20.0 * total_tokens) {
         r_.thrashing = true;
         break;
@@ -546,19 +584,16 @@ class Server {
     return (!s_.ttft_target_s || t1 <= *s_.ttft_target_s) && (!s_.tpot_target_s || per <= *s_.tpot_target_s);
   }
 
-  void finish_run() {
-    const std::size_t n = reqs_.size();
-    r_.requests = static_cast<std::int64_t>(n);
-    r_.duration_s = now_;
-    std::vector<double> ttft, tpot, tpot1, e2e, wait;
-    double sojourn = 0.0;
+  // The measured requests' latency distributions, and the share meeting the targets.
+  void latencies() {
+    std::vector<double> ttft;
+    std::vector<double> tpot;
+    std::vector<double> tpot1;
+    std::vector<double> e2e;
+    std::vector<double> wait;
     std::int64_t good = 0;
-    double prompt_tokens = 0.0;
     for (const Request& q : reqs_) {
-      prompt_tokens += static_cast<double>(q.prompt);
-      if (q.phase != Phase::done) continue;
-      sojourn += q.finish - q.arrival;
-      if (!q.measured) continue;
+      if (q.phase != Phase::done || !q.measured) continue;
       const double t1 = q.first_token - q.arrival;
       const double all = q.finish - q.arrival;
       ttft.push_back(t1);
@@ -569,25 +604,24 @@ class Server {
       if (meets_targets(q)) ++good;
     }
     r_.measured = static_cast<std::int64_t>(ttft.size());
+    r_.good_share = r_.measured > 0 ? static_cast<double>(good) / static_cast<double>(r_.measured) : 0.0;
     r_.ttft = distribution(std::move(ttft));
     r_.tpot = distribution(std::move(tpot));
     r_.tpot_with_first = distribution(std::move(tpot1));
     r_.e2e = distribution(std::move(e2e));
     r_.queue_wait = distribution(std::move(wait));
     r_.itl = distribution(std::move(itl_));
-    if (!std::isfinite(window_end_)) window_end_ = now_;
-    const double window = std::isfinite(window_start_) ? window_end_ - window_start_ : 0.0;
-    const auto arrived = static_cast<double>(end_measured_ - first_measured_);
-    r_.window_s = window;
-    if (window > 0.0) r_.offered_rate = arrived / window;
-    // Throughput as vLLM's benchmark counts it: every completed request over the run's duration,
-    // from the first arrival to the last completion (ramp-up and drain included).
+  }
+
+  // Throughput as vLLM's benchmark counts it: every completed request over the run's duration,
+  // from the first arrival to the last completion (ramp-up and drain included).
+  void throughput() {
     double first_arrival = HUGE_VAL;
     double last_finish = 0.0;
     double out = 0.0;
     double in = 0.0;
     std::int64_t completed = 0;
-    std::int64_t good_all = 0;
+    std::int64_t good = 0;
     for (const Request& q : reqs_) {
       if (q.phase != Phase::done) continue;
       first_arrival = std::min(first_arrival, q.arrival);
@@ -595,18 +629,28 @@ class Server {
       out += static_cast<double>(q.output);
       in += static_cast<double>(q.prompt);
       ++completed;
-      if (meets_targets(q)) ++good_all;
+      if (meets_targets(q)) ++good;
     }
     const double duration = last_finish - first_arrival;
-    if (completed > 0 && duration > 0.0) {
-      r_.run_duration_s = duration;
-      r_.requests_per_s = static_cast<double>(completed) / duration;
-      r_.output_tokens_per_s = out / duration;
-      r_.input_tokens_per_s = in / duration;
-      r_.goodput = static_cast<double>(good_all) / duration;
+    if (completed == 0 || !(duration > 0.0)) return;
+    r_.run_duration_s = duration;
+    r_.requests_per_s = static_cast<double>(completed) / duration;
+    r_.output_tokens_per_s = out / duration;
+    r_.input_tokens_per_s = in / duration;
+    r_.goodput = static_cast<double>(good) / duration;
+  }
+
+  // Time averages over the run, Little's operands, and the prefix cache's share of prompt tokens.
+  void time_averages() {
+    const std::size_t n = reqs_.size();
+    double sojourn = 0.0;
+    double prompt_tokens = 0.0;
+    double hit = 0.0;
+    for (const Request& q : reqs_) {
+      prompt_tokens += static_cast<double>(q.prompt);
+      hit += static_cast<double>(cached(q));
+      if (q.phase == Phase::done) sojourn += q.finish - q.arrival;
     }
-    r_.unfinished = static_cast<std::int64_t>(n - done_);
-    r_.good_share = r_.measured > 0 ? static_cast<double>(good) / static_cast<double>(r_.measured) : 0.0;
     if (now_ > 0.0) {
       r_.mean_waiting = area_waiting_ / now_;
       r_.mean_running = area_running_ / now_;
@@ -615,15 +659,14 @@ class Server {
       r_.arrival_rate_run = static_cast<double>(n) / now_;
     }
     r_.mean_sojourn_s = n > 0 ? sojourn / static_cast<double>(n) : 0.0;
-    r_.prefix_hit_share = prompt_tokens > 0.0 ? [&] {
-      double hit = 0.0;
-      for (const Request& q : reqs_) hit += static_cast<double>(cached(q));
-      return hit / prompt_tokens;
-    }() : 0.0;
+    r_.prefix_hit_share = prompt_tokens > 0.0 ? hit / prompt_tokens : 0.0;
+  }
+
+  // Saturated: over the window's second half, past the start-up, completions fall short of
+  // arrivals by more than 5 %, so the number in the system grows with the run.
+  void saturation(double window, double arrived) {
     r_.backlog_share =
         arrived > 0.0 && std::isfinite(window_start_) ? std::max(0.0, 1.0 - window_done_ / arrived) : 0.0;
-    // Saturated: over the window's second half, past the start-up, completions fall short of
-    // arrivals by more than 5 %, so the number in the system grows with the run.
     double arrived2 = 0.0;
     double done2 = 0.0;
     if (std::isfinite(window_start_) && window > 0.0) {
@@ -637,6 +680,21 @@ class Server {
     r_.second_half_completions = done2;
     const bool open = s_.arrivals == ArrivalProcess::poisson || s_.arrivals == ArrivalProcess::gamma;
     r_.saturated = r_.thrashing || (open && std::isfinite(s_.rate) && arrived2 >= 20.0 && done2 < 0.95 * arrived2);
+  }
+
+  void finish_run() {
+    r_.requests = static_cast<std::int64_t>(reqs_.size());
+    r_.duration_s = now_;
+    r_.unfinished = static_cast<std::int64_t>(reqs_.size() - done_);
+    latencies();
+    throughput();
+    time_averages();
+    if (!std::isfinite(window_end_)) window_end_ = now_;
+    const double window = std::isfinite(window_start_) ? window_end_ - window_start_ : 0.0;
+    const auto arrived = static_cast<double>(end_measured_ - first_measured_);
+    r_.window_s = window;
+    if (window > 0.0) r_.offered_rate = arrived / window;
+    saturation(window, arrived);
   }
 
   const StepModel& m_;

@@ -39,17 +39,23 @@ Slopes slopes_of(F f, std::int64_t window, bool has_window) {
 
 double at(const Slopes& s, double n, double lo, double hi) { return s.at0 * n + s.lo * lo + s.hi * hi; }
 
+// W: the attention's window (DSA's top-k), else the cache's sliding window; 0 for none.
+std::int64_t window_of(const ModelConfig& m) {
+  const LayerWindows attn = attention_windows(m);
+  return attn.window > 0 ? attn.window : layer_windows(m).window;
+}
+
 class ScenarioStepModel final : public StepModel {
  public:
-  ScenarioStepModel(const Scenario& s, double overhead) : s_(s), overhead_(overhead) {
+  ScenarioStepModel(const Scenario& s, double overhead)
+      : s_(s),
+        overhead_(overhead),
+        machine_(effective_machine(s)),
+        kv_(s.workload.cache_bytes()),
+        window_(window_of(s.model)),
+        has_window_(window_ > 0),
+        token_flops_(forward_flops_per_token(s.counts, s.workload.basis).base()) {
     const ModelConfig& m = s.model;
-    machine_ = effective_machine(s);
-    kv_ = s.workload.cache_bytes();
-    const LayerWindows attn = attention_windows(m);
-    const LayerWindows kept = layer_windows(m);
-    window_ = attn.window > 0 ? attn.window : kept.window;
-    has_window_ = window_ > 0;
-    token_flops_ = forward_flops_per_token(s.counts, s.workload.basis).base();
     attention_ = slopes_of([&](double t) { return attention_flops_decode_token(m, t).base(); }, window_, has_window_);
     kv_read_ = slopes_of([&](double t) { return kv_read_bytes_per_sequence(m, t, kv_).base(); }, window_, has_window_);
     if (s.workload.lm_head == LmHeadPositions::last) head_ = 2.0 * static_cast<double>(s.counts.head_matmul);
