@@ -935,6 +935,20 @@ void add_warnings(const ScenarioSpec& spec, Resolved& r) {
   }
 }
 
+// How several devices of an inference command are used: a context-parallel group's prompt (its
+// prefill rows still pool the group), else one ideal device, unless a layout places them.
+void pooling_note(const Deployment& dep, std::vector<std::string>& notes) {
+  if (dep.context > 1) {
+    notes.push_back("the prompt runs on one context-parallel group of " + std::to_string(dep.context) +
+                    " devices (the group's rows and the verdict); the prefill rows above them pool the group into "
+                    "one ideal device whose communication is free");
+  } else if (!dep.explicit_layout) {
+    notes.push_back(std::to_string(dep.devices) +
+                    " devices act as one ideal device: capacity, bandwidth and peak add up and communication is "
+                    "free, so times are lower bounds");
+  }
+}
+
 // Facts about the run that the results depend on.
 void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   const Scenario& sc = r.scenario;
@@ -949,15 +963,7 @@ void add_notes(const ScenarioSpec& spec, Resolved& r, bool training) {
   }
   if (sc.accelerator) {
     const HardwareConfig& h = sc.accelerator->hw;
-    if (sc.deployment.devices > 1 && !training && sc.deployment.context > 1) {
-      r.notes.push_back("the prompt runs on one context-parallel group of " + std::to_string(sc.deployment.context) +
-                        " devices (the group's rows and the verdict); the prefill rows above them pool the group "
-                        "into one ideal device whose communication is free");
-    } else if (sc.deployment.devices > 1 && !training && !sc.deployment.explicit_layout) {
-      r.notes.push_back(std::to_string(sc.deployment.devices) +
-                        " devices act as one ideal device: capacity, bandwidth and peak add up and communication "
-                        "is free, so times are lower bounds");
-    }
+    if (sc.deployment.devices > 1 && !training) pooling_note(sc.deployment, r.notes);
     if (!device_peak(sc)) {
       std::vector<std::string> have;
       for (DType t : kAllDTypes) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "h100_fixture.hpp"
 #include "seed_models.hpp"
 
 using namespace roofline;
@@ -16,14 +17,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-HardwareConfig h100() {
-  HardwareConfig h;
-  h.name = "h100";
-  h.memory_capacity = units::gib(80);
-  h.memory_bandwidth = units::tb_per_s(3.35);
-  h.set_peak(DType::bf16, units::tflop_per_s(989.4));
-  return h;
-}
+using roofline_test::h100;
 
 Scenario on_h100(ModelConfig m, Workload w, std::int64_t devices = 1) {
   Scenario s;

@@ -14,19 +14,14 @@
 
 #include <sstream>
 
+#include "../engine/h100_fixture.hpp"
+
 using namespace roofline;
 using Catch::Matchers::WithinRel;
 
 namespace {
 
-HardwareConfig h100() {
-  HardwareConfig h;
-  h.name = "h100";
-  h.memory_capacity = units::gib(80);
-  h.memory_bandwidth = units::tb_per_s(3.35);
-  h.set_peak(DType::bf16, units::tflop_per_s(989.4));
-  return h;
-}
+using roofline_test::h100;
 
 // Decodes at one context T: the window splits it into min(T, W) and the rest.
 StepWork decodes_at(const StepModel& m, std::int64_t batch, std::int64_t t) {
