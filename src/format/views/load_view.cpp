@@ -3,6 +3,7 @@
 #include "format/field.hpp"
 #include "format/views.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string_view>
@@ -70,46 +71,46 @@ const std::vector<Field<L>> kLoadRows = {
      [](const L& x) { return cell(units::Fraction{x.r.run.good_share}); }, nullptr, nullptr, has_targets},
     {"load_ttft_mean_s", "TTFT mean", "KW23", "time of the first token - arrival",
      stat<&LoadRun::ttft, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
-    {"load_ttft_p50_s", "  p50", "HY96", "linear between order statistics",
+    {"load_ttft_p50_s", "  TTFT p50", "HY96", "linear between order statistics",
      stat<&LoadRun::ttft, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
-    {"load_ttft_p90_s", "  p90", "HY96", "linear between order statistics",
+    {"load_ttft_p90_s", "  TTFT p90", "HY96", "linear between order statistics",
      stat<&LoadRun::ttft, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
-    {"load_ttft_p95_s", "  p95", "HY96", "linear between order statistics",
+    {"load_ttft_p95_s", "  TTFT p95", "HY96", "linear between order statistics",
      stat<&LoadRun::ttft, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
-    {"load_ttft_p99_s", "  p99", "HY96", "linear between order statistics",
+    {"load_ttft_p99_s", "  TTFT p99", "HY96", "linear between order statistics",
      stat<&LoadRun::ttft, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.ttft); },
      unsaturated},
     {"load_tpot_mean_s", "TPOT mean", "VL25", "(E2E - TTFT) / (O - 1), requests with O > 1",
      stat<&LoadRun::tpot, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
-    {"load_tpot_p50_s", "  p50", "HY96", "linear between order statistics",
+    {"load_tpot_p50_s", "  TPOT p50", "HY96", "linear between order statistics",
      stat<&LoadRun::tpot, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
-    {"load_tpot_p90_s", "  p90", "HY96", "linear between order statistics",
+    {"load_tpot_p90_s", "  TPOT p90", "HY96", "linear between order statistics",
      stat<&LoadRun::tpot, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
-    {"load_tpot_p95_s", "  p95", "HY96", "linear between order statistics",
+    {"load_tpot_p95_s", "  TPOT p95", "HY96", "linear between order statistics",
      stat<&LoadRun::tpot, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
-    {"load_tpot_p99_s", "  p99", "HY96", "linear between order statistics",
+    {"load_tpot_p99_s", "  TPOT p99", "HY96", "linear between order statistics",
      stat<&LoadRun::tpot, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.tpot); },
      unsaturated},
     {"load_itl_mean_s", "inter-token latency mean", "VL25", "the gap before each token after the first",
      stat<&LoadRun::itl, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
-    {"load_itl_p50_s", "  p50", "HY96", "linear between order statistics",
+    {"load_itl_p50_s", "  ITL p50", "HY96", "linear between order statistics",
      stat<&LoadRun::itl, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
-    {"load_itl_p90_s", "  p90", "HY96", "linear between order statistics",
+    {"load_itl_p90_s", "  ITL p90", "HY96", "linear between order statistics",
      stat<&LoadRun::itl, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
-    {"load_itl_p95_s", "  p95", "HY96", "linear between order statistics",
+    {"load_itl_p95_s", "  ITL p95", "HY96", "linear between order statistics",
      stat<&LoadRun::itl, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
-    {"load_itl_p99_s", "  p99", "HY96", "linear between order statistics",
+    {"load_itl_p99_s", "  ITL p99", "HY96", "linear between order statistics",
      stat<&LoadRun::itl, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.itl); },
      unsaturated},
     {"load_e2e_mean_s", "end to end mean", "VL25", "time of the last token - arrival",
      stat<&LoadRun::e2e, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
-    {"load_e2e_p50_s", "  p50", "HY96", "linear between order statistics",
+    {"load_e2e_p50_s", "  E2E p50", "HY96", "linear between order statistics",
      stat<&LoadRun::e2e, &LatencyDistribution::p50>, nullptr, nullptr, unsaturated},
-    {"load_e2e_p90_s", "  p90", "HY96", "linear between order statistics",
+    {"load_e2e_p90_s", "  E2E p90", "HY96", "linear between order statistics",
      stat<&LoadRun::e2e, &LatencyDistribution::p90>, nullptr, nullptr, unsaturated},
-    {"load_e2e_p95_s", "  p95", "HY96", "linear between order statistics",
+    {"load_e2e_p95_s", "  E2E p95", "HY96", "linear between order statistics",
      stat<&LoadRun::e2e, &LatencyDistribution::p95>, nullptr, nullptr, unsaturated},
-    {"load_e2e_p99_s", "  p99", "HY96", "linear between order statistics",
+    {"load_e2e_p99_s", "  E2E p99", "HY96", "linear between order statistics",
      stat<&LoadRun::e2e, &LatencyDistribution::p99>, nullptr, [](const L& x) { return p99_note(x.r.run.e2e); },
      unsaturated},
     {"load_tpot_with_first_mean_s", "E2E / O mean", "VL25", "end to end / output tokens, the first token in",
@@ -117,7 +118,7 @@ const std::vector<Field<L>> kLoadRows = {
      [](const L&) { return std::string("TPOT's other convention"); }, unsaturated},
     {"load_queue_wait_mean_s", "queue wait mean", "KW23", "first scheduled - arrival",
      stat<&LoadRun::queue_wait, &LatencyDistribution::mean>, nullptr, nullptr, unsaturated},
-    {"load_queue_wait_p99_s", "  p99", "HY96", "linear between order statistics",
+    {"load_queue_wait_p99_s", "  queue wait p99", "HY96", "linear between order statistics",
      stat<&LoadRun::queue_wait, &LatencyDistribution::p99>, nullptr, nullptr, unsaturated},
     {"load_mean_waiting", "waiting, time mean", "LI61", "integral of the waiting count dt / T",
      [](const L& x) { return number(x.r.run.mean_waiting); }, nullptr,
@@ -175,12 +176,16 @@ std::vector<Field<L>> swept(std::vector<Field<L>> rows) {
                                                                                  {"load_ttft_p99_s", "TTFT p99"},
                                                                                  {"load_tpot_p50_s", "TPOT p50"},
                                                                                  {"load_tpot_p99_s", "TPOT p99"}}};
+  // serve --rate --brief: whether it saturated, the p99s, goodput.
+  constexpr std::array<std::string_view, 5> kBrief = {"load_saturated", "load_ttft_p99_s", "load_tpot_p99_s",
+                                                      "load_requests_per_s", "load_goodput_per_s"};
   for (Field<L>& f : rows) {
     for (const auto& [key, column] : kColumns) {
       if (key != f.key) continue;
       f.sweep |= kSweepServeLoad;
       f.column = column;
     }
+    if (std::find(kBrief.begin(), kBrief.end(), std::string_view(f.key)) != kBrief.end()) f.brief |= kBriefServe;
   }
   return rows;
 }
