@@ -135,6 +135,7 @@ struct LoadRun {
   std::int64_t unservable_tokens = 0;  ///< a request whose whole cache exceeds the pool alone (not run)
   std::int64_t pool_tokens = 0;        ///< the pool in tokens of cache, for that message
   std::int64_t unfinished = 0;         ///< requests not completed (thrashing stops the run)
+  double held_at_end_bytes = 0.0;      ///< the pool still held at the end beside the prefix (0: nothing leaked)
 };
 
 /// Simulates the server: every step's work as the scheduler forms it, its time from the model.

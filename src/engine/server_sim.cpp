@@ -250,7 +250,8 @@ class Server {
         q.prompt = s_.trace[i].prompt;
         q.output = s_.trace[i].output;
       } else {
-        q.prompt = sample_length(s_.prompt, rng_);
+        // Every prompt begins with the shared prefix, so a drawn length is at least its P tokens.
+        q.prompt = std::max(sample_length(s_.prompt, rng_), prefix_);
         q.output = sample_length(s_.output, rng_);
         if (s_.arrivals == ArrivalProcess::poisson && std::isfinite(s_.rate)) t += rng_.exponential(1.0 / s_.rate);
         if (s_.arrivals == ArrivalProcess::gamma && std::isfinite(s_.rate)) {
@@ -259,7 +260,7 @@ class Server {
         }
         q.arrival = t;
       }
-      const std::int64_t whole = q.prompt + q.output - std::min(prefix_, q.prompt);
+      const std::int64_t whole = q.prompt + q.output - cached(q);
       const double need = state_bytes_ + static_cast<double>(ceil_div(whole, block_)) * block_bytes_;
       if (used_ + need > pool_) r_.unservable_tokens = std::max(r_.unservable_tokens, q.prompt + q.output);
     }
@@ -286,8 +287,9 @@ class Server {
   // --- the decode group, kept as sums ------------------------------------------------------------
   [[nodiscard]] std::int64_t ctx_at(const Request& q, std::int64_t k) const { return q.t0 + (k - q.k0); }
   [[nodiscard]] std::size_t residue_of(const Request& q) const {
-    // It needs a block at step k when its private tokens (T - P) fill the blocks it has: (T - P) % k_b == 0.
-    const std::int64_t r = ((q.t0 - prefix_ - q.k0) % block_ + block_) % block_;
+    // It needs a block at step k when its private tokens (T - P_q, P_q the prefix it found cached)
+    // fill the blocks it has: (T - P_q) % k_b == 0.
+    const std::int64_t r = ((q.t0 - cached(q) - q.k0) % block_ + block_) % block_;
     return static_cast<std::size_t>(r);
   }
 
@@ -322,7 +324,7 @@ class Server {
     if (q.measured) --n_dec_measured_;
     q.computed = t;
     q.gen = q.gen0 + (k - q.k0);
-    q.held = bytes_for(t);
+    q.held = bytes_for(q, t);
     ++q.epoch;
     // Preempted after this step's blocks were taken: give back the one it took.
     if (k == alloc_step_ && residue_of(q) == alloc_residue_) used_ -= block_bytes_;
@@ -331,8 +333,10 @@ class Server {
   /// The prefix a request finds cached: P, less the last prompt token, whose logits it needs.
   [[nodiscard]] std::int64_t cached(const Request& q) const { return std::min(prefix_, q.prompt - 1); }
 
-  [[nodiscard]] double bytes_for(std::int64_t cached) const {
-    return state_bytes_ + static_cast<double>(ceil_div(cached - prefix_, block_)) * block_bytes_;
+  /// What a request holding `tokens` in its cache takes from the pool: its state and the blocks of
+  /// the tokens past the prefix it found cached.
+  [[nodiscard]] double bytes_for(const Request& q, std::int64_t tokens) const {
+    return state_bytes_ + static_cast<double>(ceil_div(tokens - cached(q), block_)) * block_bytes_;
   }
 
   void preempt_last(std::int64_t k) {
@@ -393,7 +397,7 @@ class Server {
       Request& q = reqs_[id];
       if (!q.running || q.phase != Phase::prefill) continue;
       const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
-      const double more = bytes_for(q.computed + take) - q.held;
+      const double more = bytes_for(q, q.computed + take) - q.held;
       while (used_ + more > pool_ && q.running) preempt_last(k);
       if (!q.running) continue;
       used_ += more;
@@ -410,7 +414,7 @@ class Server {
       const std::size_t id = waiting_.front();
       Request& q = reqs_[id];
       const std::int64_t take = std::min(q.prompt + q.gen - q.computed, budget);
-      const double need = bytes_for(q.computed + take);
+      const double need = bytes_for(q, q.computed + take);
       if (used_ + need > pool_) break;
       waiting_.pop_front();
       used_ += need;
@@ -683,6 +687,8 @@ class Server {
   }
 
   void finish_run() {
+    // Every request done, the pool holds the prefix's blocks alone: what is left beside them leaked.
+    r_.held_at_end_bytes = used_ - static_cast<double>(ceil_div(prefix_, block_)) * block_bytes_;
     r_.requests = static_cast<std::int64_t>(reqs_.size());
     r_.duration_s = now_;
     r_.unfinished = static_cast<std::int64_t>(reqs_.size() - done_);
