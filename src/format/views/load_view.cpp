@@ -222,10 +222,13 @@ void add_load(Report& rep, const Subject& in, const LoadResult& r, const ViewOpt
   rep.notes.push_back(fmt::format(
       "simulated server: continuous batching, at most {} sequences and {} tokens a step (decodes first, then prefill "
       "chunks first come first served), KV blocks of {} tokens, preemption by recompute of the newest request; each "
-      "step's time is its roofline floor{}, so latencies are lower bounds",
+      "step's time is its roofline floor{}",
       grouped(r.spec.max_seqs), grouped(r.spec.token_budget), grouped(r.spec.block),
-      r.step_overhead_s > 0.0 ? fmt::format(" plus {:.4g} s of overhead (--step-overhead)", r.step_overhead_s)
-                              : std::string(" with no per-step overhead (--step-overhead)")));
+      r.step_overhead_s > 0.0
+          ? fmt::format(" plus {:.4g} s of overhead (--step-overhead), so latencies are floors only as far as that "
+                        "overhead is",
+                        r.step_overhead_s)
+          : std::string(" with no per-step overhead (--step-overhead), so latencies are lower bounds")));
   if (!r.run.saturated && r.run.measured > 0 && r.run.window_s < 3.0 * r.run.e2e.mean) {
     rep.notes.push_back(fmt::format(
         "the arrival window ({}) is shorter than three mean end-to-end latencies ({}): the run ends before the server "
