@@ -700,8 +700,9 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
       return it->get<std::int64_t>();
     };
     const auto at = j.find("arrival_s");
-    if (at == j.end() || !at->is_number() || !(at->get<double>() >= 0.0) || !std::isfinite(at->get<double>())) {
-      throw InputError(where + ": \"arrival_s\" must be a finite number of seconds, 0 or more");
+    // At most 1e9 s (31 years): past it a double's step passes a microsecond and latencies round to 0.
+    if (at == j.end() || !at->is_number() || !(at->get<double>() >= 0.0) || !(at->get<double>() <= 1e9)) {
+      throw InputError(where + ": \"arrival_s\" must be a number of seconds from 0 to 1e9");
     }
     for (const auto& [key, value] : j.items()) {
       if (key != "arrival_s" && key != "prompt" && key != "output") {
@@ -793,6 +794,13 @@ void resolve_load(const ScenarioSpec& spec, Scenario& sc, Diagnostics& diag) {
   if (sc.workload.output < 1 && l.output.dist != LengthDist::uniform)
     diag.input("--output: a simulated request generates at least 1 token");
   l.requests = spec.requests.value_or(l.requests);
+  // The arrivals span about N / λ seconds; past 1e9 s (31 years) a double's step passes a
+  // microsecond and a step's time would round away.
+  if (spec.rate && std::isfinite(*spec.rate) && static_cast<double>(l.requests) / *spec.rate > 1e9) {
+    diag.input("--rate: " + str(l.requests) +
+               " requests at this rate arrive over more than 1e9 s (31 years); raise "
+               "--rate or lower --requests");
+  }
   l.seed = spec.seed.value_or(0);
   l.block = spec.kv_block.value_or(ServingInputs{}.kv_block);
   l.shared_prefix = spec.shared_prefix.value_or(0);

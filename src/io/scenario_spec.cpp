@@ -129,6 +129,7 @@ ArrivalsFlag parse_arrivals(const std::string& text) {
     if (colon != std::string::npos) {
       const std::string think = rest.substr(colon + 1);
       a.think_s = think == "0" ? 0.0 : parse_seconds(think);
+      if (a.think_s > 1e6) throw InputError(quote(text) + ": THINK must be at most 1e6 s (11.6 days)");
     }
     return a;
   }
